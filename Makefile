@@ -1,0 +1,52 @@
+# nfctag — build, test, benchmark, fuzz and demo targets.
+# `make demo` runs the main job against the virtual reader; `make test` runs every test.
+
+SHELL := /bin/bash
+SWIFT      ?= swift
+PREFIX     ?= /usr/local
+FUZZ_SECONDS ?= 60
+APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN_DEBUG = .build/debug/nfctag
+
+.PHONY: all deps build test unit-test e2e-test bench fuzz install demo pcscd clean
+
+all: build
+
+## deps: install the Debian packages the project needs, when missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+## pcscd: start pcscd (with the vpcd virtual reader) when none runs.
+pcscd: deps
+	@scripts/start-pcscd.sh
+
+build: deps
+	$(SWIFT) build
+
+## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader.
+test: deps pcscd
+	NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+
+bench: deps pcscd
+	scripts/bench.sh
+
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product nfctag
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 .build/release/nfctag $(DESTDIR)$(PREFIX)/bin/nfctag
+
+demo: deps pcscd
+	scripts/demo.sh
+
+clean:
+	rm -rf .build

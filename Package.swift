@@ -1,0 +1,63 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "nfctag",
+  products: [
+    .executable(name: "nfctag", targets: ["nfctag"]),
+    .library(name: "NDEF", targets: ["NDEF"]),
+    .library(name: "PCSC", targets: ["PCSC"]),
+    .library(name: "NFCSession", targets: ["NFCSession"]),
+    .library(name: "NFCEmulator", targets: ["NFCEmulator"]),
+    .library(name: "NFCTestSupport", targets: ["NFCTestSupport"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+  ],
+  targets: [
+    // C layer: pcsc-lite headers and the few helpers Swift cannot import.
+    .systemLibrary(name: "CPCSC", pkgConfig: "libpcsclite",
+                   providers: [.apt(["libpcsclite-dev"]), .brew(["pcsc-lite"])]),
+    .target(name: "PCSC", dependencies: ["CPCSC"],
+            linkerSettings: [.linkedLibrary("pcsclite", .when(platforms: [.linux])),
+                             .linkedFramework("PCSC", .when(platforms: [.macOS]))]),
+    // Vocabulary shared by tags, readers, sessions and the emulator. No I/O.
+    .target(name: "NFCTransport"),
+    // Pure NDEF codec, and its JSON face. No Foundation, no I/O.
+    .target(name: "NDEF"),
+    .target(name: "NDEFJSON", dependencies: ["NDEF"]),
+    // NFC Forum tag platforms (Types 1-5) over a Transceiver.
+    .target(name: "NFCTags", dependencies: ["NFCTransport", "NDEF"]),
+    // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
+    .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport",
+                                               .product(name: "Logging", package: "swift-log")]),
+    // Core NFC look-alike reader sessions.
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
+    // Software reader and tags, and the vpcd bridge that shows them to pcscd.
+    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
+    .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator"]),
+    .target(name: "NFCTestSupport", dependencies: ["NFCTransport"]),
+    .executableTarget(name: "nfctag", dependencies: [
+      "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
+      "NFCTransport", "PCSC",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ]),
+    .executableTarget(name: "NFCBench", dependencies: [
+      "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
+    ], path: "Benchmarks/NFCBench"),
+
+    .testTarget(name: "NDEFTests", dependencies: ["NDEF"]),
+    .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
+    .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
+    .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCTestSupport", "NDEF"],
+                resources: [.copy("Fixtures")]),
+    .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
+    .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport"]),
+    .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCTestSupport"]),
+    .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "PCSC"]),
+    .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

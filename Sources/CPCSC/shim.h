@@ -1,0 +1,23 @@
+#ifndef CPCSC_SHIM_H
+#define CPCSC_SHIM_H
+
+#ifdef __APPLE__
+#include <PCSC/winscard.h>
+#include <PCSC/wintypes.h>
+#else
+#include <winscard.h>
+#include <reader.h>
+#endif
+
+/// The protocol control information for T=0, which Swift cannot import as a macro.
+static inline const SCARD_IO_REQUEST *CPCSC_pciT0(void) { return SCARD_PCI_T0; }
+/// The protocol control information for T=1.
+static inline const SCARD_IO_REQUEST *CPCSC_pciT1(void) { return SCARD_PCI_T1; }
+/// The protocol control information for raw mode.
+static inline const SCARD_IO_REQUEST *CPCSC_pciRaw(void) { return SCARD_PCI_RAW; }
+/// `SCARD_AUTOALLOCATE`, an untyped `(DWORD)(-1)`.
+static inline DWORD CPCSC_autoAllocate(void) { return SCARD_AUTOALLOCATE; }
+/// `SCARD_CTL_CODE(code)`: the platform's control-code formula.
+static inline DWORD CPCSC_ctlCode(DWORD code) { return SCARD_CTL_CODE(code); }
+
+#endif

@@ -1,0 +1,138 @@
+import NFCTransport
+
+/// Whether a tag holds NDEF and may be written, as Core NFC's `NFCNDEFStatus` says it.
+public enum NDEFStatus: Int, Hashable, Sendable {
+  /// Not NDEF formatted, or not an NDEF tag at all.
+  case notSupported = 1
+  /// NDEF formatted and writable.
+  case readWrite = 2
+  /// NDEF formatted, read-only.
+  case readOnly = 3
+}
+
+/// What `queryNDEFStatus` answers: the status and the largest NDEF message the tag can hold.
+public struct NDEFStatusReport: Hashable, Sendable {
+  public var status: NDEFStatus
+  /// The largest NDEF message, in bytes, that fits (the TLV or NLEN header already taken off).
+  public var capacity: Int
+  /// The length of the NDEF message on the tag now (0 for an empty one), when known.
+  public var messageLength: Int?
+  public init(status: NDEFStatus, capacity: Int, messageLength: Int? = nil) {
+    self.status = status
+    self.capacity = capacity
+    self.messageLength = messageLength
+  }
+}
+
+/// What `nfctag info` shows about a tag: chip, memory, capacity, lock state, CC.
+public struct TagInfo: Sendable {
+  public var platform: TagPlatform
+  /// The chip, as precisely as it could be identified ("NTAG215", "MIFARE Ultralight EV1 (MF0UL11)").
+  public var chip: String
+  public var identifier: [UInt8]
+  /// Total memory in bytes.
+  public var memorySize: Int
+  public var ndef: NDEFStatusReport
+  /// The capability container (T1T/T2T/T5T CC bytes, T3T attribute block, T4T CC file), raw.
+  public var capabilityContainer: [UInt8]
+  /// The chip's version answer (GET_VERSION, system info…), raw; empty when unknown.
+  public var version: [UInt8]
+  /// Lock state in words ("static lock bits: none set; dynamic: none set; CC write access 00").
+  public var lockState: String
+  /// Further facts as label/value pairs, in display order.
+  public var details: [(String, String)]
+
+  public init(platform: TagPlatform, chip: String, identifier: [UInt8], memorySize: Int,
+              ndef: NDEFStatusReport, capabilityContainer: [UInt8], version: [UInt8] = [],
+              lockState: String, details: [(String, String)] = []) {
+    self.platform = platform
+    self.chip = chip
+    self.identifier = identifier
+    self.memorySize = memorySize
+    self.ndef = ndef
+    self.capabilityContainer = capabilityContainer
+    self.version = version
+    self.lockState = lockState
+    self.details = details
+  }
+}
+
+/// Why a tag operation failed.
+public enum TagError: Error, Sendable, CustomStringConvertible {
+  /// A command to the tag failed. `command` names it ("READ", "FAST_READ"), `address` the page/block/offset.
+  case transceive(TransceiveError, command: String, address: Int?)
+  /// The tag is not NDEF formatted (no or invalid CC / attribute block / NDEF application).
+  case notFormatted(String)
+  /// The tag's data structures are malformed (TLV past the end, bad length…). `offset` is in the data area.
+  case malformed(String, offset: Int?)
+  /// The tag is read-only; nothing was attempted.
+  case readOnly
+  /// The message does not fit: `needed` bytes, `capacity` available; nothing was written.
+  case insufficientCapacity(needed: Int, capacity: Int)
+  /// What was read back after a write differs from what was written.
+  case verifyFailed(address: Int)
+  /// The tag or reader cannot do this ("FeliCa Lite-S cannot be locked through this reader").
+  case unsupported(String)
+  /// A password or key was refused.
+  case authenticationFailed(String)
+
+  public var description: String {
+    switch self {
+    case .transceive(let error, let command, let address):
+      if let address { return "\(command) at \(address) failed: \(error)" }
+      return "\(command) failed: \(error)"
+    case .notFormatted(let why): return "the tag is not NDEF formatted: \(why)"
+    case .malformed(let why, let offset):
+      if let offset { return "malformed tag data at offset \(offset): \(why)" }
+      return "malformed tag data: \(why)"
+    case .readOnly: return "the tag is read-only"
+    case .insufficientCapacity(let needed, let capacity):
+      return "the message needs \(needed) bytes but the tag holds at most \(capacity)"
+    case .verifyFailed(let address): return "read-back after writing differs at \(address)"
+    case .unsupported(let what): return what
+    case .authenticationFailed(let why): return "authentication failed: \(why)"
+    }
+  }
+
+  /// True when the failure means the tag left the field.
+  public var isTagLost: Bool {
+    if case .transceive(let error, _, _) = self {
+      switch error {
+      case .tagRemoved, .timeout, .transport: return true
+      default: return false
+      }
+    }
+    return false
+  }
+}
+
+/// An NFC Forum tag platform (Type 1–5): moves NDEF octets to and from a tag over a ``Transceiver``.
+///
+/// Platforms do not decode NDEF; they read and write the message bytes. Implementations are
+/// classes because they cache what they learnt (CC, TLV layout, memory) between calls on one tag.
+public protocol NDEFTagPlatform: AnyObject {
+  /// The NFC Forum platform.
+  var platform: TagPlatform { get }
+  /// UID or IDm.
+  var identifier: [UInt8] { get }
+  /// Reads the CC and NDEF structures: status, capacity and current message length.
+  func queryNDEFStatus() throws(TagError) -> NDEFStatusReport
+  /// Reads the NDEF message bytes (empty for an empty message).
+  /// - Throws: ``TagError/notFormatted(_:)`` when the tag holds no NDEF structures.
+  func readNDEF() throws(TagError) -> [UInt8]
+  /// Writes `message` tear-safely (length zeroed first, data, then the length) and, when
+  /// `verify` is true, reads it back.
+  /// - Throws: ``TagError/readOnly`` or ``TagError/insufficientCapacity(needed:capacity:)`` before
+  ///   any write.
+  func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError)
+  /// Writes an empty NDEF structure onto a blank (or any) tag of this platform.
+  func format() throws(TagError)
+  /// Replaces the NDEF message with an empty one (tear-safe; the layout stays).
+  func erase() throws(TagError)
+  /// Makes the tag permanently read-only (CC access and lock bits). Irreversible.
+  func makeReadOnly() throws(TagError)
+  /// Chip, memory and lock facts.
+  func info() throws(TagError) -> TagInfo
+  /// The whole readable memory in address order (the image-file layout).
+  func readMemory() throws(TagError) -> [UInt8]
+}

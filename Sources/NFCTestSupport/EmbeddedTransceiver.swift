@@ -1,0 +1,54 @@
+import NFCTransport
+
+/// An in-memory ``Transceiver`` that replays a script of commands and answers, like NIO's
+/// `EmbeddedChannel`.
+///
+/// Each step names the command the code under test must send and what the "tag" answers. A command
+/// that differs from the script throws ``TransceiveError/unexpectedCommand(_:expected:)``.
+/// - Warning: Not thread-safe; one test at a time.
+public final class EmbeddedTransceiver: Transceiver {
+  public typealias Step = (command: [UInt8], response: Result<[UInt8], TransceiveError>)
+  /// What was left when the test finished.
+  public enum LeftOver: Equatable { case clean, unconsumed([[UInt8]]) }
+
+  private var script: ArraySlice<Step>
+  /// Every command received, in order.
+  public private(set) var received: [[UInt8]] = []
+  public var capabilities: LinkCapabilities
+
+  public init(_ script: [Step],
+              capabilities: LinkCapabilities = .init(maxResponseLength: 256, maxCommandLength: 250, rawCommands: true)) {
+    self.script = script[...]
+    self.capabilities = capabilities
+  }
+
+  public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    received.append(command)
+    guard let step = script.popFirst() else { throw .unexpectedCommand(command, expected: nil) }
+    guard step.command == command else { throw .unexpectedCommand(command, expected: step.command) }
+    return try step.response.get()
+  }
+
+  /// `.clean` when every scripted step was used.
+  public func finish() -> LeftOver { script.isEmpty ? .clean : .unconsumed(script.map(\.command)) }
+}
+
+/// Bytes from a hex string that may contain spaces, colons and newlines; traps on bad hex
+/// (test input only).
+public func hex(_ text: String) -> [UInt8] {
+  var out: [UInt8] = []
+  var high: UInt8? = nil
+  for scalar in text.unicodeScalars {
+    let v: UInt8
+    switch scalar {
+    case "0"..."9": v = UInt8(scalar.value - 48)
+    case "a"..."f": v = UInt8(scalar.value - 87)
+    case "A"..."F": v = UInt8(scalar.value - 55)
+    case " ", ":", "\n", "\t", "|": continue
+    default: preconditionFailure("bad hex in test input: \(text)")
+    }
+    if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+  }
+  precondition(high == nil, "odd hex length in test input: \(text)")
+  return out
+}

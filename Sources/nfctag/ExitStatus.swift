@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// The exit codes nfctag documents (docs/exit-codes.md), after BSD sysexits.
+enum ExitStatus {
+  static let ok: Int32 = 0
+  /// EX_USAGE: the command line is wrong.
+  static let usage: Int32 = 64
+  /// EX_DATAERR: input data (hex, JSON, NDEF, a tag's content) is malformed or unsupported.
+  static let dataError: Int32 = 65
+  /// EX_NOINPUT: an input file does not exist or cannot be read.
+  static let noInput: Int32 = 66
+  /// EX_UNAVAILABLE: pcscd is not running, or no reader.
+  static let unavailable: Int32 = 69
+  /// EX_SOFTWARE: an internal error.
+  static let software: Int32 = 70
+  /// EX_CANTCREAT: the message does not fit on the tag; nothing was written.
+  static let cantCreate: Int32 = 73
+  /// EX_IOERR: the tag was removed or a transmission failed.
+  static let ioError: Int32 = 74
+  /// EX_TEMPFAIL: no tag before the timeout.
+  static let tempFail: Int32 = 75
+  /// EX_NOPERM: the tag is read-only.
+  static let noPermission: Int32 = 77
+}
+
+/// An error that ends the command with one line on stderr and a documented exit code.
+struct CLIFailure: Error, CustomStringConvertible {
+  var code: Int32
+  var message: String
+  init(_ code: Int32, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+  var description: String { message }
+}
+
+/// Prints `failure` as one line on stderr and exits with its code.
+func fail(_ failure: CLIFailure) -> ExitCode {
+  writeStderr("nfctag: \(failure.message)\n")
+  return ExitCode(failure.code)
+}

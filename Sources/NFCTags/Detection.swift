@@ -1,0 +1,32 @@
+import NFCTransport
+
+/// A link that can select its target again, for tags that go mute after a command they do not
+/// know (a Type 2 tag after GET_VERSION, per nfcpy `tt2.py`).
+///
+/// Reader drivers conform their tag links when they can re-run anticollision (ACR122U:
+/// InListPassiveTarget; emulators: reset the tag). Platforms call it after such a probe failed.
+public protocol TargetReselecting: AnyObject {
+  /// Selects the same target again (REQA/anticollision/SELECT or the reader's equivalent).
+  func reselect() throws(TransceiveError)
+}
+
+/// Builds the tag platform for a detected target.
+///
+/// Each platform has one line in the `switch` below; the Type 1, 3, 4 and 5 lines are replaced by
+/// their platforms as they land.
+/// - Throws: ``TagError/unsupported(_:)`` when the platform is unknown or not implemented yet,
+///   naming the card and its ATR.
+public func makePlatform(for target: DetectedTarget) throws(TagError) -> any NDEFTagPlatform {
+  guard let platform = target.platform else {
+    let atr = target.atr.isEmpty ? "no ATR" : "ATR \(hexString(target.atr, separator: " "))"
+    throw .unsupported("\(target.cardName.isEmpty ? "this card" : target.cardName) (\(atr)) is not an NFC Forum tag "
+                       + "this tool supports")
+  }
+  switch platform {
+  case .type1: throw .unsupported("Type 1 tags are not supported yet")  // TYPE1: replace this line
+  case .type2: return Type2Tag(identifier: target.identifier, link: target.link)
+  case .type3: throw .unsupported("Type 3 tags are not supported yet")  // TYPE3: replace this line
+  case .type4: throw .unsupported("Type 4 tags are not supported yet")  // TYPE4: replace this line
+  case .type5: throw .unsupported("Type 5 tags are not supported yet")  // TYPE5: replace this line
+  }
+}

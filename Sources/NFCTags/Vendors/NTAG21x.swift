@@ -1,0 +1,144 @@
+// NXP Type 2 products: MIFARE Ultralight, Ultralight EV1, NTAG210/212/213/215/216.
+//
+// Source: nfc-protocols.md §7.2 (nfcpy `tt2_nxp.py` VERSION_MAP and dump tables, Flipper Zero
+// `nfc_data_generator.c`, libfreefare `ntag21x.c`).
+
+/// An NXP Type 2 chip, identified by its GET_VERSION (60h) answer, with its memory map.
+///
+/// Page numbers are absolute. Footer pages (CFG0, CFG1, PWD, PACK) exist on Ultralight EV1 and
+/// NTAG21x only; the original Ultralight (MF0ICU1) has none and does not answer GET_VERSION.
+public enum Type2Product: String, Hashable, Sendable, CaseIterable {
+  /// MIFARE Ultralight MF0ICU1: 16 pages, no GET_VERSION, no FAST_READ.
+  case ultralight
+  /// MIFARE Ultralight EV1 MF0UL11 (or MF0ULH11): 20 pages.
+  case ultralightEV1MF0UL11
+  /// MIFARE Ultralight EV1 MF0UL21 (or MF0ULH21): 41 pages.
+  case ultralightEV1MF0UL21
+  /// NTAG210: 20 pages, 48 user bytes.
+  case ntag210
+  /// NTAG212: 41 pages, 128 user bytes.
+  case ntag212
+  /// NTAG213: 45 pages, 144 user bytes.
+  case ntag213
+  /// NTAG215: 135 pages, 504 user bytes.
+  case ntag215
+  /// NTAG216: 231 pages, 888 user bytes.
+  case ntag216
+
+  /// Identifies a product from an 8-byte GET_VERSION answer (NXP vendor 04); nil when unknown.
+  ///
+  /// Matches product type (byte 2), subtype (byte 3; 01 or 02 for Ultralight EV1, 02 for NTAG
+  /// 213/215/216, 01 for NTAG210/212) and storage size (byte 6). NTAG21xF parts (subtype 04)
+  /// are not matched. Source: nfc-protocols.md §7.2.
+  public init?(version: [UInt8]) {
+    guard version.count == 8, version[0] == 0x00, version[1] == 0x04 else { return nil }
+    switch (version[2], version[3], version[6]) {
+    case (0x03, 0x01, 0x0B), (0x03, 0x02, 0x0B): self = .ultralightEV1MF0UL11
+    case (0x03, 0x01, 0x0E), (0x03, 0x02, 0x0E): self = .ultralightEV1MF0UL21
+    case (0x04, 0x01, 0x0B): self = .ntag210
+    case (0x04, 0x01, 0x0E): self = .ntag212
+    case (0x04, 0x02, 0x0F): self = .ntag213
+    case (0x04, 0x02, 0x11): self = .ntag215
+    case (0x04, 0x02, 0x13): self = .ntag216
+    default: return nil
+    }
+  }
+
+  /// The chip name for people ("NTAG215", "MIFARE Ultralight EV1 (MF0UL11)").
+  public var name: String {
+    switch self {
+    case .ultralight: return "MIFARE Ultralight (MF0ICU1)"
+    case .ultralightEV1MF0UL11: return "MIFARE Ultralight EV1 (MF0UL11)"
+    case .ultralightEV1MF0UL21: return "MIFARE Ultralight EV1 (MF0UL21)"
+    case .ntag210: return "NTAG210"
+    case .ntag212: return "NTAG212"
+    case .ntag213: return "NTAG213"
+    case .ntag215: return "NTAG215"
+    case .ntag216: return "NTAG216"
+    }
+  }
+
+  /// The GET_VERSION answer of this product (nil for the original Ultralight), for emulators.
+  public var versionBytes: [UInt8]? {
+    switch self {
+    case .ultralight: return nil
+    case .ultralightEV1MF0UL11: return [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0B, 0x03]
+    case .ultralightEV1MF0UL21: return [0x00, 0x04, 0x03, 0x01, 0x01, 0x00, 0x0E, 0x03]
+    case .ntag210: return [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0B, 0x03]
+    case .ntag212: return [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0E, 0x03]
+    case .ntag213: return [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
+    case .ntag215: return [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
+    case .ntag216: return [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03]
+    }
+  }
+
+  /// Number of pages, 0 to the last (PACK on EV1/NTAG21x).
+  public var totalPages: Int {
+    switch self {
+    case .ultralight: return 16
+    case .ultralightEV1MF0UL11, .ntag210: return 20
+    case .ultralightEV1MF0UL21, .ntag212: return 41
+    case .ntag213: return 45
+    case .ntag215: return 135
+    case .ntag216: return 231
+    }
+  }
+
+  /// The user (NDEF) pages.
+  public var userPages: ClosedRange<Int> {
+    switch self {
+    case .ultralight, .ultralightEV1MF0UL11, .ntag210: return 4...0x0F
+    case .ultralightEV1MF0UL21, .ntag212: return 4...0x23
+    case .ntag213: return 4...0x27
+    case .ntag215: return 4...0x81
+    case .ntag216: return 4...0xE1
+    }
+  }
+
+  /// User memory in bytes.
+  public var userMemorySize: Int { userPages.count * 4 }
+
+  /// CC byte 2 as shipped (data-area size / 8); smaller than user memory on NTAG215/216.
+  public var ccDataAreaSize: UInt8 {
+    switch self {
+    case .ultralight, .ultralightEV1MF0UL11, .ntag210: return 0x06
+    case .ultralightEV1MF0UL21, .ntag212: return 0x10
+    case .ntag213: return 0x12
+    case .ntag215: return 0x3E
+    case .ntag216: return 0x6D
+    }
+  }
+
+  /// The page of the dynamic lock bytes (3 lock bytes + RFU), when the chip has one.
+  public var dynamicLockPage: Int? {
+    switch self {
+    case .ultralight, .ultralightEV1MF0UL11, .ntag210: return nil
+    case .ultralightEV1MF0UL21, .ntag212: return 0x24
+    case .ntag213: return 0x28
+    case .ntag215: return 0x82
+    case .ntag216: return 0xE2
+    }
+  }
+
+  /// CFG0 (MIRROR, RFU, MIRROR_PAGE, AUTH0); nil on the original Ultralight.
+  public var cfg0Page: Int? { self == .ultralight ? nil : totalPages - 4 }
+  /// CFG1 (ACCESS: PROT bit 7, CFGLCK bit 6, AUTHLIM bits 2–0).
+  public var cfg1Page: Int? { self == .ultralight ? nil : totalPages - 3 }
+  /// PWD (write-only; reads as 00 00 00 00).
+  public var passwordPage: Int? { self == .ultralight ? nil : totalPages - 2 }
+  /// PACK (2 bytes + 2 RFU; reads as 00).
+  public var packPage: Int? { self == .ultralight ? nil : totalPages - 1 }
+
+  /// True when the chip answers FAST_READ (3Ah), READ_SIG (3Ch) and PWD_AUTH (1Bh).
+  public var hasExtendedCommands: Bool { self != .ultralight }
+
+  /// The TLVs written by ``Type2Tag/format()`` at page 4, as the chip ships: NTAG213 carries a
+  /// Lock Control TLV for its 12 dynamic lock bits at byte 160 (`01 03 A0 0C 34`); the others
+  /// an empty NDEF TLV and a Terminator. Source: nfc-protocols.md §7.2 (nfcpy `_format`, Flipper).
+  public var factoryTLVs: [UInt8] {
+    switch self {
+    case .ntag213: return [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE]
+    default: return [0x03, 0x00, 0xFE]
+    }
+  }
+}

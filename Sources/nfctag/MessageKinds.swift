@@ -1,0 +1,210 @@
+import ArgumentParser
+import NDEF
+import NDEFJSON
+
+/// One way to describe an NDEF message on the command line: the grammar shared by
+/// `nfctag ndef encode <kind>` and `nfctag write <kind>`.
+///
+/// Each kind is a `ParsableArguments` struct; ``EncodeKindCommand`` and ``WriteKindCommand`` wrap
+/// it with `@OptionGroup`, so both commands take exactly the same words and build the same bytes.
+protocol MessageKind: ParsableArguments {
+  /// The subcommand name (`text`, `url`…).
+  static var kindName: String { get }
+  /// Other names for it (`uri` for `url`).
+  static var aliases: [String] { get }
+  /// One line of help.
+  static var abstract: String { get }
+  /// Builds the message; bad input is a `CLIFailure` (64 usage, 65 data, 66 missing file).
+  func makeMessage() throws(CLIFailure) -> NDEFMessage
+}
+
+extension MessageKind {
+  static var aliases: [String] { [] }
+}
+
+/// Reads data given inline (`--data`) or from a file (`--file`), exactly one of them.
+private func inlineOrFile(data: String?, file: String?) throws(CLIFailure) -> [UInt8] {
+  switch (data, file) {
+  case let (data?, nil): return Array(data.utf8)
+  case let (nil, file?): return try readInputOrFail(file)
+  default: throw CLIFailure(ExitStatus.usage, "give exactly one of --data or --file")
+  }
+}
+
+struct TextKind: MessageKind {
+  static let kindName = "text"
+  static let abstract = "A Text record."
+  @Argument(help: "The text.") var text: String
+  @Option(help: "IANA language code.") var lang: String = "en"
+  @Flag(help: "Encode as UTF-16 (big-endian with a byte-order mark) instead of UTF-8.") var utf16 = false
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    let record = TextRecord(text: text, language: lang, encoding: utf16 ? .utf16 : .utf8)
+    do { try record.validate() } catch { throw CLIFailure(ExitStatus.usage, error.reason) }
+    return NDEFMessage(records: [record.record])
+  }
+}
+
+struct URLKind: MessageKind {
+  static let kindName = "url"
+  static let aliases = ["uri"]
+  static let abstract = "A URI record (the longest standard prefix is abbreviated)."
+  @Argument(help: "The URL or URI.") var url: String
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    guard !url.isEmpty else { throw CLIFailure(ExitStatus.usage, "the URL is empty") }
+    return NDEFMessage(records: [URIRecord(uri: url).record])
+  }
+}
+
+struct MIMEKind: MessageKind {
+  static let kindName = "mime"
+  static let abstract = "A MIME media record."
+  @Argument(help: "The media type, for example text/plain.") var type: String
+  @Option(help: "The data, as text.") var data: String?
+  @Option(help: "Read the data from a file (- for stdin).") var file: String?
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    let parts = type.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+          type.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+      throw CLIFailure(ExitStatus.usage, "'\(type)' is not a media type (type/subtype)")
+    }
+    return NDEFMessage(records: [MIMERecord(mediaType: type, data: try inlineOrFile(data: data, file: file)).record])
+  }
+}
+
+struct ExternalKind: MessageKind {
+  static let kindName = "external"
+  static let abstract = "An NFC Forum external type record (DOMAIN:TYPE)."
+  @Argument(help: "DOMAIN:TYPE, for example example.com:mytype.") var type: String
+  @Option(help: "The payload, as text.") var data: String?
+  @Option(help: "Read the payload from a file (- for stdin).") var file: String?
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    let payload = try inlineOrFile(data: data, file: file)
+    do {
+      return NDEFMessage(records: [try ExternalTypeRecord(type: type, payload: payload).record])
+    } catch {
+      throw CLIFailure(ExitStatus.usage, error.reason)
+    }
+  }
+}
+
+struct AARKind: MessageKind {
+  static let kindName = "aar"
+  static let abstract = "An Android Application Record (opens or installs the app)."
+  @Argument(help: "The package name, for example com.example.app.") var package: String
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    guard !package.isEmpty, package.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+      throw CLIFailure(ExitStatus.usage, "'\(package)' is not a package name")
+    }
+    return NDEFMessage(records: [AndroidApplicationRecord(packageName: package).record])
+  }
+}
+
+struct SmartPosterKind: MessageKind {
+  static let kindName = "smartposter"
+  static let abstract = "A Smart Poster: a URI with an optional title."
+  @Argument(help: "The URL.") var url: String
+  @Option(help: "A title.") var title: String?
+  @Option(help: "The title's language code.") var lang: String = "en"
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    var poster = SmartPosterRecord(uri: url)
+    if let title {
+      let record = TextRecord(text: title, language: lang)
+      do { try record.validate() } catch { throw CLIFailure(ExitStatus.usage, error.reason) }
+      poster.titles = [record]
+    }
+    return NDEFMessage(records: [poster.record])
+  }
+}
+
+struct WiFiKind: MessageKind {
+  static let kindName = "wifi"
+  static let abstract = "A Wi-Fi network (Wi-Fi Simple Config credential) that phones join."
+  @Option(help: "The network name.") var ssid: String
+  @Option(help: "The network key (visible to other users in the process list: prefer --password-file).") var password: String?
+  @Option(help: "Read the network key from a file (first line).") var passwordFile: String?
+  @Option(help: "open, wpa-personal, wpa2-personal (default with a key), wpa-enterprise, wpa2-enterprise, shared; or several joined with +.")
+  var auth: String?
+  @Option(help: "none, wep, tkip, aes (default with a key); or several joined with +.") var encryption: String?
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    var key: [UInt8] = []
+    if let password { key = Array(password.utf8) }
+    if let passwordFile {
+      let bytes = try readInputOrFail(passwordFile)
+      key = Array(bytes.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
+      if key.last == 0x0D { key.removeLast() }
+    }
+    guard !ssid.isEmpty, ssid.utf8.count <= 32 else { throw CLIFailure(ExitStatus.usage, "the SSID must be 1 to 32 bytes") }
+    var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: key)
+    credential.authentication = try bits(auth ?? (key.isEmpty ? "open" : "wpa2-personal"), WiFiCredential.authenticationBit, "--auth")
+    credential.encryption = try bits(encryption ?? (key.isEmpty ? "none" : "aes"), WiFiCredential.encryptionBit, "--encryption")
+    return NDEFMessage(records: [credential.record])
+  }
+
+  private func bits(_ text: String, _ lookup: (String) -> UInt16?, _ option: String) throws(CLIFailure) -> UInt16 {
+    var value: UInt16 = 0
+    for name in text.lowercased().split(separator: "+") {
+      guard let bit = lookup(String(name)) else { throw CLIFailure(ExitStatus.usage, "unknown \(option) value '\(name)'") }
+      value |= bit
+    }
+    return value
+  }
+}
+
+struct JSONKind: MessageKind {
+  static let kindName = "json"
+  static let abstract = "A whole message from JSON (docs/json-format.md)."
+  @Argument(help: "A JSON file, or - for stdin.") var file: String = "-"
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    let bytes = try readInputOrFail(file)
+    do throws(MessageJSONError) { return try NDEFJSON.message(fromJSONText: bytes) } catch {
+      throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)")
+    }
+  }
+}
+
+/// `write ndef FILE|-`: a message that is already NDEF bytes.
+struct NDEFBytesKind: MessageKind {
+  static let kindName = "ndef"
+  static let abstract = "A raw NDEF message from a file (- for stdin)."
+  @Argument(help: "The file, or - for stdin.") var file: String = "-"
+  @Option(help: "How the bytes are given: raw, hex or base64.") var input: InputEncodingArgument = .raw
+
+  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    let bytes = try decodeInput(try readInputOrFail(file), as: input.encoding)
+    do { return try NDEFMessage(decoding: bytes) } catch {
+      throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
+    }
+  }
+}
+
+/// `--input` values.
+enum InputEncodingArgument: String, ExpressibleByArgument, CaseIterable {
+  case hex, raw, base64
+  var encoding: InputEncoding { InputEncoding(rawValue: rawValue) ?? .hex }
+}
+
+/// Decodes input text in the given encoding; bad hex or base64 is bad data (65).
+func decodeInput(_ bytes: [UInt8], as encoding: InputEncoding) throws(CLIFailure) -> [UInt8] {
+  switch encoding {
+  case .raw: return bytes
+  case .hex:
+    guard let decoded = parseLenientHex(bytes) else { throw CLIFailure(ExitStatus.dataError, "input is not hex") }
+    return decoded
+  case .base64:
+    guard let decoded = decodeBase64(bytes) else { throw CLIFailure(ExitStatus.dataError, "input is not base64") }
+    return decoded
+  }
+}
+
+/// Every kind, in help order; `write` adds `ndef`.
+let messageKindTypes: [any MessageKind.Type] = [
+  TextKind.self, URLKind.self, MIMEKind.self, ExternalKind.self, AARKind.self, SmartPosterKind.self, WiFiKind.self, JSONKind.self,
+]

@@ -1,0 +1,183 @@
+import NFCTransport
+
+/// The ATR a PC/SC Part 3 reader builds for a storage card: standard byte `ss`, card name `name`
+/// (PC/SC Part 3 §3.1.3.2.3; reference §3.1), with its check byte.
+public func partThreeStorageATR(standard ss: UInt8, name: [UInt8]) -> [UInt8] {
+  var atr: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, ss]
+  atr += name.prefix(2)
+  atr += [0x00, 0x00, 0x00, 0x00]
+  atr.append(atr.dropFirst().reduce(0, ^))
+  return atr
+}
+
+/// The ATR for an ISO-DEP card: `3B 8n 80 01 <historical bytes> TCK`.
+public func isoDEPATR(historicalBytes: [UInt8]) -> [UInt8] {
+  let h = Array(historicalBytes.prefix(15))
+  var atr: [UInt8] = [0x3B, 0x80 | UInt8(h.count), 0x80, 0x01] + h
+  atr.append(atr.dropFirst().reduce(0, ^))
+  return atr
+}
+
+/// An ACS ACR122U with one tag slot, as PC/SC applications see it: its ATRs, its pseudo-APDUs
+/// (`FF CA`, `FF B0`, `FF D6`, `FF 00 48`, `FF 00 40`, `FF 00 50/51/52`) and direct transmit
+/// (`FF 00 00 00 Lc D4 …`) to the PN532 inside (GetFirmwareVersion, InListPassiveTarget,
+/// InDataExchange, InCommunicateThru, InDeselect, InRelease…). ACS API V2.04; reference §5.
+///
+/// Device limits are kept: a PN532 normal information frame carries at most 255 bytes (TFI,
+/// command, status and data), so no direct-transmit answer holds more than 252 data bytes; a
+/// longer tag answer is reported as PN532 error 09 (buffer overflow), as the chip would.
+public final class ACR122UFace: VirtualCard {
+  /// The tag in the field, or nil.
+  public var tag: (any VirtualTag)?
+  public let firmware: String
+  private var pollingParameter: UInt8 = 0xFF
+  private var ledState: UInt8 = 0x00
+
+  /// Longest tag answer one PN532 frame carries through direct transmit.
+  public static let maximumChipAnswer = 252
+
+  public init(tag: (any VirtualTag)?, firmware: String = "ACR122U207") {
+    self.tag = tag
+    self.firmware = firmware
+  }
+
+  public var atr: [UInt8] {
+    guard let tag else { return [0x3B, 0x00] }
+    switch tag.technology {
+    case .typeA(_, _, let ats?): return isoDEPATR(historicalBytes: ats)  // the ACR122U puts the whole ATS here
+    case .typeA: return partThreeStorageATR(standard: 0x03, name: [0x00, 0x03])
+    case .jewel: return partThreeStorageATR(standard: 0x03, name: [0xF0, 0x04])
+    case .felica: return partThreeStorageATR(standard: 0x03, name: [0xF0, 0x11])
+    case .iso15693: return partThreeStorageATR(standard: 0x0B, name: [0x00, 0x14])
+    }
+  }
+
+  public func powerOn() { tag?.reset() }
+  public func powerOff() { tag?.reset() }
+  public func reset() { tag?.reset() }
+
+  private static let ok: [UInt8] = [0x90, 0x00]
+  private static let failed: [UInt8] = [0x63, 0x00]
+
+  public func transmit(_ apdu: [UInt8]) -> [UInt8] {
+    guard apdu.count >= 4 else { return [0x67, 0x00] }
+    if apdu[0] != 0xFF { return tagAPDU(apdu) }
+    let ins = apdu[1], p1 = apdu[2], p2 = apdu[3]
+    switch (ins, p1) {
+    case (0xCA, _): return getData(p1)
+    case (0xB0, _): return readBinary(apdu)
+    case (0xD6, _): return updateBinary(apdu)
+    case (0x00, 0x48): return Array(firmware.utf8)
+    case (0x00, 0x40):
+      ledState = p2 & 0x03
+      return [0x90, ledState]
+    case (0x00, 0x50): return [0x90, pollingParameter]
+    case (0x00, 0x51):
+      pollingParameter = p2
+      return [0x90, pollingParameter]
+    case (0x00, 0x52): return Self.ok
+    case (0x00, 0x00): return directTransmit(apdu)
+    default: return Self.failed
+    }
+  }
+
+  // MARK: - Part 3 pseudo-APDUs
+
+  private func getData(_ p1: UInt8) -> [UInt8] {
+    guard let tag else { return Self.failed }
+    switch p1 {
+    case 0x00: return tag.identifier + Self.ok
+    case 0x01:
+      if case .typeA(_, _, let ats?) = tag.technology { return ats + Self.ok }
+      return [0x6A, 0x81]
+    default: return [0x6A, 0x81]
+    }
+  }
+
+  private func readBinary(_ apdu: [UInt8]) -> [UInt8] {
+    guard let tag, tag.platform == .type2, apdu.count == 5 else { return Self.failed }
+    let length = apdu[4] == 0 ? 16 : Int(apdu[4])
+    guard apdu[2] == 0, length <= 16 else { return Self.failed }
+    guard case .data(let bytes) = tag.respond(to: [0x30, apdu[3]]), bytes.count == 16 else { return Self.failed }
+    return Array(bytes.prefix(length)) + Self.ok
+  }
+
+  private func updateBinary(_ apdu: [UInt8]) -> [UInt8] {
+    guard let tag, tag.platform == .type2, apdu.count == 9, apdu[2] == 0, apdu[4] == 4 else { return Self.failed }
+    guard case .ack = tag.respond(to: [0xA2, apdu[3]] + Array(apdu[5..<9])) else { return Self.failed }
+    return Self.ok
+  }
+
+  /// APDUs for the card itself: ISO-DEP tags take them as they are; FeliCa tags take a raw frame.
+  private func tagAPDU(_ apdu: [UInt8]) -> [UInt8] {
+    guard let tag else { return Self.failed }
+    switch tag.platform {
+    case .type4:
+      if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2 { return answer }
+      return [0x6F, 0x00]
+    case .type3:
+      if case .data(let answer) = tag.respond(to: apdu) { return answer + Self.ok }
+      return Self.failed
+    default:
+      return Self.failed
+    }
+  }
+
+  // MARK: - The PN532 behind direct transmit
+
+  private func directTransmit(_ apdu: [UInt8]) -> [UInt8] {
+    guard apdu.count >= 6, Int(apdu[4]) == apdu.count - 5, apdu[5] == 0xD4 else { return Self.failed }
+    let frame = Array(apdu[6...])
+    guard let command = frame.first else { return Self.failed }
+    func answer(_ data: [UInt8]) -> [UInt8] { [0xD5, command &+ 1] + data + Self.ok }
+    switch command {
+    case 0x02: return answer([0x32, 0x01, 0x06, 0x07])  // PN532 v1.6, supports ISO 14443A/B and ISO 18092
+    case 0x4A: return answer(listPassiveTarget(frame))
+    case 0x40:
+      guard frame.count >= 2 else { return answer([0x27]) }
+      return answer(exchange(Array(frame[2...]), thru: false))
+    case 0x42: return answer(exchange(Array(frame[1...]), thru: true))
+    case 0x44, 0x52, 0x54:
+      tag?.reset()
+      return answer([0x00])
+    case 0x32, 0x12, 0x08, 0x14, 0x16: return answer([])
+    case 0x06: return answer([UInt8](repeating: 0, count: max(0, (frame.count - 1) / 2)))
+    case 0x04: return answer([0x00, 0x00, 0x00])
+    default: return answer([0x27])  // command not acceptable in this context
+    }
+  }
+
+  private func listPassiveTarget(_ frame: [UInt8]) -> [UInt8] {
+    guard frame.count >= 3, let tag else { return [0x00] }
+    let baudRate = frame[2]
+    switch (tag.technology, baudRate) {
+    case (.typeA(let sensRes, let selRes, let ats), 0x00):
+      var data: [UInt8] = [0x01, 0x01] + sensRes + [selRes, UInt8(tag.identifier.count)] + tag.identifier
+      if let ats { data += ats }
+      tag.reset()
+      return data
+    case (.felica(let pmm, let systemCode), 0x01), (.felica(let pmm, let systemCode), 0x02):
+      var data: [UInt8] = [0x01, 0x01, 0x14, 0x01] + tag.identifier + pmm
+      data += systemCode
+      data[2] = UInt8(data.count - 2)
+      return data
+    case (.jewel(let sensRes, _), 0x04):
+      return [0x01, 0x01] + sensRes + Array(tag.identifier.prefix(4))
+    default:
+      return [0x00]
+    }
+  }
+
+  /// InDataExchange / InCommunicateThru: status byte, then the tag's answer.
+  private func exchange(_ command: [UInt8], thru: Bool) -> [UInt8] {
+    guard let tag else { return [0x01] }
+    switch tag.respond(to: command) {
+    case .data(let bytes):
+      guard bytes.count <= Self.maximumChipAnswer else { return [0x09] }
+      return [0x00] + bytes
+    case .ack: return [0x00]
+    case .nak(let code): return thru ? [0x00, code] : [0x14]
+    case .mute: return [0x01]
+    }
+  }
+}

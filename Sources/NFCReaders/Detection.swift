@@ -1,0 +1,44 @@
+import Logging
+import NFCTransport
+
+/// Identifies the reader and the card behind `transport` and builds the link to the tag.
+///
+/// The path is picked from what the reader answers, not from its name: an answer to
+/// `FF 00 48 00 00` that starts with "ACR122" means an ACR122U (a PN532 behind pseudo-APDUs);
+/// anything else is treated as a generic PC/SC Part 3 reader.
+/// - Throws: ``PollError/failed(_:)`` when the card cannot be identified.
+public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil) throws(PollError) -> DetectedTarget {
+  let link: any APDUTransport = logger.map { TracingTransport(transport, logger: $0) } ?? transport
+  let atr = PartThreeATR(transport.atr)
+  let firmware: [UInt8]
+  do { firmware = try link.transmit([0xFF, 0x00, 0x48, 0x00, 0x00]) } catch {
+    throw failure(error, transport.readerName)
+  }
+  let isACR122 = firmware.starts(with: Array("ACR122".utf8))
+  var identifier: [UInt8] = []
+  do {
+    let reply = try link.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
+    if reply.count >= 2, reply.suffix(2) == [0x90, 0x00] { identifier = Array(reply.dropLast(2)) }
+  } catch {
+    throw failure(error, transport.readerName)
+  }
+  let platform = atr.platform
+  let tagLink: any Transceiver
+  switch (platform, isACR122) {
+  case (.type2?, true): tagLink = ACR122UType2Link(transport: link)
+  case (.type1?, true), (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
+  case (.type4?, _): tagLink = APDUPassthroughLink(transport: link)
+  default: tagLink = PartThreeType2Link(transport: link)
+  }
+  var parameters: [String: [UInt8]] = [:]
+  if isACR122 { parameters["firmware"] = firmware }
+  return DetectedTarget(readerName: transport.readerName, identifier: identifier, atr: transport.atr,
+                        platform: platform, cardName: atr.cardName, parameters: parameters, link: tagLink)
+}
+
+private func failure(_ error: TransceiveError, _ reader: String) -> PollError {
+  switch error {
+  case .tagRemoved: return .failed("the tag was removed while it was being identified on \(reader): tap it again")
+  default: return .failed("cannot identify the card on \(reader): \(error)")
+  }
+}

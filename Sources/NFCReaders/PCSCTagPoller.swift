@@ -1,0 +1,167 @@
+import Logging
+import NFCTransport
+import PCSC
+
+/// A PC/SC card handle as an ``APDUTransport``.
+public final class PCSCCardTransport: APDUTransport {
+  public let card: Card
+  public let readerName: String
+  public let atr: [UInt8]
+
+  public init(card: Card, readerName: String, atr: [UInt8]) {
+    self.card = card
+    self.readerName = readerName
+    self.atr = atr
+  }
+
+  public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    do {
+      return try card.transmit(apdu)
+    } catch {
+      switch error.error {
+      case .removedCard, .noSmartcard, .resetCard, .unpoweredCard: throw .tagRemoved
+      default: throw .transport(error.description)
+      }
+    }
+  }
+}
+
+/// Maps a PC/SC failure to a poll error with the advice to fix it.
+func pollError(_ failure: PCSCFailure) -> PollError {
+  switch failure.error {
+  case .noService, .serviceStopped, .commError: return .serviceUnavailable(failure.error.description)
+  case .noReadersAvailable, .unknownReader, .readerUnavailable: return .readerUnavailable(failure.description)
+  case .timeout: return .timeout
+  case .cancelled: return .cancelled
+  case .sharingViolation: return .busy(failure.description)
+  default: return .failed(failure.description)
+  }
+}
+
+/// Picks a reader: a name, a unique prefix of one, or an index in the list; with none given, the
+/// first reader that holds a card, else the first reader.
+public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError) -> String {
+  let readers: [String]
+  do { readers = try context.listReaders() } catch { throw pollError(error) }
+  guard !readers.isEmpty else {
+    throw .readerUnavailable("no reader found: plug in a reader, or start a virtual one with `nfctag emulate`")
+  }
+  guard let spec else {
+    var states = readers.map { ReaderState(reader: $0) }
+    try? context.waitForStatusChange(&states, timeoutMilliseconds: 0)
+    return states.first(where: { $0.flags.contains(.present) })?.reader ?? readers[0]
+  }
+  if readers.contains(spec) { return spec }
+  if let index = Int(spec), readers.indices.contains(index) { return readers[index] }
+  let matches = readers.filter { $0.hasPrefix(spec) }
+  if matches.count == 1, let only = matches.first { return only }
+  if matches.count > 1 {
+    throw .readerUnavailable("'\(spec)' matches several readers: \(matches.joined(separator: ", "))")
+  }
+  throw .readerUnavailable("no reader named '\(spec)'; readers: \(readers.joined(separator: ", "))")
+}
+
+/// A PC/SC reader as a ``TagPoller``: waits with `SCardGetStatusChange`, connects, identifies.
+///
+/// A reader unplugged and plugged back, or a restarted pcscd, does not end a wait: the poller
+/// re-establishes its context and goes on waiting.
+public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
+  public let readerName: String
+  private var context: PCSCContext
+  private let logger: Logger?
+  private var card: Card?
+  private var cancelled = false
+
+  public init(context: PCSCContext, readerName: String, logger: Logger? = nil) {
+    self.context = context
+    self.readerName = readerName
+    self.logger = logger
+  }
+
+  /// Waits for a card, connects and identifies it.
+  public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
+    try waitForState(present: true, timeoutMilliseconds: timeoutMilliseconds)
+    let connected: Card
+    do {
+      connected = try context.connect(reader: readerName)
+    } catch {
+      if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read: tap it again") }
+      throw pollError(error)
+    }
+    card = connected
+    let atr = (try? connected.status().atr) ?? []
+    let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr)
+    return [try detectTarget(on: transport, logger: logger)]
+  }
+
+  public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
+    try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds)
+  }
+
+  public func release() {
+    if let card { try? card.disconnect(.leave) }
+    card = nil
+  }
+
+  public func cancel() {
+    cancelled = true
+    context.cancel()
+  }
+
+  private func waitForState(present: Bool, timeoutMilliseconds: Int?) throws(PollError) {
+    let deadline = timeoutMilliseconds.map { monotonicMilliseconds() + $0 }
+    var states = [ReaderState(reader: readerName)]  // UNAWARE: the first call answers at once
+    func pastDeadline() -> Bool { deadline.map { monotonicMilliseconds() >= $0 } ?? false }
+    func pause() throws(PollError) {
+      usleep(300_000)
+      if cancelled { throw .cancelled }
+      if pastDeadline() { throw .timeout }
+    }
+    while true {
+      if cancelled { throw .cancelled }
+      let slice = deadline.map { max(0, min($0 - monotonicMilliseconds(), 1000)) } ?? 1000
+      do {
+        try context.waitForStatusChange(&states, timeoutMilliseconds: slice)
+      } catch {
+        switch error.error {
+        case .timeout:
+          if pastDeadline() { throw .timeout }
+          continue
+        case .cancelled: throw .cancelled
+        case .noService, .serviceStopped, .invalidHandle, .commError:
+          // pcscd stopped or restarted: wait for it and carry on.
+          try pause()
+          if let fresh = try? PCSCContext() { context = fresh }
+          states = [ReaderState(reader: readerName)]
+          continue
+        case .unknownReader, .readerUnavailable:
+          // The reader was unplugged: wait for it to come back.
+          try pause()
+          states = [ReaderState(reader: readerName)]
+          continue
+        default:
+          throw pollError(error)
+        }
+      }
+      let flags = states[0].flags
+      if flags.contains(.unknown) || flags.contains(.unavailable) {
+        try pause()
+        states = [ReaderState(reader: readerName)]
+        continue
+      }
+      if present ? (flags.contains(.present) && !flags.contains(.mute)) : flags.contains(.empty) { return }
+      if pastDeadline() { throw .timeout }
+      states[0].currentState = states[0].eventState
+    }
+  }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func monotonicMilliseconds() -> Int {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import PCSC
+
+extension NFCTool {
+  /// `nfctag doctor`: checks what a working setup needs and says the fix for each problem.
+  struct Doctor: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Check pcscd, the readers and the kernel drivers, and say how to fix each problem.")
+
+    func run() throws {
+      var problems = 0
+      func ok(_ text: String) { print("ok    \(text)") }
+      func problem(_ text: String, fix: String) {
+        problems += 1
+        print("FAIL  \(text)\n      fix: \(fix)")
+      }
+      func note(_ text: String) { print("note  \(text)") }
+
+      // 1. The PC/SC service.
+      var readers: [String] = []
+      do {
+        let context = try PCSCContext()
+        ok("pcscd answers")
+        readers = try context.listReaders()
+      } catch {
+        problem("pcscd does not answer: \(error)",
+                fix: "start it: `sudo pcscd` (or `sudo systemctl start pcscd.socket`); install it with `sudo apt-get install pcscd`")
+      }
+
+      // 2. Readers.
+      if readers.isEmpty {
+        problem("no reader is attached",
+                fix: "plug in a reader (ACR122U: install libccid), or start a virtual one: `nfctag emulate --tag ntag215`")
+      } else {
+        for (index, name) in readers.enumerated() { ok("reader \(index): \(name)") }
+      }
+
+      // 3. Kernel NFC drivers that claim ACR122U / PN533 readers before pcscd can.
+      let modules = (try? String(contentsOfFile: "/proc/modules", encoding: .utf8)) ?? ""
+      let grabbing = ["pn533_usb", "pn533", "port100"].filter { name in
+        modules.split(separator: "\n").contains { $0.hasPrefix(name + " ") }
+      }
+      if grabbing.isEmpty {
+        ok("no kernel NFC driver (pn533_usb) is loaded")
+      } else {
+        problem("kernel module(s) \(grabbing.joined(separator: ", ")) loaded: they take ACR122U readers away from pcscd",
+                fix: "`sudo modprobe -r pn533_usb pn533 nfc` and add `blacklist pn533_usb` to /etc/modprobe.d/blacklist-nfc.conf")
+      }
+
+      // 4. Drivers for pcscd.
+      let fm = FileManager.default
+      if fm.fileExists(atPath: "/usr/lib/pcsc/drivers/ifd-ccid.bundle") {
+        ok("libccid (USB CCID readers such as the ACR122U) is installed")
+      } else {
+        note("libccid is not installed: USB readers need it (`sudo apt-get install libccid`)")
+      }
+      if fm.fileExists(atPath: "/usr/lib/pcsc/drivers/serial/libifdvpcd.so") {
+        ok("vsmartcard-vpcd (virtual readers for `nfctag emulate`) is installed")
+      } else {
+        note("vsmartcard-vpcd is not installed: `nfctag emulate` needs it (`sudo apt-get install vsmartcard-vpcd`)")
+      }
+
+      if problems > 0 {
+        print("\(problems) problem(s) found")
+        throw ExitCode(ExitStatus.unavailable)
+      }
+      print("all checks passed")
+    }
+  }
+
+  /// `nfctag readers`: the PC/SC readers, with whether a card is present.
+  struct ListReaders: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "readers", abstract: "List the PC/SC readers.")
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+      let readers: [String]
+      let present: [Bool]
+      do throws(PCSCFailure) {
+        let context = try PCSCContext()
+        readers = try context.listReaders()
+        var states = readers.map { ReaderState(reader: $0) }
+        if !states.isEmpty { try? context.waitForStatusChange(&states, timeoutMilliseconds: 0) }
+        present = states.map { $0.flags.contains(.present) }
+      } catch {
+        throw fail(CLIFailure(ExitStatus.unavailable, error.error.description))
+      }
+      let output = StandardOutput()
+      if json {
+        let items = readers.enumerated().map { index, name in
+          var o = JSONObjectWriter()
+          o.number("index", index)
+          o.string("name", name)
+          o.bool("card", present[index])
+          return o.finish()
+        }
+        output.write("{\"readers\":[" + items.joined(separator: ",") + "]}\n")
+      } else {
+        for (index, name) in readers.enumerated() {
+          output.write("\(index)  \(sanitizeLine(name))\(present[index] ? "  (card present)" : "")\n")
+        }
+      }
+      output.flush()
+      if readers.isEmpty && !json {
+        throw fail(CLIFailure(ExitStatus.unavailable, "no reader found: plug in a reader, or start a virtual one with `nfctag emulate`"))
+      }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Logging
+
+/// Options every tag command shares: which reader, how long to wait, whether to trace APDUs.
+struct ReaderOptions: ParsableArguments {
+  @Option(name: .shortAndLong,
+          help: "Reader name, a unique prefix of it, its index in `nfctag readers`, or sim:KIND[:IMAGE] for the built-in simulator.")
+  var reader: String?
+
+  @Option(help: "Seconds to wait for a tag.")
+  var timeout: Double = 60
+
+  @Flag(help: "Print every APDU in and out, with timings, on stderr (passwords are masked).")
+  var trace = false
+
+  func validate() throws {
+    guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be between 0 and 86400 seconds.") }
+  }
+
+  /// The timeout in milliseconds, as pollers take it.
+  var timeoutMilliseconds: Int { Int(timeout * 1000) }
+
+  /// The APDU trace logger, when --trace was given.
+  func makeLogger() -> Logger? {
+    guard trace else { return nil }
+    TraceLogging.bootstrapOnce()
+    var logger = Logger(label: "nfctag.apdu")
+    logger.logLevel = .trace
+    return logger
+  }
+}
+
+/// A swift-log handler that writes one line per message to stderr.
+struct StderrLogHandler: LogHandler {
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .trace
+  let label: String
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    writeStderr("trace: \(event.message)\n")
+  }
+}
+
+enum TraceLogging {
+  nonisolated(unsafe) private static var done = false
+  static func bootstrapOnce() {
+    guard !done else { return }
+    done = true
+    LoggingSystem.bootstrap { label in StderrLogHandler(label: label) }
+  }
+}

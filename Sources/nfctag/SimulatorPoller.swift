@@ -1,0 +1,53 @@
+import Logging
+import NFCEmulator
+import NFCReaders
+import NFCTransport
+
+/// `--reader sim:KIND[:IMAGE]`: the emulator's ACR122U face in process. Only the card transport
+/// differs from a PC/SC reader; detection, links and platforms are the same code.
+final class SimulatorPoller: TagPoller {
+  let readerName: String
+  private let transport: SimulatedAPDUTransport
+  private let logger: Logger?
+  private var delivered = false
+
+  init(spec: SimulatorSpec, logger: Logger?) throws {
+    let tag: any VirtualTag
+    var image: ImageFile? = nil
+    if let path = spec.imagePath {
+      let (file, loaded) = try ImageFile.open(path: path, kind: spec.kind, uid: nil)
+      image = file
+      tag = loaded
+    } else {
+      tag = try spec.kind.makeTag(uid: nil)
+    }
+    let face = ACR122UFace(tag: tag)
+    readerName = "ACS ACR122U PICC Interface (simulated \(spec.kind.rawValue)) 00 00"
+    transport = SimulatedAPDUTransport(readerName: readerName, card: face, afterCommand: {
+      try? image?.saveIfChanged(tag)
+    })
+    self.logger = logger
+  }
+
+  func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
+    if delivered || transport.isRemoved {
+      // The simulated tag stays in the field: a second arrival never comes.
+      if let timeoutMilliseconds { usleep(UInt32(min(timeoutMilliseconds, 2000)) * 1000) }
+      throw .timeout
+    }
+    delivered = true
+    return [try detectTarget(on: transport, logger: logger)]
+  }
+
+  func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
+    if transport.isRemoved { return }
+    throw .timeout
+  }
+
+  func release() {}
+  func cancel() {}
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,259 @@
+import ArgumentParser
+import NDEF
+import NDEFJSON
+import NFCTags
+import NFCTransport
+
+/// Output formats of `nfctag read`.
+enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }
+/// Output formats of `nfctag dump`.
+enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, json, raw }
+
+extension NFCTool {
+  /// `nfctag read`: the NDEF message on one tag.
+  struct Read: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Read the NDEF message on a tag.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @Option(help: "Output: text, json, hex or raw bytes.") var format: ReadFormat = .text
+    @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
+
+    func run() throws {
+      do {
+        let bytes = try TagAccess(options: readerOptions).withTag { tag in try tag.platform.readNDEF() }
+        let output = StandardOutput()
+        switch format {
+        case .raw: output.write(bytes)
+        case .hex: output.write(hexString(bytes) + "\n")
+        case .json, .text:
+          let message = bytes.isEmpty ? NDEFMessage(records: []) : try decodeTagMessage(bytes)
+          output.write(format == .json ? messageJSON(message) + "\n"
+                                       : messageText(message, showSecrets: showSecrets))
+        }
+        output.flush()
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+
+  /// `nfctag dump`: raw NDEF bytes, or the whole memory image.
+  struct Dump: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Dump the raw NDEF bytes, or the whole tag memory with --memory.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Dump the whole memory in address order (the image-file layout) instead of the NDEF bytes.") var memory = false
+    @Option(help: "Output: hex, json or raw bytes.") var format: DumpFormat = .hex
+
+    func run() throws {
+      do {
+        let (bytes, platform) = try TagAccess(options: readerOptions).withTag { tag in
+          (memory ? try tag.platform.readMemory() : try tag.platform.readNDEF(), tag.platform.platform)
+        }
+        let output = StandardOutput()
+        switch format {
+        case .raw: output.write(bytes)
+        case .hex: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
+        case .json:
+          output.write("{\"kind\":\"\(memory ? "memory" : "ndef")\",\"platform\":\"\(platform.rawValue)\",\"length\":\(bytes.count),\"hex\":\"\(hexString(bytes))\"}\n")
+        }
+        output.flush()
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+
+  /// `nfctag format`: writes an empty NDEF structure.
+  struct Format: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Format a tag for NDEF (an empty message).")
+    @OptionGroup var readerOptions: ReaderOptions
+    func run() throws {
+      do {
+        try TagAccess(options: readerOptions).withTag { tag in try tag.platform.format() }
+        writeStderr("nfctag: formatted\n")
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+
+  /// `nfctag erase`: replaces the message with an empty one.
+  struct Erase: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Erase the NDEF message (the tag keeps its NDEF format).")
+    @OptionGroup var readerOptions: ReaderOptions
+    func run() throws {
+      do {
+        try TagAccess(options: readerOptions).withTag { tag in try tag.platform.erase() }
+        writeStderr("nfctag: erased\n")
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+
+  /// `nfctag lock --yes`: makes the tag read-only for ever.
+  struct Lock: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Make a tag permanently read-only (needs --yes).")
+    @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Confirm: locking is permanent and cannot be undone.") var yes = false
+
+    func validate() throws {
+      guard yes else { throw ValidationError("locking is permanent: add --yes to confirm.") }
+    }
+
+    func run() throws {
+      do {
+        try TagAccess(options: readerOptions).withTag { tag in
+          if try tag.platform.queryNDEFStatus().status == .readOnly { throw TagError.readOnly }
+          try tag.platform.makeReadOnly()
+        }
+        writeStderr("nfctag: the tag is now read-only\n")
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+
+  /// `nfctag info`: chip, memory, capacity, lock state, CC and version.
+  struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show chip, memory size, capacity, lock state, CC and version.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Print one JSON object.") var json = false
+
+    func run() throws {
+      do {
+        let (target, info) = try TagAccess(options: readerOptions).withTag { tag in (tag.target, try tag.platform.info()) }
+        let output = StandardOutput()
+        if json {
+          var o = JSONObjectWriter()
+          o.string("reader", target.readerName)
+          o.string("uid", hexString(info.identifier))
+          o.string("atr", hexString(target.atr))
+          o.string("platform", info.platform.rawValue)
+          o.string("chip", info.chip)
+          o.number("memorySize", info.memorySize)
+          o.raw("ndef", ndefStatusJSON(info.ndef))
+          o.string("capabilityContainer", hexString(info.capabilityContainer))
+          o.string("version", hexString(info.version))
+          o.string("lockState", info.lockState)
+          var details = JSONObjectWriter()
+          for (key, value) in info.details { details.string(key, value) }
+          o.raw("details", details.finish())
+          output.write(o.finish() + "\n")
+        } else {
+          var lines: [(String, String)] = [
+            ("reader", target.readerName), ("uid", hexString(info.identifier, separator: ":")),
+            ("atr", hexString(target.atr, separator: " ")),
+            ("chip", "\(info.chip) (\(info.platform.displayName))"),
+            ("memory", "\(info.memorySize) bytes"),
+            ("ndef", ndefStatusText(info.ndef)),
+            ("cc", hexString(info.capabilityContainer, separator: " ")),
+            ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
+            ("locks", info.lockState),
+          ]
+          lines += info.details
+          output.write(alignedLines(lines))
+        }
+        output.flush()
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+}
+
+/// Decodes a message read from a tag; its errors are bad data (65).
+func decodeTagMessage(_ bytes: [UInt8]) throws -> NDEFMessage {
+  try NDEFMessage(decoding: bytes)
+}
+
+func ndefStatusText(_ report: NDEFStatusReport) -> String {
+  let status: String
+  switch report.status {
+  case .notSupported: return "not NDEF formatted"
+  case .readWrite: status = "read/write"
+  case .readOnly: status = "read-only"
+  }
+  var text = "\(status), capacity \(report.capacity) bytes"
+  if let length = report.messageLength { text += ", message \(length) bytes" }
+  return text
+}
+
+func ndefStatusJSON(_ report: NDEFStatusReport) -> String {
+  var o = JSONObjectWriter()
+  switch report.status {
+  case .notSupported: o.string("status", "notSupported")
+  case .readWrite: o.string("status", "readWrite")
+  case .readOnly: o.string("status", "readOnly")
+  }
+  o.number("capacity", report.capacity)
+  if let length = report.messageLength { o.number("length", length) }
+  return o.finish()
+}
+
+func rowLength(for platform: TagPlatform) -> Int {
+  switch platform {
+  case .type1: return 8
+  case .type2, .type5: return 4
+  case .type3, .type4: return 16
+  }
+}
+
+/// `0000: 04 a1 b2 93  ....` rows.
+func hexDump(_ bytes: [UInt8], rowLength: Int) -> String {
+  var out = ""
+  var offset = 0
+  while offset < bytes.count {
+    let row = bytes[offset..<min(offset + rowLength, bytes.count)]
+    var address = String(offset, radix: 16)
+    address = String(repeating: "0", count: max(0, 4 - address.count)) + address
+    let hex = hexString(row, separator: " ")
+    let padding = String(repeating: " ", count: max(0, rowLength * 3 - 1 - hex.count))
+    let ascii = String(String.UnicodeScalarView(row.map { (0x20..<0x7F).contains($0) ? Unicode.Scalar($0) : "." }))
+    out += "\(address): \(hex)\(padding)  |\(ascii)|\n"
+    offset += rowLength
+  }
+  return out
+}
+
+func alignedLines(_ lines: [(String, String)]) -> String {
+  let width = lines.map(\.0.count).max() ?? 0
+  return lines.map { key, value in
+    key + ":" + String(repeating: " ", count: width - key.count + 1) + sanitizeLine(value)
+  }.joined(separator: "\n") + "\n"
+}
+
+/// A tiny JSON object builder for the tool's own output (message JSON comes from NDEFJSON).
+struct JSONObjectWriter {
+  private var body = ""
+  mutating func key(_ key: String) {
+    if !body.isEmpty { body += "," }
+    body += jsonQuoted(key) + ":"
+  }
+  mutating func string(_ k: String, _ value: String) { key(k); body += jsonQuoted(value) }
+  mutating func number(_ k: String, _ value: Int) { key(k); body += String(value) }
+  mutating func bool(_ k: String, _ value: Bool) { key(k); body += value ? "true" : "false" }
+  mutating func raw(_ k: String, _ json: String) { key(k); body += json }
+  func finish() -> String { "{" + body + "}" }
+}
+
+/// A JSON string literal: quotes, backslashes and control characters escaped.
+func jsonQuoted(_ text: String) -> String {
+  var out = "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": out += "\\\""
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\r": out += "\\r"
+    case "\t": out += "\\t"
+    default:
+      if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+        let h = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+  }
+  return out + "\""
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import NDEF
+import NFCTags
+
+extension NFCTool {
+  /// `nfctag write <kind> …`: the kinds of `ndef encode`, plus `ndef FILE|-`.
+  struct Write: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Write an NDEF message to a tag (tear-safe, verified by reading it back).",
+      subcommands: [
+        WriteKindCommand<TextKind>.self, WriteKindCommand<URLKind>.self, WriteKindCommand<MIMEKind>.self,
+        WriteKindCommand<ExternalKind>.self, WriteKindCommand<AARKind>.self, WriteKindCommand<SmartPosterKind>.self,
+        WriteKindCommand<WiFiKind>.self, WriteKindCommand<JSONKind>.self, WriteKindCommand<NDEFBytesKind>.self,
+      ])
+  }
+}
+
+/// `nfctag write KIND …`: builds the message with the shared ``MessageKind`` grammar and writes it.
+struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(commandName: Kind.kindName, abstract: Kind.abstract, aliases: Kind.aliases)
+  }
+  @OptionGroup var kind: Kind
+  @OptionGroup var readerOptions: ReaderOptions
+  @Flag(help: "Add the records after the ones already on the tag.") var append = false
+  @Flag(help: "Do not read the message back after writing.") var noVerify = false
+  @Flag(help: "Make the tag read-only after writing (permanent: needs --yes).") var lock = false
+  @Flag(help: "Confirm a permanent operation (--lock).") var yes = false
+
+  func validate() throws {
+    if lock && !yes { throw ValidationError("--lock is permanent: add --yes to confirm.") }
+  }
+
+  func run() throws {
+    do {
+      let message = try kind.makeMessage()
+      let written = try TagAccess(options: readerOptions).withTag { tag -> Int in
+        var records = message.records
+        let status = try tag.platform.queryNDEFStatus()
+        switch status.status {
+        case .notSupported: throw TagError.notFormatted("run `nfctag format` first")
+        case .readOnly: throw TagError.readOnly
+        case .readWrite: break
+        }
+        if append {
+          let existing = try tag.platform.readNDEF()
+          if !existing.isEmpty { records = try NDEFMessage(decoding: existing).records + records }
+        }
+        let bytes = try NDEFMessage(records: records).encoded()
+        if bytes.count > status.capacity { throw TagError.insufficientCapacity(needed: bytes.count, capacity: status.capacity) }
+        try tag.platform.writeNDEF(bytes, verify: !noVerify)
+        if lock { try tag.platform.makeReadOnly() }
+        return bytes.count
+      }
+      writeStderr("nfctag: wrote \(written) bytes\(noVerify ? "" : ", verified")\(lock ? "; the tag is now read-only" : "")\n")
+    } catch {
+      throw fail(cliFailure(for: error))
+    }
+  }
+}

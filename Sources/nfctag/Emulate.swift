@@ -1,0 +1,81 @@
+import ArgumentParser
+import Dispatch
+import NFCEmulator
+import NFCEmulatorVPCD
+import NFCTransport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension LatencyModel: ExpressibleByArgument {}
+
+extension NFCTool {
+  /// `nfctag emulate`: a virtual tag in a virtual ACR122U, shown to pcscd through vpcd.
+  struct Emulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Show a virtual tag to pcscd (and every PC/SC program) through the vsmartcard vpcd driver.",
+      discussion: """
+        The tag appears in "Virtual PCD 00 00" (port 35963) or "Virtual PCD 00 01" (35964). Ctrl-C \
+        removes it and exits 0. With --remove-after N the tag leaves after answering N commands (the \
+        image keeps what was written until then) and the command exits 0.
+        """)
+    @Option(help: "The tag: \(VirtualTagKind.names).") var tag: String
+    @Option(help: "The UID as hex (7 bytes for Type 2).") var uid: String?
+    @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
+    var image: String?
+    @Option(help: "Where vpcd listens, HOST:PORT.") var vpcd: String = "127.0.0.1:35963"
+    @Option(help: "Remove the tag after it has answered N commands (fault injection).") var removeAfter: Int?
+    @Option(help: "Per-command delay: none or acr122u.") var latency: LatencyModel = .none
+    @Option(help: "The reader face: acr122u.") var reader: String = "acr122u"
+
+    func validate() throws {
+      guard VirtualTagKind(rawValue: tag) != nil else { throw ValidationError("unknown tag '\(tag)': use one of \(VirtualTagKind.names).") }
+      guard reader == "acr122u" else { throw ValidationError("unknown reader face '\(reader)': use acr122u.") }
+      if let removeAfter, removeAfter < 1 { throw ValidationError("--remove-after must be at least 1.") }
+      guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
+      if let uid, parseLenientHex(Array(uid.utf8)) == nil { throw ValidationError("--uid must be hex.") }
+    }
+
+    func run() throws {
+      guard let kind = VirtualTagKind(rawValue: tag), let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
+      let uidBytes = uid.flatMap { parseLenientHex(Array($0.utf8)) }
+      let virtualTag: any VirtualTag
+      var imageFile: ImageFile? = nil
+      do {
+        if let image {
+          let (file, loaded) = try ImageFile.open(path: image, kind: kind, uid: uidBytes)
+          imageFile = file
+          virtualTag = loaded
+        } else {
+          virtualTag = try kind.makeTag(uid: uidBytes)
+        }
+      } catch {
+        throw fail(CLIFailure(ExitStatus.dataError, error.description))
+      }
+      let face = ACR122UFace(tag: virtualTag)
+      let bridge = VPCDBridge(card: face, host: host, port: port, removeAfter: removeAfter, latency: latency) {
+        do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
+      }
+      let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
+      let box = UncheckedBox(bridge)
+      let interrupt = InterruptFlag.install { box.value.stop() }
+      _ = interrupt
+      do {
+        let end = try bridge.run(firstConnectTimeout: 5) {
+          writeStderr("nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier))) in Virtual PCD 00 \(slot) via \(host):\(port); Ctrl-C to stop\n")
+        }
+        if case .removedAfterCommands(let n) = end { writeStderr("nfctag: tag removed after \(n) commands\n") }
+      } catch {
+        throw fail(CLIFailure(ExitStatus.unavailable, error.message))
+      }
+    }
+  }
+}
+
+func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+
+func parseEndpoint(_ text: String) -> (String, UInt16)? {
+  guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }
+  let host = String(text[..<colon])
+  return host.isEmpty ? nil : (host, port)
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+/// End-to-end tests need the machine's pcscd with the vpcd driver; `make test` sets NFCTAG_E2E=1
+/// after starting it. Elsewhere they are skipped, and swift-testing prints this reason.
+let e2eEnabled = ProcessInfo.processInfo.environment["NFCTAG_E2E"] == "1"
+let e2eSkipReason: Comment = "needs pcscd with vsmartcard-vpcd: run `make test` (sets NFCTAG_E2E=1)"
+
+/// The vpcd slot the end-to-end tests use: "Virtual PCD 00 01" on 35964 (the demo uses 00 00).
+let e2eReader = "Virtual PCD 00 01"
+let e2ePort = "127.0.0.1:35964"
+
+/// A running `nfctag emulate`.
+final class Emulator {
+  let process = Process()
+  let stderrPipe = Pipe()
+  let image: URL
+
+  /// Starts `nfctag emulate` and waits until pcscd reports the card present.
+  init(tag: String = "ntag215", image: URL? = nil, extra: [String] = []) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-e2e-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    self.image = image ?? directory.appendingPathComponent("\(tag).bin")
+    process.executableURL = nfctagBinary()
+    process.arguments = ["emulate", "--tag", tag, "--image", self.image.path, "--vpcd", e2ePort] + extra
+    process.standardError = stderrPipe
+    process.standardOutput = FileHandle.nullDevice
+    try? waitForCard(present: false, seconds: 3)  // a previous card must be gone first
+    try process.run()
+    try waitForCard(present: true)
+  }
+
+  /// Polls `nfctag readers --json` until the e2e slot shows (or stops showing) a card.
+  func waitForCard(present: Bool, seconds: Double = 10) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      let r = try runNFCTag(["readers", "--json"])
+      let marker = #""name":"\#(e2eReader)","card":\#(present)"#
+      if r.stdout.contains(marker) { return }
+      if !process.isRunning && present { break }
+      usleep(100_000)
+    }
+    throw EmulatorFailure(message: "the virtual card did not \(present ? "appear" : "leave"); emulator said: \(stderrText())")
+  }
+
+  func stderrText() -> String {
+    if process.isRunning { return "(running)" }
+    return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  }
+
+  /// Sends SIGINT and returns the exit status.
+  @discardableResult
+  func stop() -> Int32 {
+    if process.isRunning { kill(process.processIdentifier, SIGINT) }
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    // pcscd notices the removal on its next presence poll (0.4 s): wait for it, so the next
+    // emulator is not mistaken for this one.
+    try? waitForCard(present: false)
+    return process.terminationStatus
+  }
+
+  /// Waits for the emulator to exit by itself (after --remove-after).
+  func waitForExit(seconds: Double = 10) -> Int32? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    return process.isRunning ? nil : process.terminationStatus
+  }
+
+  deinit { if process.isRunning { stop() } }
+}
+
+struct EmulatorFailure: Error, CustomStringConvertible {
+  let message: String
+  var description: String { message }
+}
+
+/// Runs a program (not nfctag) and returns its status and output.
+func runProgram(_ path: String, _ arguments: [String], timeout: Double = 30) throws -> RunResult {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: path)
+  process.arguments = arguments
+  let out = Pipe(), err = Pipe()
+  process.standardOutput = out
+  process.standardError = err
+  try process.run()
+  let outData = out.fileHandleForReading.readDataToEndOfFile()
+  let errData = err.fileHandleForReading.readDataToEndOfFile()
+  let deadline = Date().addingTimeInterval(timeout)
+  while process.isRunning, Date() < deadline { usleep(10_000) }
+  if process.isRunning { process.terminate() }
+  process.waitUntilExit()
+  return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+}
+
+/// The repository root (for scripts/).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+/// The real `nfctag` binary against the real pcscd, with `nfctag emulate` as the tag.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct TagEndToEnd {
+  @Test func readersShowTheVirtualReaderWithACard() throws {
+    let emulator = try Emulator()
+    defer { emulator.stop() }
+    let r = try runNFCTag(["readers"])
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("\(e2eReader)  (card present)"))
+  }
+
+  @Test func writeTextAndURLThenReadBack() throws {
+    let emulator = try Emulator()
+    defer { emulator.stop() }
+    let write = try runNFCTag(["write", "text", "Hello, tag", "--lang", "en", "--reader", e2eReader, "--timeout", "10"])
+    #expect(write.status == 0, "\(write.stderr)")
+    let read = try runNFCTag(["read", "--format", "json", "--reader", e2eReader, "--timeout", "10"])
+    #expect(read.status == 0)
+    #expect(read.stdout.contains(#""text":{"language":"en","encoding":"utf-8","text":"Hello, tag"}"#))
+
+    #expect(try runNFCTag(["write", "url", "https://example.org/a", "--reader", e2eReader, "--timeout", "10"]).status == 0)
+    let scan = try runNFCTag(["scan", "--json", "--reader", e2eReader, "--timeout", "10"])
+    #expect(scan.status == 0)
+    #expect(scan.stdout.contains(#""chip":"NTAG215""#))
+    #expect(scan.stdout.contains(#""uri":"https://example.org/a""#))
+    #expect(scan.stdout.contains(#""atr":"3b8f8001804f0ca0000003060300030000000068""#))
+
+    // The image file is the raw memory: the NDEF TLV sits at page 4.
+    let image = try [UInt8](Data(contentsOf: emulator.image))
+    #expect(image.count == 135 * 4)
+    #expect(image[16] == 0x03)  // NDEF TLV
+    #expect(image[18] == 0xD1)  // its first record header: MB ME SR, well-known
+  }
+
+  @Test func dumpNDEFAndMemory() throws {
+    let emulator = try Emulator()
+    defer { emulator.stop() }
+    #expect(try runNFCTag(["write", "uri", "tel:123", "--reader", e2eReader]).status == 0)
+    let ndef = try runNFCTag(["dump", "--format", "json", "--reader", e2eReader])
+    #expect(ndef.stdout.contains(#""hex":"d101045505313233""#))  // URI record, code 05 (tel:), "123"
+    let memory = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", e2eReader])
+    #expect(memory.stdoutBytes.count == 540)
+    #expect(Array(memory.stdoutBytes.prefix(3)) == [0x04, 0xA1, 0xB2])
+  }
+
+  @Test func messageLargerThanTheTagIs73AndNothingIsWritten() throws {
+    let emulator = try Emulator(tag: "ntag213")
+    defer { emulator.stop() }
+    let before = try Data(contentsOf: emulator.image)
+    let big = String(repeating: "x", count: 400)
+    let r = try runNFCTag(["write", "text", big, "--reader", e2eReader])
+    #expect(r.status == 73)
+    #expect(r.stderr.contains("nothing was written"))
+    #expect(try Data(contentsOf: emulator.image) == before)
+  }
+
+  @Test func lockNeedsYesThenTheTagIsReadOnly() throws {
+    let emulator = try Emulator(tag: "ntag213")
+    defer { emulator.stop() }
+    #expect(try runNFCTag(["lock", "--reader", e2eReader]).status == 64)
+    let lock = try runNFCTag(["lock", "--yes", "--reader", e2eReader])
+    #expect(lock.status == 0, "\(lock.stderr)")
+    let write = try runNFCTag(["write", "text", "x", "--reader", e2eReader])
+    #expect(write.status == 77)
+    #expect(write.stderr.contains("read-only"))
+  }
+
+  @Test func noTagBeforeTheTimeoutIs75() throws {
+    let r = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "1"])
+    #expect(r.status == 75)
+    #expect(r.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test func noPCSCServiceIs69() throws {
+    let r = try runNFCTag(["read", "--timeout", "1"], environment: ["PCSCLITE_CSOCK_NAME": "/nonexistent/pcscd.comm"])
+    #expect(r.status == 69)
+    #expect(r.stderr.contains("pcscd"))
+  }
+
+  @Test func tagRemovedMidReadIs74WithTapAgain() throws {
+    // Identification takes 2 APDUs and GET_VERSION a third: the tag leaves during the read.
+    let emulator = try Emulator(tag: "ntag216", extra: ["--remove-after", "3"])
+    let r = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "5"])
+    #expect(r.status == 74)
+    #expect(r.stderr.contains("tap"))
+    #expect(emulator.waitForExit() == 0)
+  }
+
+  @Test func tornWriteLeavesOldNewOrEmptyMessage() throws {
+    let emulator = try Emulator(tag: "ntag215")
+    #expect(try runNFCTag(["write", "text", "old message", "--reader", e2eReader]).status == 0)
+    emulator.stop()
+    let newText = String(repeating: "new message ", count: 12)
+    var sawTear = false
+    for k in stride(from: 4, through: 20, by: 2) {
+      let torn = try Emulator(tag: "ntag215", image: emulator.image, extra: ["--remove-after", String(k)])
+      let w = try runNFCTag(["write", "text", newText, "--reader", e2eReader, "--timeout", "5"])
+      _ = torn.waitForExit()
+      torn.stop()
+      if w.status == 74 { sawTear = true; #expect(w.stderr.contains("tap")) }
+      let check = try Emulator(tag: "ntag215", image: emulator.image)
+      let r = try runNFCTag(["read", "--format", "json", "--reader", e2eReader])
+      check.stop()
+      #expect(r.status == 0, "after a tear at command \(k): \(r.stderr)")
+      #expect(r.stdout.contains("old message") || r.stdout.contains(newText) || r.stdout == "{\"records\":[]}\n",
+              "after a tear at command \(k): \(r.stdout)")
+      // Put the old message back for the next round.
+      let reset = try Emulator(tag: "ntag215", image: emulator.image)
+      _ = try runNFCTag(["write", "text", "old message", "--reader", e2eReader])
+      reset.stop()
+    }
+    #expect(sawTear)
+  }
+
+  @Test func anIndependentPCSCClientReadsTheVirtualTag() throws {
+    let emulator = try Emulator()
+    defer { emulator.stop() }
+    let r = try runProgram("/usr/bin/python3", [packageRoot.appendingPathComponent("scripts/pcsc-check.py").path, e2eReader])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("uid 04a1b2c3d4e580"))
+    #expect(r.stdout.contains("page4 0300fe00"))
+    #expect(r.stdout.contains("atr 3b8f8001804f0ca0000003060300030000000068"))
+  }
+
+  @Test func pcscScanShowsAndNamesTheATR() throws {
+    let emulator = try Emulator()
+    defer { emulator.stop() }
+    let r = try runProgram("/usr/bin/timeout", ["-s", "KILL", "4", "pcsc_scan"], timeout: 10)
+    #expect(r.stdout.contains("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68"))
+    #expect(r.stdout.contains("MIFARE Ultralight"))
+  }
+
+  @Test func emulateExitsZeroOnCtrlCAndTheCardLeaves() throws {
+    let emulator = try Emulator()
+    #expect(emulator.stop() == 0)
+    let r = try runNFCTag(["readers", "--json"])
+    #expect(r.stdout.contains(#""name":"\#(e2eReader)","card":false"#))
+  }
+
+  @Test func imageKeepsContentAcrossEmulatorRuns() throws {
+    let first = try Emulator(tag: "ntag213")
+    #expect(try runNFCTag(["write", "text", "persisted", "--reader", e2eReader]).status == 0)
+    first.stop()
+    let second = try Emulator(tag: "ntag213", image: first.image)
+    defer { second.stop() }
+    #expect(try runNFCTag(["read", "--reader", e2eReader]).stdout.contains("persisted"))
+  }
+
+  @Test func unreachableVPCDIs69() throws {
+    let r = try runNFCTag(["emulate", "--tag", "ntag215", "--vpcd", "127.0.0.1:9"], timeout: 20)
+    #expect(r.status == 69)
+    #expect(r.stderr.contains("cannot reach vpcd"))
+  }
+}
+
+/// The in-process simulator: the same code above the card transport, no pcscd needed.
+@Suite struct SimulatorEndToEnd {
+  @Test func writeReadAndPersistThroughAnImage() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-sim-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let reader = "sim:ntag213:" + dir.appendingPathComponent("t.bin").path
+    let w = try runNFCTag(["write", "smartposter", "https://a.org", "--title", "A", "--reader", reader])
+    #expect(w.status == 0, "\(w.stderr)")
+    let r = try runNFCTag(["read", "--reader", reader])
+    #expect(r.stdout.contains("Smart Poster: https://a.org, title (en) \"A\""))
+    #expect(try runNFCTag(["write", "text", String(repeating: "y", count: 200), "--reader", reader]).status == 73)
+    #expect(try runNFCTag(["erase", "--reader", reader]).status == 0)
+    #expect(try runNFCTag(["read", "--format", "json", "--reader", reader]).stdout == "{\"records\":[]}\n")
+  }
+
+  @Test func badSimulatorSpecIsUsage() throws {
+    #expect(try runNFCTag(["read", "--reader", "sim:nosuchtag"]).status == 64)
+  }
+}

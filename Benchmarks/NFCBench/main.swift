@@ -1,1 +1,130 @@
-// Benchmarks: see Makefile 'bench'.
+// In-process benchmarks: NDEF codec throughput, and reader round trips per tag operation.
+// Run through `make bench` (release build); figures go to stdout.
+import NDEF
+import NDEFJSON
+import NFCEmulator
+import NFCReaders
+import NFCTags
+import NFCTransport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func now() -> Double {
+  var t = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &t)
+  return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+// MARK: Codec throughput
+
+func corpus() -> [[UInt8]] {
+  var out: [[UInt8]] = []
+  for i in 0..<2000 {
+    let records: [NDEFRecord]
+    switch i % 4 {
+    case 0: records = [TextRecord(text: "Hello number \(i)", language: "en").record]
+    case 1: records = [URIRecord(uri: "https://www.example.com/item/\(i)").record]
+    case 2: records = [SmartPosterRecord(uri: "https://nfc.example/\(i)", titles: [TextRecord(text: "Poster \(i)")]).record]
+    default: records = [MIMERecord(mediaType: "text/plain", data: Array("payload \(i)".utf8)).record,
+                        AndroidApplicationRecord(packageName: "com.example.app").record]
+    }
+    out.append((try? NDEFMessage(records: records).encoded()) ?? [])
+  }
+  return out
+}
+
+let messages = corpus()
+let totalBytes = messages.reduce(0) { $0 + $1.count }
+let rounds = 50
+var decodedRecords = 0
+var start = now()
+for _ in 0..<rounds {
+  for m in messages { decodedRecords += (try? NDEFMessage(decoding: m))?.records.count ?? 0 }
+}
+var elapsed = now() - start
+print("decode:      \(Int(Double(decodedRecords) / elapsed)) records/s, \(String(format2(Double(totalBytes * rounds) / elapsed / 1e6))) MB/s")
+
+let decoded = messages.compactMap { try? NDEFMessage(decoding: $0) }
+start = now()
+var encodedBytes = 0
+for _ in 0..<rounds { for m in decoded { encodedBytes += (try? m.encoded())?.count ?? 0 } }
+elapsed = now() - start
+print("encode:      \(Int(Double(decoded.count * rounds) / elapsed)) messages/s, \(String(format2(Double(encodedBytes) / elapsed / 1e6))) MB/s")
+
+start = now()
+var jsonBytes = 0
+var writer = JSONWriter(capacity: 4096)
+for _ in 0..<rounds {
+  for m in messages {
+    writer.bytes.removeAll(keepingCapacity: true)
+    if let d = try? NDEFMessage(decoding: m) { writer.message(d) }
+    jsonBytes += writer.bytes.count
+  }
+}
+elapsed = now() - start
+print("decode+JSON: \(Int(Double(messages.count * rounds) / elapsed)) messages/s")
+
+func format2(_ x: Double) -> String {
+  let scaled = Int((x * 100).rounded())
+  return "\(scaled / 100).\(scaled % 100 < 10 ? "0" : "")\(scaled % 100)"
+}
+
+// MARK: Reader round trips
+
+/// Counts APDUs between the driver and the reader.
+final class CountingAPDU: APDUTransport {
+  let base: any APDUTransport
+  var count = 0
+  init(_ base: any APDUTransport) { self.base = base }
+  var readerName: String { base.readerName }
+  var atr: [UInt8] { base.atr }
+  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    count += 1
+    return try base.transmit(apdu)
+  }
+}
+
+func roundTrips(chip: Type2Chip, messageLength: Int, readerFace acr122u: Bool) -> (read: Int, write: Int)? {
+  guard let tag = try? Type2VirtualTag(chip: chip) else { return nil }
+  let payload = [UInt8](repeating: 0x61, count: messageLength - (messageLength - 3 > 255 ? 6 : 3))
+  guard let message = try? NDEFMessage(records: [NDEFRecord(tnf: .unknown, payload: payload)]).encoded() else { return nil }
+  let transport = CountingAPDU(SimulatedAPDUTransport(card: acr122u ? ACR122UFace(tag: tag) : PartThreeOnlyFace(tag: tag)))
+  guard let target = try? detectTarget(on: transport), let platform = try? makePlatform(for: target) else { return nil }
+  guard (try? platform.writeNDEF(message, verify: true)) != nil else { return nil }
+  let write = transport.count
+  guard let target2 = try? detectTarget(on: transport) else { return nil }
+  transport.count = 0
+  guard let target3 = try? detectTarget(on: transport), let platform3 = try? makePlatform(for: target3),
+        let read = try? platform3.readNDEF(), read == message else { return nil }
+  _ = target2
+  return (transport.count, write)
+}
+
+/// A reader that only knows the Part 3 pseudo-APDUs (FF CA, FF B0 16 bytes, FF D6): what
+/// nfc-pcsc and most tools use.
+final class PartThreeOnlyFace: VirtualCard {
+  let inner: ACR122UFace
+  init(tag: any VirtualTag) { inner = ACR122UFace(tag: tag, firmware: "GENERIC") }
+  var atr: [UInt8] { inner.atr }
+  func powerOn() {}
+  func powerOff() {}
+  func reset() {}
+  func transmit(_ apdu: [UInt8]) -> [UInt8] {
+    if apdu.starts(with: [0xFF, 0x00, 0x48]) { return [0x6A, 0x81] }
+    if apdu.starts(with: [0xFF, 0x00, 0x00, 0x00]) { return [0x6A, 0x81] }
+    return inner.transmit(apdu)
+  }
+}
+
+print("")
+print("reader round trips (APDUs, identification included)      ACR122U   Part 3 READ BINARY (16 B)")
+for (chip, length) in [(Type2Chip.ntag213, 137), (.ntag215, 480), (.ntag216, 868)] {
+  let fast = roundTrips(chip: chip, messageLength: length, readerFace: true)
+  let slow = roundTrips(chip: chip, messageLength: length, readerFace: false)
+  let name = "\(chip.productName) \(length)-byte message"
+  print("  read  \(pad(name, 40)) \(fast.map { String($0.read) } ?? "-")         \(slow.map { String($0.read) } ?? "-")")
+  print("  write \(pad(name, 40)) \(fast.map { String($0.write) } ?? "-")         \(slow.map { String($0.write) } ?? "-")")
+}
+
+func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }

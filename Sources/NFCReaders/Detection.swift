@@ -10,11 +10,23 @@ import NFCTransport
 public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil) throws(PollError) -> DetectedTarget {
   let link: any APDUTransport = logger.map { TracingTransport(transport, logger: $0) } ?? transport
   let atr = PartThreeATR(transport.atr)
-  let firmware: [UInt8]
-  do { firmware = try link.transmit([0xFF, 0x00, 0x48, 0x00, 0x00]) } catch {
+  var parameters: [String: [UInt8]] = [:]
+  let isACR122: Bool
+  do {
+    if atr.platform == .type2 {
+      // One APDU tells the reader path and names the chip: GET_VERSION (60) by direct transmit to
+      // a PN532 (InCommunicateThru). An ACR122U answers D5 43 …; a plain Part 3 reader refuses.
+      let reply = try link.transmit([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60])
+      isACR122 = reply.count >= 5 && reply[0] == 0xD5 && reply[1] == 0x43 && reply.suffix(2) == [0x90, 0x00]
+      if isACR122, reply[2] == 0x00, reply.count == 13 { parameters["version"] = Array(reply[3..<11]) }
+    } else {
+      let firmware = try link.transmit([0xFF, 0x00, 0x48, 0x00, 0x00])
+      isACR122 = firmware.starts(with: Array("ACR122".utf8))
+      if isACR122 { parameters["firmware"] = firmware }
+    }
+  } catch {
     throw failure(error, transport.readerName)
   }
-  let isACR122 = firmware.starts(with: Array("ACR122".utf8))
   var identifier: [UInt8] = []
   do {
     let reply = try link.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
@@ -30,8 +42,6 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   case (.type4?, _): tagLink = APDUPassthroughLink(transport: link)
   default: tagLink = PartThreeType2Link(transport: link)
   }
-  var parameters: [String: [UInt8]] = [:]
-  if isACR122 { parameters["firmware"] = firmware }
   return DetectedTarget(readerName: transport.readerName, identifier: identifier, atr: transport.atr,
                         platform: platform, cardName: atr.cardName, parameters: parameters, link: tagLink)
 }

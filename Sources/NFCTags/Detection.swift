@@ -24,7 +24,11 @@ public func makePlatform(for target: DetectedTarget) throws(TagError) -> any NDE
   }
   switch platform {
   case .type1: throw .unsupported("Type 1 tags are not supported yet")  // TYPE1: replace this line
-  case .type2: return Type2Tag(identifier: target.identifier, link: target.link)
+  case .type2:
+    if let version = target.parameters["version"] {
+      return Type2Tag(identifier: target.identifier, link: target.link, version: version)
+    }
+    return Type2Tag(identifier: target.identifier, link: target.link)
   case .type3: throw .unsupported("Type 3 tags are not supported yet")  // TYPE3: replace this line
   case .type4: throw .unsupported("Type 4 tags are not supported yet")  // TYPE4: replace this line
   case .type5: throw .unsupported("Type 5 tags are not supported yet")  // TYPE5: replace this line

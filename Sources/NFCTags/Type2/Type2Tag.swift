@@ -37,6 +37,13 @@ public final class Type2Tag: NDEFTagPlatform {
     self.commands = Type2Commands(link: link)
   }
 
+  /// Creates the platform with the GET_VERSION answer the reader driver already got while it
+  /// identified the card, so the tag is not asked twice (one round trip less).
+  public convenience init(identifier: [UInt8], link: any Transceiver, version: [UInt8]) {
+    self.init(identifier: identifier, link: link, product: Type2Product(version: version))
+    if product != nil { self.version = version }
+  }
+
   // MARK: Command layer
 
   /// READ (30h): pages `page`…`page + 3`, 16 bytes, uncached.

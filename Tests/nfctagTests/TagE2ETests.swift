@@ -81,8 +81,9 @@ struct TagEndToEnd {
   }
 
   @Test func tagRemovedMidReadIs74WithTapAgain() throws {
-    // Identification takes 2 APDUs and GET_VERSION a third: the tag leaves during the read.
-    let emulator = try Emulator(tag: "ntag216", extra: ["--remove-after", "3"])
+    // Identification takes 2 APDUs (GET_VERSION by direct transmit, then the UID): the tag
+    // leaves before the first FAST_READ.
+    let emulator = try Emulator(tag: "ntag216", extra: ["--remove-after", "2"])
     let r = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "5"])
     #expect(r.status == 74)
     #expect(r.stderr.contains("tap"))

@@ -1,0 +1,118 @@
+import NFCTransport
+import Testing
+@testable import NFCReaders
+
+/// A scripted APDU transport: each step is the APDU expected and the reply.
+final class ScriptedAPDU: APDUTransport {
+  var script: [(apdu: [UInt8], reply: [UInt8])]
+  let readerName = "test reader"
+  let atr: [UInt8]
+  init(atr: [UInt8], _ script: [(apdu: [UInt8], reply: [UInt8])]) {
+    self.atr = atr
+    self.script = script
+  }
+  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard !script.isEmpty else { throw .unexpectedCommand(apdu, expected: nil) }
+    let step = script.removeFirst()
+    guard step.apdu == apdu else { throw .unexpectedCommand(apdu, expected: step.apdu) }
+    return step.reply
+  }
+}
+
+let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x68]
+
+@Suite struct ATRParsing {
+  @Test func storageCardsByName() {
+    #expect(PartThreeATR(ultralightATR).platform == .type2)
+    #expect(PartThreeATR(ultralightATR).checksumValid)
+    let felica: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0xF0, 0x11, 0x00, 0x00, 0x00, 0x00, 0x8A]
+    #expect(PartThreeATR(felica).platform == .type3)
+    #expect(PartThreeATR(felica).checksumValid)
+    let topaz: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0xF0, 0x04, 0x00, 0x00, 0x00, 0x00, 0x9F]
+    #expect(PartThreeATR(topaz).platform == .type1)
+    let classic: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x6A]
+    #expect(PartThreeATR(classic).platform == nil)
+    #expect(PartThreeATR(classic).cardName == "MIFARE Classic 1K")
+  }
+
+  @Test func isoDEPHistoricalBytes() {
+    let desfire: [UInt8] = [0x3B, 0x81, 0x80, 0x01, 0x80, 0x80]
+    #expect(PartThreeATR(desfire).kind == .isoDEP(historicalBytes: [0x80]))
+    #expect(PartThreeATR(desfire).platform == .type4)
+    #expect(PartThreeATR(desfire).checksumValid)
+  }
+
+  @Test func badChecksumIsReported() {
+    var atr = ultralightATR
+    atr[19] = 0x00
+    #expect(!PartThreeATR(atr).checksumValid)
+  }
+}
+
+@Suite struct Detection {
+  @Test func acr122uIsRecognisedByItsGetVersionAnswer() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60],   // GET_VERSION by direct transmit
+       [0xD5, 0x43, 0x00, 0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03, 0x90, 0x00]),  // NTAG215
+      ([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x90, 0x00]),  // UID
+    ])
+    let target = try detectTarget(on: transport)
+    #expect(target.platform == .type2)
+    #expect(target.identifier == [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06])
+    #expect(target.parameters["version"] == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    #expect(target.link is ACR122UType2Link)
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func aPlainPartThreeReaderGetsTheReadBinaryLink() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60], [0x6A, 0x81]),  // no direct transmit
+      ([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x90, 0x00]),
+    ])
+    let target = try detectTarget(on: transport)
+    #expect(target.link is PartThreeType2Link)
+    #expect(target.link.capabilities.rawCommands == false)
+  }
+}
+
+@Suite struct Links {
+  @Test func acr122uType2ReadWriteAndNak() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x42, 0x30, 0x04],          // READ page 4
+       [0xD5, 0x43, 0x00] + [UInt8](repeating: 0xAB, count: 16) + [0x90, 0x00]),
+      ([0xFF, 0x00, 0x00, 0x00, 0x08, 0xD4, 0x42, 0xA2, 0x05, 1, 2, 3, 4],  // WRITE page 5: ACK
+       [0xD5, 0x43, 0x00, 0x90, 0x00]),
+      ([0xFF, 0x00, 0x00, 0x00, 0x08, 0xD4, 0x42, 0xA2, 0x02, 1, 2, 3, 4],  // WRITE page 2: NAK 0
+       [0xD5, 0x43, 0x00, 0x00, 0x90, 0x00]),
+      ([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60], [0xD5, 0x43, 0x01, 0x90, 0x00]),  // mute: timeout
+    ])
+    let link = ACR122UType2Link(transport: transport)
+    #expect(try link.transceive([0x30, 0x04]) == [UInt8](repeating: 0xAB, count: 16))
+    #expect(try link.transceive([0xA2, 0x05, 1, 2, 3, 4]) == [0x0A])
+    #expect(throws: TransceiveError.nak(0)) { try link.transceive([0xA2, 0x02, 1, 2, 3, 4]) }
+    #expect(throws: TransceiveError.timeout) { try link.transceive([0x60]) }
+  }
+
+  @Test func partThreeMapsReadAndWriteOnly() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0xB0, 0x00, 0x04, 0x10], [UInt8](repeating: 1, count: 16) + [0x90, 0x00]),
+      ([0xFF, 0xD6, 0x00, 0x04, 0x04, 9, 9, 9, 9], [0x90, 0x00]),
+      ([0xFF, 0xB0, 0x00, 0xF0, 0x10], [0x63, 0x00]),
+    ])
+    let link = PartThreeType2Link(transport: transport)
+    #expect(try link.transceive([0x30, 0x04]) == [UInt8](repeating: 1, count: 16))
+    #expect(try link.transceive([0xA2, 0x04, 9, 9, 9, 9]) == [0x0A])
+    #expect(throws: TransceiveError.status(0x6300)) { try link.transceive([0x30, 0xF0]) }
+    #expect(throws: TransceiveError.self) { try link.transceive([0x3A, 0x00, 0x10]) }
+  }
+}
+
+@Suite struct Trace {
+  @Test func passwordsAreMasked() {
+    let apdu: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x07, 0xD4, 0x42, 0x1B, 0x12, 0x34, 0x56, 0x78]
+    let line = maskedForTrace(apdu)
+    #expect(line == "ff 00 00 00 07 d4 42 1b ********")
+    #expect(!line.contains("12 34"))
+    #expect(maskedForTrace([0xFF, 0xCA, 0x00, 0x00, 0x00]) == "ff ca 00 00 00")
+  }
+}

@@ -176,3 +176,49 @@ struct TagEndToEnd {
     #expect(try runNFCTag(["read", "--reader", "sim:nosuchtag"]).status == 64)
   }
 }
+
+/// `scan --continuous` and `doctor` against the real pcscd.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct ContinuousScanEndToEnd {
+  @Test func reportsEachArrivalOnceAndEndsWithCtrlC() throws {
+    let scanner = Process()
+    scanner.executableURL = nfctagBinary()
+    scanner.arguments = ["scan", "--continuous", "--json", "--reader", e2eReader]
+    let out = Pipe()
+    scanner.standardOutput = out
+    scanner.standardError = FileHandle.nullDevice
+    try scanner.run()
+    defer { if scanner.isRunning { scanner.terminate() } }
+
+    let first = try Emulator(tag: "ntag213")
+    _ = try runNFCTag(["readers"])   // give the scanner time to see the tag
+    usleep(1_500_000)                // a tag left in place is reported once
+    first.stop()
+    let second = try Emulator(tag: "ntag215")
+    usleep(1_500_000)
+    second.stop()
+    kill(scanner.processIdentifier, SIGINT)
+    let deadline = Date().addingTimeInterval(10)
+    while scanner.isRunning, Date() < deadline { usleep(20_000) }
+    #expect(!scanner.isRunning)
+    #expect(scanner.terminationStatus == 0)
+    let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+    #expect(lines.count == 2)
+    #expect(lines.first?.contains(#""chip":"NTAG213""#) == true)
+    #expect(lines.last?.contains(#""chip":"NTAG215""#) == true)
+  }
+
+  @Test func doctorPassesWithPcscdAndTheVirtualReaders() throws {
+    let r = try runNFCTag(["doctor"])
+    #expect(r.stdout.contains("ok    pcscd answers"))
+    #expect(r.stdout.contains("ok    reader 0: Virtual PCD 00 00"))
+    // A kernel pn533 driver on the machine is the only thing that may fail it.
+    #expect(r.status == 0 || r.stdout.contains("pn533"))
+  }
+
+  @Test func doctorSaysHowToStartPcscd() throws {
+    let r = try runNFCTag(["doctor"], environment: ["PCSCLITE_CSOCK_NAME": "/nonexistent/pcscd.comm"])
+    #expect(r.status == 69)
+    #expect(r.stdout.contains("fix: start it"))
+  }
+}

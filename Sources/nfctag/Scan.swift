@@ -29,6 +29,8 @@ extension NFCTool {
           output.write(json ? report.json() + "\n" : report.text(showSecrets: showSecrets))
           output.flush()
         }
+      } catch let exit as ExitCode {
+        throw exit
       } catch {
         throw fail(cliFailure(for: error))
       }

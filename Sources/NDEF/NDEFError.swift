@@ -4,6 +4,7 @@
 public struct NDEFError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The rule that was broken.
   public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The rule's name, as in `truncated`; also used in JSON output.
     public let name: String
     init(_ name: String) { self.name = name }
     public var description: String { name }
@@ -20,13 +21,15 @@ public struct NDEFError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let missingMessageEnd = Code("missingMessageEnd")
     /// Bytes follow the record with the ME flag.
     public static let trailingBytes = Code("trailingBytes")
-    /// The last record has the CF flag (a chunk with no continuation).
+    /// The input ends after a record with the CF flag (a chunk with no continuation).
     public static let chunkNotContinued = Code("chunkNotContinued")
+    /// A record has both CF and ME: a chunked record cannot end the message mid-way.
+    public static let chunkWithMessageEnd = Code("chunkWithMessageEnd")
     /// A chunk is followed by a record that is not an "unchanged" chunk.
     public static let chunkInterrupted = Code("chunkInterrupted")
     /// An "unchanged" (TNF 6) record outside a chunked record.
     public static let unexpectedUnchanged = Code("unexpectedUnchanged")
-    /// A later chunk carries a type or an ID.
+    /// A later chunk carries a type or an ID (IL set).
     public static let chunkHasTypeOrID = Code("chunkHasTypeOrID")
     /// An empty (TNF 0) record has a type, an ID or a payload.
     public static let emptyRecordNotEmpty = Code("emptyRecordNotEmpty")
@@ -42,12 +45,14 @@ public struct NDEFError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let invalidField = Code("invalidField")
   }
 
+  /// The rule that was broken; the only part that `==` compares.
   public let code: Code
   /// Byte offset in the input where the rule was broken (0 when encoding).
   public let offset: Int
   /// What went wrong, for people.
   public let reason: String
 
+  /// An error for `code` at `offset`, with a reason for people.
   public init(code: Code, offset: Int, reason: String) {
     self.code = code
     self.offset = offset

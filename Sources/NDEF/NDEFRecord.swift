@@ -18,16 +18,21 @@ public enum TypeNameFormat: UInt8, Sendable, Hashable, CaseIterable {
   case reserved = 7
 }
 
-/// One logical NDEF record: chunks are reassembled.
+/// One logical NDEF record: chunks are reassembled. NFC Forum NDEF 1.0 §3.2.
 public struct NDEFRecord: Hashable, Sendable {
+  /// How to read ``type`` (header bits 2–0).
   public var tnf: TypeNameFormat
+  /// The record type, such as `T` or `text/plain` (at most 255 bytes).
   public var type: [UInt8]
+  /// The record ID (at most 255 bytes); empty when IL is clear.
   public var identifier: [UInt8]
+  /// The payload; chunks are already joined.
   public var payload: [UInt8]
   /// Leniencies applied when decoding (for example a well-known record with an empty type).
   /// Not part of equality.
   public var warnings: [String] = []
 
+  /// A record with no warnings.
   public init(tnf: TypeNameFormat, type: [UInt8] = [], identifier: [UInt8] = [], payload: [UInt8] = []) {
     self.tnf = tnf
     self.type = type
@@ -60,10 +65,27 @@ public struct NDEFRecord: Hashable, Sendable {
   }
 }
 
-/// An NDEF message: one or more records. NFC Forum NDEF 1.0.
+extension NDEFRecord {
+  /// True for a media record whose type is `mediaType` (given in lowercase), compared without
+  /// regard to ASCII case: media types are case-insensitive (RFC 2045 §5.1).
+  public func hasMediaType(_ mediaType: String) -> Bool {
+    guard tnf == .media, type.count == mediaType.utf8.count else { return false }
+    var i = 0
+    for byte in mediaType.utf8 {
+      let t = type[i]
+      if t != byte, !(t | 0x20 == byte && byte >= 0x61 && byte <= 0x7A) { return false }
+      i += 1
+    }
+    return true
+  }
+}
+
+/// An NDEF message: one or more records, MB on the first and ME on the last. NFC Forum NDEF 1.0 §3.3.
 public struct NDEFMessage: Hashable, Sendable {
+  /// The records, in order; an encodable message has at least one.
   public var records: [NDEFRecord]
 
+  /// A message of `records`.
   public init(records: [NDEFRecord]) { self.records = records }
 
   /// Decodes a whole message; every byte of `bytes` must belong to it.
@@ -74,14 +96,9 @@ public struct NDEFMessage: Hashable, Sendable {
 
   /// Decodes a whole message from a slice; offsets in errors count from the slice's start.
   public init(decoding bytes: ArraySlice<UInt8>) throws(NDEFError) {
-    var decoder = NDEFDecoder(bytes, depth: 0)
-    records = try decoder.decodeMessage()
+    records = try NDEFDecoder(bytes, depth: 0).decodeMessage()
   }
 
-  init(decoding bytes: ArraySlice<UInt8>, depth: Int) throws(NDEFError) {
-    var decoder = NDEFDecoder(bytes, depth: depth)
-    records = try decoder.decodeMessage()
-  }
 
   /// The canonical encoding: SR whenever the payload fits in 255 bytes, IL only with an ID,
   /// no chunking.

@@ -9,10 +9,14 @@ public enum TextEncoding: String, Sendable, Hashable {
 /// Payload: status byte (bit 7 UTF-16, bits 5–0 language code length), the IANA language code,
 /// then the text. UTF-16 without a byte-order mark is big-endian; nfctag writes big-endian with one.
 public struct TextRecord: Hashable, Sendable {
+  /// The IANA language code, such as `en` or `en-US` (1–63 ASCII characters when encoding).
   public var language: String
+  /// The text itself.
   public var text: String
+  /// UTF-8 or UTF-16 (status bit 7).
   public var encoding: TextEncoding
 
+  /// A text record; English and UTF-8 unless given.
   public init(text: String, language: String = "en", encoding: TextEncoding = .utf8) {
     self.text = text
     self.language = language
@@ -60,6 +64,7 @@ public struct URIRecord: Hashable, Sendable {
   /// The whole URI, prefix expanded.
   public var uri: String
 
+  /// A URI record; the prefix is abbreviated when encoding.
   public init(uri: String) { self.uri = uri }
 
   /// The abbreviation table, codes 0x00–0x23 (URI RTD 1.0 §3.2.2).
@@ -93,6 +98,7 @@ public struct URIRecord: Hashable, Sendable {
     return (UInt8(best), uri[restStart...])
   }
 
+  /// The record (well-known `U`), with the longest prefix abbreviated.
   public var record: NDEFRecord {
     let (code, rest) = abbreviated
     return NDEFRecord(tnf: .wellKnown, type: [0x55], payload: [code] + Array(rest.utf8))
@@ -101,16 +107,21 @@ public struct URIRecord: Hashable, Sendable {
 
 /// A MIME media record (TNF 2): a media type and its data.
 public struct MIMERecord: Hashable, Sendable {
+  /// The media type, such as `image/png` (the record type).
   public var mediaType: String
+  /// The payload.
   public var data: [UInt8]
+  /// A MIME record.
   public init(mediaType: String, data: [UInt8]) {
     self.mediaType = mediaType
     self.data = data
   }
+  /// Any TNF 2 record whose type is UTF-8.
   public init?(_ record: NDEFRecord) {
     guard record.tnf == .media, let type = strictUTF8(record.type) else { return nil }
     self.init(mediaType: type, data: record.payload)
   }
+  /// The record (TNF 2).
   public var record: NDEFRecord { NDEFRecord(tnf: .media, type: ascii(mediaType), payload: data) }
   /// True for text media (text/*, vCard) whose data can be shown as text.
   public var isText: Bool {
@@ -121,65 +132,106 @@ public struct MIMERecord: Hashable, Sendable {
 
 /// An absolute-URI record (TNF 3): the type field is a URI.
 public struct AbsoluteURIRecord: Hashable, Sendable {
+  /// The URI in the type field.
   public var uri: String
+  /// The payload, whose meaning the URI names.
   public var payload: [UInt8]
+  /// An absolute-URI record.
   public init(uri: String, payload: [UInt8] = []) {
     self.uri = uri
     self.payload = payload
   }
+  /// Any TNF 3 record whose type is UTF-8.
   public init?(_ record: NDEFRecord) {
     guard record.tnf == .absoluteURI, let uri = strictUTF8(record.type) else { return nil }
     self.init(uri: uri, payload: record.payload)
   }
+  /// The record (TNF 3).
   public var record: NDEFRecord { NDEFRecord(tnf: .absoluteURI, type: ascii(uri), payload: payload) }
 }
 
 /// An NFC Forum external type record (TNF 4), `domain:type`. NFC Forum RTD 1.0 §2.4.
 public struct ExternalTypeRecord: Hashable, Sendable {
+  /// The domain part, lower-cased when built from a type string.
   public var domain: String
+  /// The type part, after the first `:`.
   public var name: String
+  /// The payload.
   public var payload: [UInt8]
 
-  /// Validates and splits `type` ("example.com:mytype"): a non-empty domain of letters, digits,
-  /// '.', '-'; a non-empty type of URN characters. The domain is lower-cased as Android does.
+  /// Validates and splits `type`, as in `"example.com:mytype"`.
+  ///
+  /// The domain is non-empty and made of letters, digits, `.` and `-` (RFC 1035); it is
+  /// lower-cased, since external type names compare case-insensitively (NFC Forum RTD 1.0 §2.4.2;
+  /// Android's `createExternal` does the same). The type is non-empty and made of URN characters
+  /// (RFC 2141: letters, digits and `()+,-.:=@;$_!*'%/?#`).
+  /// - Throws: ``NDEFError/Code-swift.struct/invalidField`` naming the problem.
   public init(type: String, payload: [UInt8]) throws(NDEFError) {
-    let parts = type.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-      throw NDEFError(code: .invalidField, offset: 0, reason: "an external type is DOMAIN:TYPE, both non-empty (got '\(type)')")
+    guard let colon = type.utf8.firstIndex(of: 0x3A) else {
+      throw NDEFError(code: .invalidField, offset: 0, reason: "an external type is DOMAIN:TYPE (got '\(type)')")
     }
-    let domainOK = parts[0].unicodeScalars.allSatisfy { s in
-      (s >= "a" && s <= "z") || (s >= "A" && s <= "Z") || (s >= "0" && s <= "9") || s == "." || s == "-"
+    let domain = type.utf8[..<colon]
+    let name = type.utf8[type.utf8.index(after: colon)...]
+    guard !domain.isEmpty, !name.isEmpty else {
+      throw NDEFError(code: .invalidField, offset: 0, reason: "an external type needs a non-empty domain and type (got '\(type)')")
     }
-    let typeOK = parts[1].unicodeScalars.allSatisfy { s in
-      s.value > 0x20 && s.value < 0x7F && !"\"<>\\^`{|}".unicodeScalars.contains(s)
+    guard domain.allSatisfy(Self.isDomainByte) else {
+      throw NDEFError(code: .invalidField, offset: 0,
+                      reason: "the domain of '\(type)' may hold only letters, digits, '.' and '-'")
     }
-    guard domainOK, typeOK else {
-      throw NDEFError(code: .invalidField, offset: 0, reason: "invalid characters in external type '\(type)'")
+    guard name.allSatisfy(Self.isURNByte) else {
+      throw NDEFError(code: .invalidField, offset: 0, reason: "the type of '\(type)' may hold only URN characters")
     }
-    self.domain = parts[0].lowercased()
-    self.name = String(parts[1])
+    guard type.utf8.count <= 255 else {
+      throw NDEFError(code: .invalidField, offset: 0, reason: "an external type is at most 255 bytes")
+    }
+    self.domain = String(decoding: domain, as: UTF8.self).lowercased()
+    self.name = String(decoding: name, as: UTF8.self)
     self.payload = payload
   }
 
+  static func isDomainByte(_ b: UInt8) -> Bool {
+    (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x2D
+  }
+
+  static func isURNByte(_ b: UInt8) -> Bool {
+    if (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) { return true }
+    switch b {
+    case 0x28, 0x29, 0x2B, 0x2C, 0x2D, 0x2E, 0x3A, 0x3D, 0x40, 0x3B, 0x24, 0x5F, 0x21, 0x2A, 0x27,  // ()+,-.:=@;$_!*'
+         0x25, 0x2F, 0x3F, 0x23:                                                                    // %/?#
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Splits the type of an external record at its first `:`; nil when either side is empty or
+  /// the type is not UTF-8. The characters are not checked, so odd tags still show.
   public init?(_ record: NDEFRecord) {
     guard record.tnf == .external, let text = strictUTF8(record.type),
-          let colon = text.firstIndex(of: ":") else { return nil }
+          let colon = text.firstIndex(of: ":"), colon != text.startIndex,
+          text.index(after: colon) != text.endIndex else { return nil }
     domain = String(text[..<colon])
     name = String(text[text.index(after: colon)...])
     payload = record.payload
   }
 
+  /// The record (TNF 4), type `domain:name`.
   public var record: NDEFRecord { NDEFRecord(tnf: .external, type: ascii(domain + ":" + name), payload: payload) }
 }
 
 /// An Android Application Record: external type `android.com:pkg`, payload the package name.
 public struct AndroidApplicationRecord: Hashable, Sendable {
+  /// The Android package name, such as `com.example.app`.
   public var packageName: String
+  /// An AAR for `packageName`.
   public init(packageName: String) { self.packageName = packageName }
+  /// Parses an `android.com:pkg` record; nil when the payload is not UTF-8.
   public init?(_ record: NDEFRecord) {
     guard record.hasType(.external, "android.com:pkg"), let name = strictUTF8(record.payload) else { return nil }
     packageName = name
   }
+  /// The record (TNF 4, `android.com:pkg`).
   public var record: NDEFRecord {
     NDEFRecord(tnf: .external, type: ascii("android.com:pkg"), payload: Array(packageName.utf8))
   }
@@ -188,16 +240,22 @@ public struct AndroidApplicationRecord: Hashable, Sendable {
 /// A Smart Poster (well-known `Sp`): a nested message with one URI, titles, action, size, type,
 /// icons. NFC Forum Smart Poster RTD 1.0.
 public struct SmartPosterRecord: Hashable, Sendable {
+  /// The URI of the single `U` record, prefix expanded.
   public var uri: String
+  /// The `T` records, one per language.
   public var titles: [TextRecord]
   /// 0 do the action, 1 save for later, 2 open for editing.
   public var action: UInt8?
+  /// The `s` record: size of the referenced object in bytes.
   public var size: UInt32?
+  /// The `t` record: media type of the referenced object.
   public var mimeType: String?
+  /// MIME records of type `image/*` or `video/*`.
   public var icons: [MIMERecord] = []
   /// Records of the nested message that are none of the above, kept as they are.
   public var otherRecords: [NDEFRecord] = []
 
+  /// A smart poster; icons and other records can be set afterwards.
   public init(uri: String, titles: [TextRecord] = [], action: UInt8? = nil, size: UInt32? = nil, mimeType: String? = nil) {
     self.uri = uri
     self.titles = titles
@@ -206,28 +264,33 @@ public struct SmartPosterRecord: Hashable, Sendable {
     self.mimeType = mimeType
   }
 
+  /// Parses strictly: nil unless the payload is a valid nested message with exactly one URI
+  /// record, and nested containers stay within ``maximumNestingDepth``.
+  ///
+  /// Titles are the `T` records, `act` must be 1 byte, `s` 4 bytes, `t` UTF-8; MIME records
+  /// of `image/*` or `video/*` are icons; anything else lands in ``otherRecords``.
   public init?(_ record: NDEFRecord) {
-    guard record.hasType(.wellKnown, "Sp") else { return nil }
-    try? self.init(record, depth: 1)
-  }
-
-  init?(_ record: NDEFRecord, depth: Int) throws(NDEFError) {
-    guard let nested = try? NDEFMessage(decoding: record.payload[...], depth: depth) else { return nil }
+    guard record.hasType(.wellKnown, "Sp"),
+          let nested = try? NDEFMessage(nestedIn: record, depth: 1) else { return nil }
     var uri: String? = nil
     self.init(uri: "")
     for r in nested.records {
-      if let u = URIRecord(r) {
-        guard uri == nil else { return nil }  // exactly one URI
+      if r.hasType(.wellKnown, "U") {
+        guard uri == nil, let u = URIRecord(r) else { return nil }  // exactly one valid URI
         uri = u.uri
-      } else if let t = TextRecord(r), r.hasType(.wellKnown, "T") {
+      } else if r.hasType(.wellKnown, "T") {
+        guard let t = TextRecord(r) else { return nil }
         titles.append(t)
-      } else if r.hasType(.wellKnown, "act"), r.payload.count == 1, let a = r.payload.first {
+      } else if r.hasType(.wellKnown, "act") {
+        guard r.payload.count == 1, let a = r.payload.first else { return nil }
         action = a
-      } else if r.hasType(.wellKnown, "s"), r.payload.count == 4 {
+      } else if r.hasType(.wellKnown, "s") {
+        guard r.payload.count == 4 else { return nil }
         size = r.payload.reduce(0) { $0 << 8 | UInt32($1) }
-      } else if r.hasType(.wellKnown, "t"), let t = strictUTF8(r.payload) {
+      } else if r.hasType(.wellKnown, "t") {
+        guard let t = strictUTF8(r.payload) else { return nil }
         mimeType = t
-      } else if r.tnf == .media, let m = MIMERecord(r), m.mediaType.hasPrefix("image/") || m.mediaType.hasPrefix("video/") {
+      } else if r.tnf == .media, let m = MIMERecord(r), Self.isIconType(m.mediaType) {
         icons.append(m)
       } else {
         otherRecords.append(r)
@@ -237,6 +300,14 @@ public struct SmartPosterRecord: Hashable, Sendable {
     self.uri = uri
   }
 
+  static func isIconType(_ mediaType: String) -> Bool {
+    let lower = mediaType.lowercased()
+    return lower.hasPrefix("image/") || lower.hasPrefix("video/")
+  }
+
+  /// The record: URI, titles, `act`, `s`, `t`, icons, then ``otherRecords``.
+  ///
+  /// When ``otherRecords`` cannot be encoded (a reserved TNF…), they are left out.
   public var record: NDEFRecord {
     var records = [URIRecord(uri: uri).record]
     records += titles.map(\.record)
@@ -248,8 +319,8 @@ public struct SmartPosterRecord: Hashable, Sendable {
     }
     if let mimeType { records.append(NDEFRecord(tnf: .wellKnown, type: [0x74], payload: Array(mimeType.utf8))) }
     records += icons.map(\.record)
-    records += otherRecords
-    let payload = (try? NDEFMessage(records: records).encoded()) ?? []
+    let payload = (try? NDEFMessage(records: records + otherRecords).encoded())
+      ?? (try? NDEFMessage(records: records).encoded()) ?? []
     return NDEFRecord(tnf: .wellKnown, type: ascii("Sp"), payload: payload)
   }
 }

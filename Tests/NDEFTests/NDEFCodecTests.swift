@@ -1,10 +1,16 @@
 import Testing
 @testable import NDEF
 
+/// Bytes from hex digits; spaces, newlines and `//` comments (to the end of the line) are skipped.
 func hex(_ text: String) -> [UInt8] {
   var out: [UInt8] = []
   var high: UInt8? = nil
+  var inComment = false
+  var previous: UInt8 = 0
   for c in text.utf8 {
+    defer { previous = c }
+    if inComment { if c == 0x0A { inComment = false }; continue }
+    if c == 0x2F, previous == 0x2F { inComment = true; continue }
     let v: UInt8
     switch c {
     case 0x30...0x39: v = c - 0x30
@@ -161,8 +167,16 @@ func decodeError(_ bytes: [UInt8]) -> NDEFError? {
     #expect(error?.code == .trailingBytes)
     #expect(error?.offset == 4)
   }
-  @Test func cfOnLastRecord() { #expect(decodeError(hex("F5 00 01 61"))?.code == .chunkNotContinued) }
-  @Test func inputEndsAfterChunk() { #expect(decodeError(hex("B5 00 01 61"))?.code == .chunkNotContinued) }
+  @Test func meOnAChunkWithCF() { #expect(decodeError(hex("F5 00 01 61"))?.code == .chunkWithMessageEnd) }
+  @Test func meOnAMiddleChunkWithCF() {
+    #expect(decodeError(hex("B5 00 01 61  76 00 01 62"))?.code == .chunkWithMessageEnd)
+  }
+  @Test func cfOnTheLastRecord() {
+    // A text record, then a chunk (CF, no ME) that nothing continues.
+    let error = decodeError(hex("91 01 00 54  35 00 01 61"))
+    #expect(error?.code == .chunkNotContinued)
+    #expect(error?.offset == 4)
+  }
   @Test func chunkFollowedByOtherRecord() { #expect(decodeError(hex("B5 00 01 61  51 01 00 54"))?.code == .chunkInterrupted) }
   @Test func unchangedOutsideChunk() { #expect(decodeError(hex("D6 00 01 61"))?.code == .unexpectedUnchanged) }
   @Test func idOnLaterChunk() { #expect(decodeError(hex("B5 00 01 61  5E 00 01 01 78 62"))?.code == .chunkHasTypeOrID) }
@@ -170,13 +184,59 @@ func decodeError(_ bytes: [UInt8]) -> NDEFError? {
   @Test func nonEmptyEmptyRecord() { #expect(decodeError(hex("D0 00 01 61"))?.code == .emptyRecordNotEmpty) }
   @Test func unknownWithType() { #expect(decodeError(hex("D5 01 00 54"))?.code == .unexpectedType) }
   @Test func nestingTooDeep() throws {
-    // Smart Posters nested ten deep: decoding the outer one gives up without trapping.
-    var record = URIRecord(uri: "https://a").record
-    for _ in 0..<10 {
-      record = NDEFRecord(tnf: .wellKnown, type: Array("Sp".utf8), payload: try NDEFMessage(records: [record]).encoded())
+    // Smart Posters nested ten deep: the outer one does not parse, and the nested message
+    // reports the rule; eight levels are fine.
+    func poster(levels: Int) throws -> NDEFRecord {
+      let uri = URIRecord(uri: "https://a").record
+      var records = [uri]
+      for _ in 0..<levels {
+        records = [uri, NDEFRecord(tnf: .wellKnown, type: Array("Sp".utf8), payload: try NDEFMessage(records: records).encoded())]
+      }
+      return records[1]
     }
-    var nested = NDEFDecoder(record.payload[...], depth: maximumNestingDepth + 1)
-    #expect(throws: NDEFError.self) { try nested.decodeMessage() }
+    let deep = try poster(levels: 10)
+    #expect(SmartPosterRecord(deep) == nil)
+    #expect(throws: NDEFError(code: .nestingTooDeep, offset: 0, reason: "")) { try deep.nestedMessage() }
+    let fine = try poster(levels: maximumNestingDepth)
+    #expect(try fine.nestedMessage()?.records.count == 2)
+    #expect(SmartPosterRecord(fine) != nil)
+    // The decoder itself refuses to start past the cap.
+    #expect(throws: NDEFError(code: .nestingTooDeep, offset: 0, reason: "")) {
+      try NDEFDecoder(hex("D0 00 00")[...], depth: maximumNestingDepth + 1).decodeMessage()
+    }
+  }
+  @Test func handoverNestingTooDeep() throws {
+    var record = NDEFRecord(tnf: .wellKnown, type: Array("ac".utf8), payload: [1, 1, 0x30, 0])
+    for _ in 0..<12 {
+      record = NDEFRecord(tnf: .wellKnown, type: Array("Hs".utf8), payload: [0x13] + (try NDEFMessage(records: [record]).encoded()))
+    }
+    #expect(HandoverRecord(record) == nil)
+    #expect(throws: NDEFError(code: .nestingTooDeep, offset: 0, reason: "")) { try record.nestedMessage() }
+  }
+  @Test func truncatedInLongPayloadLength() {
+    let error = decodeError(hex("C1 01 00 00"))
+    #expect(error?.code == .truncated)
+    #expect(error?.offset == 2)
+  }
+  @Test func truncatedBeforeIDLength() {
+    let error = decodeError(hex("D9 01 01"))
+    #expect(error?.code == .truncated)
+    #expect(error?.offset == 3)
+  }
+  @Test func typeLengthPastTheEnd() {
+    let error = decodeError(hex("D2 0A 00 74 65 78 74"))
+    #expect(error?.code == .truncated)
+    #expect(error?.offset == 3)
+  }
+  @Test func idLengthPastTheEnd() {
+    let error = decodeError(hex("D9 01 00 05 54 61"))
+    #expect(error?.code == .truncated)
+    #expect(error?.offset == 5)
+  }
+  @Test func truncatedInSecondRecord() {
+    let error = decodeError(hex("91 01 00 54  51 01"))
+    #expect(error?.code == .truncated)
+    #expect(error?.offset == 6)
   }
   @Test func errorDescriptionNamesRuleAndOffset() {
     #expect(decodeError(hex("D1 01 00 54 00"))?.description.contains("trailingBytes at byte 4") == true)

@@ -11,9 +11,10 @@ public enum VPCDFrame {
   /// pcscd → card control codes (1-byte messages).
   public static let powerOff: UInt8 = 0x00, powerOn: UInt8 = 0x01, reset: UInt8 = 0x02, getATR: UInt8 = 0x04
 
-  /// A framed message.
+  /// A framed message. A payload longer than a frame can say (65,535 bytes) becomes the status
+  /// word `6F 00` instead: the bridge never traps on what a card model answers.
   public static func encode(_ payload: [UInt8]) -> [UInt8] {
-    precondition(payload.count <= 0xFFFF)
+    guard payload.count <= 0xFFFF else { return [0x00, 0x02, 0x6F, 0x00] }
     return [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
   }
 

@@ -116,3 +116,19 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     #expect(maskedForTrace([0xFF, 0xCA, 0x00, 0x00, 0x00]) == "ff ca 00 00 00")
   }
 }
+
+@Suite struct ACR122UPseudoAPDUs {
+  @Test func firmwareLEDAndPollingParameter() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0x00, 0x48, 0x00, 0x00], Array("ACR122U207".utf8)),                          // no status word
+      ([0xFF, 0x00, 0x40, 0x0E, 0x04, 0x03, 0x00, 0x01, 0x01], [0x90, 0x02]),             // green, buzz in T1
+      ([0xFF, 0x00, 0x50, 0x00, 0x00], [0x90, 0xFF]),
+      ([0xFF, 0x00, 0x40, 0x0D, 0x04, 0x00, 0x00, 0x00, 0x00], [0x63, 0x00]),             // refused
+    ])
+    let acr = ACR122UControl(transport: transport)
+    #expect(try acr.firmware() == "ACR122U207")
+    #expect(try acr.signal(red: false, green: true, t1: 3, repetitions: 1, buzzer: .duringT1) == 0x02)
+    #expect(try acr.pollingParameter() == 0xFF)
+    #expect(throws: TransceiveError.status(0x6300)) { try acr.signal(red: true, green: false) }
+  }
+}

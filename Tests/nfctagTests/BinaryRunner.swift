@@ -17,8 +17,15 @@ func nfctagBinary() -> URL {
 /// Runs `nfctag` with `arguments`, feeding `stdin`; waits at most `timeout` seconds.
 @discardableResult
 func runNFCTag(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> RunResult {
+  try runProcess(nfctagBinary(), arguments, stdin: stdin, environment: environment, timeout: timeout)
+}
+
+/// Runs a program with `arguments`, feeding `stdin`, and collects its output and status; a
+/// program still running after `timeout` seconds is terminated.
+func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+                timeout: TimeInterval = 60) throws -> RunResult {
   let process = Process()
-  process.executableURL = nfctagBinary()
+  process.executableURL = executable
   process.arguments = arguments
   var env = ProcessInfo.processInfo.environment
   for (k, v) in environment { env[k] = v }

@@ -79,21 +79,7 @@ struct EmulatorFailure: Error, CustomStringConvertible {
 
 /// Runs a program (not nfctag) and returns its status and output.
 func runProgram(_ path: String, _ arguments: [String], timeout: Double = 30) throws -> RunResult {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: path)
-  process.arguments = arguments
-  let out = Pipe(), err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  let deadline = Date().addingTimeInterval(timeout)
-  while process.isRunning, Date() < deadline { usleep(10_000) }
-  if process.isRunning { process.terminate() }
-  process.waitUntilExit()
-  return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+  try runProcess(URL(fileURLWithPath: path), arguments, timeout: timeout)
 }
 
 /// The repository root (for scripts/).

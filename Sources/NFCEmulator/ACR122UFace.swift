@@ -171,7 +171,13 @@ public final class ACR122UFace: VirtualCard {
   /// InDataExchange / InCommunicateThru: status byte, then the tag's answer.
   private func exchange(_ command: [UInt8], thru: Bool) -> [UInt8] {
     guard let tag else { return [0x01] }
-    switch tag.respond(to: command) {
+    if tag.platform == .type1 { return jewelExchange(command, thru: thru, tag: tag) }
+    return chipAnswer(tag.respond(to: command), thru: thru)
+  }
+
+  /// The PN532 status byte and data for a tag's response.
+  func chipAnswer(_ response: TagResponse, thru: Bool) -> [UInt8] {
+    switch response {
     case .data(let bytes):
       guard bytes.count <= Self.maximumChipAnswer else { return [0x09] }
       return [0x00] + bytes

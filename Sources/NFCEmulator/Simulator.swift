@@ -5,34 +5,84 @@ import Glibc
 import Darwin
 #endif
 
-/// The virtual tag kinds, by the names the command line uses. One table, so new models add a row.
+/// The virtual tag kinds, by the names the command line uses. One table, so new models add a row;
+/// each model's factory lives beside it (Type1/, Type2/, …).
 public enum VirtualTagKind: String, CaseIterable, Sendable {
+  case topaz512
   case ntag213, ntag215, ntag216, ultralight
   case ultralightEV1 = "ultralight-ev1"
+  case felicaLiteS = "felica-lite-s"
+  case type4
+  case icodeSLIX2 = "icode-slix2"
 
   /// A tag with factory content.
   public func makeTag(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
     switch self {
+    case .topaz512: return try makeTopaz512(uid: uid)
     case .ntag213: return try Type2VirtualTag(chip: .ntag213, uid: uid)
     case .ntag215: return try Type2VirtualTag(chip: .ntag215, uid: uid)
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, uid: uid)
     case .ultralight: return try Type2VirtualTag(chip: .ultralight, uid: uid)
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, uid: uid)
+    case .felicaLiteS: return try makeFeliCaLiteS(uid: uid)
+    case .type4: return try makeType4Tag(uid: uid)
+    case .icodeSLIX2: return try makeICODESLIX2(uid: uid)
     }
   }
 
-  /// A tag from a memory image.
+  /// A tag from a memory image (the raw memory in address order).
   public func makeTag(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
     switch self {
+    case .topaz512: return try makeTopaz512(image: image)
     case .ntag213: return try Type2VirtualTag(chip: .ntag213, image: image)
     case .ntag215: return try Type2VirtualTag(chip: .ntag215, image: image)
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, image: image)
     case .ultralight: return try Type2VirtualTag(chip: .ultralight, image: image)
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, image: image)
+    case .felicaLiteS: return try makeFeliCaLiteS(image: image)
+    case .type4: return try makeType4Tag(image: image)
+    case .icodeSLIX2: return try makeICODESLIX2(image: image)
     }
   }
 
+  /// The reader face a tag of this kind is shown in when none is named: the ACR122U, except for
+  /// ISO 15693 tags, which it cannot read.
+  public var defaultFace: ReaderFaceKind { self == .icodeSLIX2 ? .part3 : .acr122u }
+
   /// "ntag213|ntag215|…" for help texts.
+  public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
+}
+
+/// The reader faces the emulator can show a virtual tag in.
+public enum ReaderFaceKind: String, CaseIterable, Sendable {
+  /// An ACS ACR122U (a PN532 behind pseudo-APDUs): Types 1–4, no ISO 15693.
+  case acr122u
+  /// A generic PC/SC Part 3 reader with ISO 15693 (ACR1552U-like): Types 2, 4 and 5.
+  case part3
+
+  /// The face with `tag` in its field.
+  /// - Throws: ``EmulatorError`` when this reader cannot talk to that kind of tag.
+  public func makeFace(tag: any VirtualTag) throws(EmulatorError) -> any VirtualCard {
+    switch self {
+    case .acr122u:
+      guard tag.platform != .type5 else {
+        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags: use --reader part3")
+      }
+      return ACR122UFace(tag: tag)
+    case .part3:
+      return try PartThreeFace(tag: tag)
+    }
+  }
+
+  /// The PC/SC name the in-process simulator gives this reader.
+  public var simulatedReaderName: String {
+    switch self {
+    case .acr122u: return "ACS ACR122U PICC Interface"
+    case .part3: return "ACS ACR1552 1S CL Reader PICC"
+    }
+  }
+
+  /// "acr122u|part3" for help texts.
   public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
@@ -154,20 +204,31 @@ public final class SimulatedAPDUTransport: APDUTransport {
   }
 }
 
-/// `sim:KIND[:IMAGE]` as given to `--reader`.
+/// `sim:KIND[@FACE][:IMAGE]` as given to `--reader`: the tag kind, the reader face (the kind's
+/// default when not named) and an optional image file.
 public struct SimulatorSpec: Sendable {
   public var kind: VirtualTagKind
+  public var face: ReaderFaceKind
   public var imagePath: String?
 
   public init(parsing text: String) throws(EmulatorError) {
     var rest = Substring(text)
-    guard rest.hasPrefix("sim:") else { throw EmulatorError("a simulator reader is sim:KIND[:IMAGE]") }
+    guard rest.hasPrefix("sim:") else { throw EmulatorError("a simulator reader is sim:KIND[@FACE][:IMAGE]") }
     rest = rest.dropFirst(4)
     let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-    guard let name = parts.first, let kind = VirtualTagKind(rawValue: String(name)) else {
+    let head = (parts.first ?? "").split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+    guard let name = head.first, let kind = VirtualTagKind(rawValue: String(name)) else {
       throw EmulatorError("unknown tag kind in '\(text)': use one of \(VirtualTagKind.names)")
     }
     self.kind = kind
+    if head.count > 1 {
+      guard let face = ReaderFaceKind(rawValue: String(head[1])) else {
+        throw EmulatorError("unknown reader face in '\(text)': use one of \(ReaderFaceKind.names)")
+      }
+      self.face = face
+    } else {
+      face = kind.defaultFace
+    }
     imagePath = parts.count > 1 && !parts[1].isEmpty ? String(parts[1]) : nil
   }
 }

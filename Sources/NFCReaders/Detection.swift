@@ -37,9 +37,11 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   let platform = atr.platform
   let tagLink: any Transceiver
   switch (platform, isACR122) {
+  case (.type1?, true): tagLink = ACR122UType1Link(transport: link)
   case (.type2?, true): tagLink = ACR122UType2Link(transport: link)
-  case (.type1?, true), (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
+  case (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
   case (.type4?, _): tagLink = APDUPassthroughLink(transport: link)
+  case (.type5?, _): tagLink = PartThreeType5Link(transport: link)
   default: tagLink = PartThreeType2Link(transport: link)
   }
   return DetectedTarget(readerName: transport.readerName, identifier: identifier, atr: transport.atr,

@@ -12,8 +12,7 @@ public protocol TargetReselecting: AnyObject {
 
 /// Builds the tag platform for a detected target.
 ///
-/// Each platform has one line in the `switch` below; the Type 1, 3, 4 and 5 lines are replaced by
-/// their platforms as they land.
+/// Each platform has one line in the `switch` below, and its own file beside this one.
 /// - Throws: ``TagError/unsupported(_:)`` when the platform is unknown or not implemented yet,
 ///   naming the card and its ATR.
 public func makePlatform(for target: DetectedTarget) throws(TagError) -> any NDEFTagPlatform {
@@ -23,14 +22,14 @@ public func makePlatform(for target: DetectedTarget) throws(TagError) -> any NDE
                        + "this tool supports")
   }
   switch platform {
-  case .type1: throw .unsupported("Type 1 tags are not supported yet")  // TYPE1: replace this line
+  case .type1: return try makeType1Platform(for: target)
   case .type2:
     if let version = target.parameters["version"] {
       return Type2Tag(identifier: target.identifier, link: target.link, version: version)
     }
     return Type2Tag(identifier: target.identifier, link: target.link)
-  case .type3: throw .unsupported("Type 3 tags are not supported yet")  // TYPE3: replace this line
-  case .type4: throw .unsupported("Type 4 tags are not supported yet")  // TYPE4: replace this line
-  case .type5: throw .unsupported("Type 5 tags are not supported yet")  // TYPE5: replace this line
+  case .type3: return try makeType3Platform(for: target)
+  case .type4: return try makeType4Platform(for: target)
+  case .type5: return try makeType5Platform(for: target)
   }
 }

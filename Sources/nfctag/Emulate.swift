@@ -8,9 +8,10 @@ import Glibc
 #endif
 
 extension LatencyModel: ExpressibleByArgument {}
+extension ReaderFaceKind: ExpressibleByArgument {}
 
 extension NFCTool {
-  /// `nfctag emulate`: a virtual tag in a virtual ACR122U, shown to pcscd through vpcd.
+  /// `nfctag emulate`: a virtual tag in a virtual reader (ACR122U or Part 3), shown to pcscd through vpcd.
   struct Emulate: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Show a virtual tag to pcscd (and every PC/SC program) through the vsmartcard vpcd driver.",
@@ -20,17 +21,17 @@ extension NFCTool {
         image keeps what was written until then) and the command exits 0.
         """)
     @Option(help: "The tag: \(VirtualTagKind.names).") var tag: String
-    @Option(help: "The UID as hex (7 bytes for Type 2).") var uid: String?
+    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5).") var uid: String?
     @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
     var image: String?
     @Option(help: "Where vpcd listens, HOST:PORT.") var vpcd: String = "127.0.0.1:35963"
     @Option(help: "Remove the tag after it has answered N commands (fault injection).") var removeAfter: Int?
     @Option(help: "Per-command delay: none or acr122u.") var latency: LatencyModel = .none
-    @Option(help: "The reader face: acr122u.") var reader: String = "acr122u"
+    @Option(help: "The reader face: \(ReaderFaceKind.names) (acr122u by default; part3 for ISO 15693 tags).")
+    var reader: ReaderFaceKind?
 
     func validate() throws {
       guard VirtualTagKind(rawValue: tag) != nil else { throw ValidationError("unknown tag '\(tag)': use one of \(VirtualTagKind.names).") }
-      guard reader == "acr122u" else { throw ValidationError("unknown reader face '\(reader)': use acr122u.") }
       if let removeAfter, removeAfter < 1 { throw ValidationError("--remove-after must be at least 1.") }
       guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
       if let uid, parseLenientHex(Array(uid.utf8)) == nil { throw ValidationError("--uid must be hex.") }
@@ -52,7 +53,12 @@ extension NFCTool {
       } catch {
         throw fail(CLIFailure(ExitStatus.dataError, error.description))
       }
-      let face = ACR122UFace(tag: virtualTag)
+      let face: any VirtualCard
+      do {
+        face = try (reader ?? kind.defaultFace).makeFace(tag: virtualTag)
+      } catch {
+        throw fail(CLIFailure(ExitStatus.usage, error.description))
+      }
       let bridge = VPCDBridge(card: face, host: host, port: port, removeAfter: removeAfter, latency: latency) {
         do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
       }

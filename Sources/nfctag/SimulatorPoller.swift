@@ -3,7 +3,7 @@ import NFCEmulator
 import NFCReaders
 import NFCTransport
 
-/// `--reader sim:KIND[:IMAGE]`: the emulator's ACR122U face in process. Only the card transport
+/// `--reader sim:KIND[@FACE][:IMAGE]`: the emulator's reader face in process. Only the card transport
 /// differs from a PC/SC reader; detection, links and platforms are the same code.
 final class SimulatorPoller: TagPoller {
   let readerName: String
@@ -21,8 +21,8 @@ final class SimulatorPoller: TagPoller {
     } else {
       tag = try spec.kind.makeTag(uid: nil)
     }
-    let face = ACR122UFace(tag: tag)
-    readerName = "ACS ACR122U PICC Interface (simulated \(spec.kind.rawValue)) 00 00"
+    let face = try spec.face.makeFace(tag: tag)
+    readerName = "\(spec.face.simulatedReaderName) (simulated \(spec.kind.rawValue)) 00 00"
     transport = SimulatedAPDUTransport(readerName: readerName, card: face, afterCommand: {
       try? image?.saveIfChanged(tag)
     })

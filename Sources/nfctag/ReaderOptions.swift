@@ -13,8 +13,22 @@ struct ReaderOptions: ParsableArguments {
   @Flag(help: "Print every APDU in and out, with timings, on stderr (passwords are masked).")
   var trace = false
 
+  @Option(help: "A file whose first line is the tag's password (NTAG21x PWD, 8 hex digits); sent with PWD_AUTH before anything else.")
+  var tagPasswordFile: String?
+
+  @Option(help: "An environment variable that holds the tag's password (8 hex digits).")
+  var tagPasswordEnv: String?
+
+  /// The tag password from --tag-password-file or --tag-password-env, nil when neither is given.
+  func tagPassword() throws(CLIFailure) -> [UInt8]? {
+    try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password").password()
+  }
+
   func validate() throws {
     guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be between 0 and 86400 seconds.") }
+    if tagPasswordFile != nil && tagPasswordEnv != nil {
+      throw ValidationError("give the tag password with one of --tag-password-file or --tag-password-env, not both.")
+    }
   }
 
   /// The timeout in milliseconds, as pollers take it.

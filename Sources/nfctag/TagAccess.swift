@@ -41,6 +41,7 @@ struct TagAccess {
 
   /// Waits for one tag and runs `body` with it.
   func withTag<T>(_ body: (Connected) throws -> T) throws(CLIFailure) -> T {
+    let password = try options.tagPassword()
     let poller = try makePoller()
     defer { poller.release() }
     let targets: [DetectedTarget]
@@ -57,7 +58,9 @@ struct TagAccess {
     }
     do {
       let platform = try makePlatform(for: target)
-      return try body(Connected(target: target, platform: platform))
+      let connected = Connected(target: target, platform: platform)
+      if let password { _ = try type2(connected).authenticate(password: password) }
+      return try body(connected)
     } catch {
       throw cliFailure(for: error)
     }
@@ -89,6 +92,9 @@ func cliFailure(for error: any Error) -> CLIFailure {
       return CLIFailure(ExitStatus.noPermission, sanitizeLine(tag.description))
     case .verifyFailed:
       return CLIFailure(ExitStatus.ioError, "\(tag.description): tap the tag again and retry")
+    case .transceive(.nak, let command, _) where command.hasPrefix("WRITE"):
+      return CLIFailure(ExitStatus.noPermission, "\(sanitizeLine(tag.description)): the page is locked or password-protected "
+                        + "(give the password with --tag-password-file or --tag-password-env)")
     case .transceive:
       return CLIFailure(ExitStatus.ioError, "\(sanitizeLine(tag.description)): keep the tag on the reader and try again (tap again)")
     }

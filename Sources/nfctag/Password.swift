@@ -1,0 +1,115 @@
+import ArgumentParser
+import NFCTags
+import NFCTransport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a 4-byte NTAG password comes from: a file or an environment variable, never argv (the
+/// process list shows every argument to every user).
+struct PasswordSource {
+  var file: String?
+  var environment: String?
+  var what: String
+
+  /// The password, or nil when neither source was named.
+  /// - Throws: 66 for an unreadable file, 64 for a missing variable or a value that is not
+  ///   8 hex digits.
+  func password() throws(CLIFailure) -> [UInt8]? {
+    let text: [UInt8]
+    if let file {
+      text = try readInputOrFail(file)
+    } else if let environment {
+      guard let value = getenv(environment) else {
+        throw CLIFailure(ExitStatus.usage, "the environment variable \(environment) (\(what)) is not set")
+      }
+      text = Array(String(cString: value).utf8)
+    } else {
+      return nil
+    }
+    let line = text.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
+    guard let bytes = parseLenientHex(line.filter { $0 != 0x0D }), bytes.count == 4 else {
+      throw CLIFailure(ExitStatus.usage, "\(what) must be 4 bytes as 8 hex digits (for example 1a2b3c4d)")
+    }
+    return bytes
+  }
+}
+
+extension NFCTool {
+  /// `nfctag password set|remove`: NTAG21x / Ultralight EV1 password protection (PWD, PACK, AUTH0).
+  struct Password: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Set or remove the password of an NTAG21x or Ultralight EV1 tag.",
+      discussion: """
+        Passwords are 4 bytes, given as 8 hex digits in a file or an environment variable, never \
+        on the command line. A tag that is already protected needs its current password: \
+        --tag-password-file or --tag-password-env.
+        """,
+      subcommands: [Set.self, Remove.self])
+
+    struct Set: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Protect the tag with a password (writes PWD, PACK, then the protection pages).")
+      @OptionGroup var readerOptions: ReaderOptions
+      @Option(help: "A file whose first line is the new password (8 hex digits).") var newPasswordFile: String?
+      @Option(help: "An environment variable that holds the new password (8 hex digits).") var newPasswordEnv: String?
+      @Option(help: "The 2-byte PACK the tag answers after a good password, as 4 hex digits.") var pack: String = "0000"
+      @Option(help: "The first protected page (AUTH0); 4 protects all user memory.") var fromPage: UInt8 = 4
+      @Flag(help: "Protect reads too, not only writes.") var protectReads = false
+
+      func validate() throws {
+        guard (newPasswordFile == nil) != (newPasswordEnv == nil) else {
+          throw ValidationError("give the new password with exactly one of --new-password-file or --new-password-env.")
+        }
+        guard let bytes = parseLenientHex(Array(pack.utf8)), bytes.count == 2 else {
+          throw ValidationError("--pack takes 2 bytes as 4 hex digits.")
+        }
+      }
+
+      func run() throws {
+        do {
+          let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password")
+          guard let pwd = try source.password(), let packBytes = parseLenientHex(Array(pack.utf8)) else {
+            throw CLIFailure(ExitStatus.usage, "no new password given")
+          }
+          let page = fromPage
+          let reads = protectReads
+          try TagAccess(options: readerOptions).withTag { tag in
+            try type2(tag).setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)
+          }
+          writeStderr("nfctag: password set; pages from \(page) are protected (\(reads ? "reads and writes" : "writes"))\n")
+        } catch {
+          throw fail(cliFailure(for: error))
+        }
+      }
+    }
+
+    struct Remove: ParsableCommand {
+      static let configuration = CommandConfiguration(
+        abstract: "Turn password protection off (AUTH0 past the last page); needs the current password.")
+      @OptionGroup var readerOptions: ReaderOptions
+
+      func run() throws {
+        do {
+          guard let current = try readerOptions.tagPassword() else {
+            throw CLIFailure(ExitStatus.usage, "give the current password with --tag-password-file or --tag-password-env")
+          }
+          try TagAccess(options: readerOptions).withTag { tag in
+            try type2(tag).setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)
+          }
+          writeStderr("nfctag: password protection is off\n")
+        } catch {
+          throw fail(cliFailure(for: error))
+        }
+      }
+    }
+  }
+}
+
+/// The tag as a Type 2 platform, or a clear "unsupported".
+func type2(_ tag: TagAccess.Connected) throws(TagError) -> Type2Tag {
+  guard let platform = tag.platform as? Type2Tag else {
+    throw .unsupported("password protection is an NTAG21x / Ultralight EV1 (Type 2) feature; this is a \(tag.platform.platform.displayName) tag")
+  }
+  return platform
+}

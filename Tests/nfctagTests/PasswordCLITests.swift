@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// NTAG password protection from the command line: the password comes from a file or an
+/// environment variable, never argv, and never shows in the trace.
+@Suite struct PasswordCommands {
+  let directory: URL
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-pwd-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  func file(_ name: String, _ text: String) throws -> String {
+    let url = directory.appendingPathComponent(name)
+    try Data(text.utf8).write(to: url)
+    return url.path
+  }
+
+  @Test func setThenWriteNeedsThePasswordThenRemove() throws {
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("tag.bin").path
+    #expect(try runNFCTag(["write", "text", "before", "--reader", reader]).status == 0)
+    let set = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef", "--reader", reader],
+                            environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(set.status == 0, "\(set.stderr)")
+
+    // Reads stay open (writes only are protected); a write without the password is refused: 77.
+    #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("before"))
+    let refused = try runNFCTag(["write", "text", "after", "--reader", reader])
+    #expect(refused.status == 77, "\(refused.stderr)")
+    #expect(refused.stderr.contains("password"))
+    #expect(refused.stderr.split(separator: "\n").count == 1)
+
+    // A wrong password: 77, "authentication failed".
+    let wrong = try runNFCTag(["write", "text", "after", "--tag-password-file", try file("bad", "00000000\n"), "--reader", reader])
+    #expect(wrong.status == 77)
+    #expect(wrong.stderr.contains("authentication failed"))
+
+    // The right one, from a file: written; the trace masks it.
+    let good = try file("good", "1a2b3c4d\n")
+    let write = try runNFCTag(["write", "text", "after", "--tag-password-file", good, "--trace", "--reader", reader])
+    #expect(write.status == 0, "\(write.stderr)")
+    #expect(write.stderr.contains("1b ********"))
+    #expect(!write.stderr.contains("1a 2b 3c 4d"))
+    #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("after"))
+
+    #expect(try runNFCTag(["password", "remove", "--reader", reader]).status == 64)
+    let remove = try runNFCTag(["password", "remove", "--tag-password-file", good, "--reader", reader])
+    #expect(remove.status == 0, "\(remove.stderr)")
+    #expect(try runNFCTag(["write", "text", "open again", "--reader", reader]).status == 0)
+    #expect(try runNFCTag(["info", "--reader", reader]).stdout.contains("Password protection: off"))
+  }
+
+  @Test func badPasswordInputIsUsage() throws {
+    let reader = "sim:ntag215"
+    #expect(try runNFCTag(["read", "--tag-password-file", try file("short", "1a2b\n"), "--reader", reader]).status == 64)
+    #expect(try runNFCTag(["read", "--tag-password-env", "NFCTAG_NO_SUCH_VARIABLE", "--reader", reader]).status == 64)
+    #expect(try runNFCTag(["read", "--tag-password-file", directory.appendingPathComponent("none").path, "--reader", reader]).status == 66)
+    #expect(try runNFCTag(["password", "set", "--reader", reader]).status == 64)
+  }
+}

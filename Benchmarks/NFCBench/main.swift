@@ -127,4 +127,64 @@ for (chip, length) in [(Type2Chip.ntag213, 137), (.ntag215, 480), (.ntag216, 868
   print("  write \(pad(name, 40)) \(fast.map { String($0.write) } ?? "-")         \(slow.map { String($0.write) } ?? "-")")
 }
 
+// MARK: Every tag type: a full read and a full write of a message as large as the tag holds
+
+/// A link that passes at most `blockSize` bytes per answer: the one-block-per-command approach of
+/// simple tools, on the same platform code.
+final class OneBlockLink: Transceiver {
+  let base: any Transceiver
+  let capabilities: LinkCapabilities
+  init(_ base: any Transceiver, blockSize: Int) {
+    self.base = base
+    capabilities = LinkCapabilities(maxResponseLength: min(blockSize, base.capabilities.maxResponseLength),
+                                    maxCommandLength: base.capabilities.maxCommandLength,
+                                    rawCommands: base.capabilities.rawCommands)
+  }
+  func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] { try base.transceive(command) }
+}
+
+struct TypeRoundTrips { var capacity: Int; var detection: Int; var read: Int; var write: Int; var maxAnswer: Int }
+
+func typeRoundTrips(_ kind: VirtualTagKind, naiveBlock: Int?) -> TypeRoundTrips? {
+  guard let tag = try? kind.makeTag(uid: nil), let face = try? kind.defaultFace.makeFace(tag: tag) else { return nil }
+  let transport = CountingAPDU(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face))
+  func connect() -> (any NDEFTagPlatform, Int, Int)? {
+    transport.count = 0
+    guard var target = try? detectTarget(on: transport) else { return nil }
+    let detection = transport.count
+    let maxAnswer = target.link.capabilities.maxResponseLength
+    if let naiveBlock { target.link = OneBlockLink(target.link, blockSize: naiveBlock) }
+    guard let platform = try? makePlatform(for: target) else { return nil }
+    return (platform, detection, maxAnswer)
+  }
+  guard let (probe, _, _) = connect(), let capacity = try? probe.queryNDEFStatus().capacity, capacity > 8 else { return nil }
+  // One unknown-type record filling the tag: header 3 bytes (short) or 6 (long).
+  let payloadLength = capacity - (capacity - 3 > 255 ? 6 : 3)
+  guard let message = try? NDEFMessage(records: [NDEFRecord(tnf: .unknown, payload: [UInt8](repeating: 0x61, count: payloadLength))]).encoded(),
+        message.count <= capacity else { return nil }
+  guard let (writer, _, _) = connect(), (try? writer.writeNDEF(message, verify: true)) != nil else { return nil }
+  let write = transport.count
+  guard let (reader, detection, maxAnswer) = connect(), let read = try? reader.readNDEF(), read == message else { return nil }
+  return TypeRoundTrips(capacity: message.count, detection: detection, read: transport.count, write: write, maxAnswer: maxAnswer)
+}
+
+print("")
+print("every type: full read / full write of a message filling the tag (APDUs, identification included)")
+print("  \(pad("tag (reader)", 34)) \(pad("bytes", 6)) \(pad("read", 5)) \(pad("bound", 6)) \(pad("naive", 6)) \(pad("write", 6)) naive")
+let naiveBlocks: [VirtualTagKind: Int] = [.topaz512: 8, .ntag215: 16, .ntag216: 16, .felicaLiteS: 16, .type4: 15, .icodeSLIX2: 4]
+for kind in [VirtualTagKind.topaz512, .ntag215, .ntag216, .felicaLiteS, .type4, .icodeSLIX2] {
+  let name = "\(kind.rawValue) (\(kind.defaultFace.rawValue))"
+  guard let best = typeRoundTrips(kind, naiveBlock: nil) else {
+    print("  \(pad(name, 34)) not available")
+    continue
+  }
+  let naive = typeRoundTrips(kind, naiveBlock: naiveBlocks[kind])
+  // What the frame allows: identification, then every byte up to the end of the message in
+  // answers as long as the link carries (structure reads such as CC or SELECT not counted).
+  let bound = best.detection + (best.capacity + best.maxAnswer - 1) / best.maxAnswer
+  print("  \(pad(name, 34)) \(pad(String(best.capacity), 6)) \(pad(String(best.read), 5)) \(pad(String(bound), 6)) "
+        + "\(pad(naive.map { String($0.read) } ?? "-", 6)) \(pad(String(best.write), 6)) \(naive.map { String($0.write) } ?? "-")")
+}
+print("  bound: identification + ⌈bytes / longest answer the link carries⌉; naive: one block per command")
+
 func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }

@@ -71,6 +71,8 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
   private let logger: Logger?
   private var card: Card?
   private var cancelled = false
+  var contextForWaits: PCSCContext { context }
+  var isCancelled: Bool { cancelled }
 
   public init(context: PCSCContext, readerName: String, logger: Logger? = nil) {
     self.context = context
@@ -136,7 +138,7 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
           continue
         case .unknownReader, .readerUnavailable:
           // The reader was unplugged: wait for it to come back.
-          try pause()
+          try waitForReaderListChange(until: deadline)
           states = [ReaderState(reader: readerName)]
           continue
         default:
@@ -145,13 +147,49 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
       }
       let flags = states[0].flags
       if flags.contains(.unknown) || flags.contains(.unavailable) {
-        try pause()
+        try waitForReaderListChange(until: deadline)
         states = [ReaderState(reader: readerName)]
         continue
       }
       if present ? (flags.contains(.present) && !flags.contains(.mute)) : flags.contains(.empty) { return }
       if pastDeadline() { throw .timeout }
       states[0].currentState = states[0].eventState
+    }
+  }
+}
+
+extension PCSCTagPoller {
+  /// Blocks until a reader is plugged in or unplugged (pcsc-lite's PnP notification reader), the
+  /// deadline passes, or the wait is cancelled; returns at once when the service has no PnP
+  /// notification, after a short pause.
+  func waitForReaderListChange(until deadline: Int?) throws(PollError) {
+    var pnp = [ReaderState(reader: ReaderState.pnpNotification)]
+    do {
+      try contextForWaits.waitForStatusChange(&pnp, timeoutMilliseconds: 0)
+    } catch {
+      if error.error != .timeout {
+        usleep(300_000)
+        if deadline.map({ monotonicMilliseconds() >= $0 }) ?? false { throw .timeout }
+        return
+      }
+    }
+    pnp[0].currentState = pnp[0].eventState
+    while true {
+      if isCancelled { throw .cancelled }
+      let slice = deadline.map { max(0, min($0 - monotonicMilliseconds(), 1000)) } ?? 1000
+      do {
+        try contextForWaits.waitForStatusChange(&pnp, timeoutMilliseconds: slice)
+        return
+      } catch {
+        switch error.error {
+        case .timeout:
+          if deadline.map({ monotonicMilliseconds() >= $0 }) ?? false { throw .timeout }
+        case .cancelled: throw .cancelled
+        default:
+          usleep(300_000)
+          return
+        }
+      }
     }
   }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import NFCTransport
 import Testing
 @testable import NFCReaders
@@ -130,5 +131,14 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     #expect(try acr.signal(red: false, green: true, t1: 3, repetitions: 1, buzzer: .duringT1) == 0x02)
     #expect(try acr.pollingParameter() == 0xFF)
     #expect(throws: TransceiveError.status(0x6300)) { try acr.signal(red: true, green: false) }
+  }
+}
+
+/// Core NFC's `readingAvailable` against the machine's pcscd (two vpcd readers): run by `make test`.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["NFCTAG_E2E"] == "1",
+                "needs the machine's pcscd with vsmartcard-vpcd: run `make test`"))
+struct LiveReadingAvailable {
+  @Test func trueWithPcscdAndItsReaders() {
+    #expect(readingAvailable())
   }
 }

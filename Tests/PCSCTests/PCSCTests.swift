@@ -127,3 +127,22 @@ enum Environment {
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// The PnP notification reader against the machine's pcscd: it answers, and a wait on it times
+/// out when no reader comes or goes.
+@Suite(.enabled(if: Environment.e2e, "needs the machine's pcscd with vsmartcard-vpcd: run `make test`"))
+struct LivePnPNotification {
+  @Test func answersAndWaitsForAReaderChange() throws {
+    let context = try PCSCContext()
+    var states = [ReaderState(reader: ReaderState.pnpNotification)]
+    do {
+      try context.waitForStatusChange(&states, timeoutMilliseconds: 0)
+    } catch {
+      #expect(error.error == .timeout)
+    }
+    states[0].currentState = states[0].eventState
+    #expect { try context.waitForStatusChange(&states, timeoutMilliseconds: 200) } throws: {
+      ($0 as? PCSCFailure)?.error == .timeout
+    }
+  }
+}

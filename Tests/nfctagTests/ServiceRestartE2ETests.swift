@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// A multi-read session outlives pcscd: `scan --continuous` carries on when pcscd is restarted.
+/// Runs last among the end-to-end suites' work on the shared pcscd, and leaves it running.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct ServiceRestartEndToEnd {
+  @Test func continuousScanCarriesOnAcrossAPcscdRestart() throws {
+    let scanner = Process()
+    scanner.executableURL = nfctagBinary()
+    scanner.arguments = ["scan", "--continuous", "--json", "--reader", e2eReader]
+    let out = Pipe()
+    scanner.standardOutput = out
+    scanner.standardError = FileHandle.nullDevice
+    try scanner.run()
+    defer { if scanner.isRunning { scanner.terminate() } }
+
+    let first = try Emulator(tag: "ntag213")
+    usleep(1_500_000)
+    first.stop()
+
+    // Stop pcscd and start it again with the project's own script.
+    let stop = try runProgram("/usr/bin/pkill", ["-x", "pcscd"])
+    #expect(stop.status == 0)
+    var waited = 0
+    while (try runProgram("/usr/bin/pgrep", ["-x", "pcscd"])).status == 0, waited < 50 {
+      usleep(100_000)
+      waited += 1
+    }
+    let start = try runProgram(packageRoot.appendingPathComponent("scripts/start-pcscd.sh").path, [])
+    #expect(start.status == 0, "\(start.stderr)")
+    #expect(readingAvailableNow())
+
+    let second = try Emulator(tag: "ntag215")
+    usleep(2_500_000)
+    second.stop()
+    kill(scanner.processIdentifier, SIGINT)
+    let deadline = Date().addingTimeInterval(10)
+    while scanner.isRunning, Date() < deadline { usleep(20_000) }
+    #expect(scanner.terminationStatus == 0)
+    let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+    #expect(lines.count == 2, "\(lines)")
+    #expect(lines.first?.contains(#""chip":"NTAG213""#) == true)
+    #expect(lines.last?.contains(#""chip":"NTAG215""#) == true)
+  }
+
+  /// `nfctag readers` answers again once pcscd is back: Core NFC's `readingAvailable`.
+  func readingAvailableNow() -> Bool {
+    for _ in 0..<50 {
+      if let r = try? runNFCTag(["readers"]), r.status == 0 { return true }
+      usleep(100_000)
+    }
+    return false
+  }
+}

@@ -20,7 +20,25 @@ public final class PCSCCardTransport: APDUTransport {
     } catch {
       switch error.error {
       case .removedCard, .noSmartcard, .resetCard, .unpoweredCard: throw .tagRemoved
-      default: throw .transport(error.description)
+      default:
+        // pcsc-lite reports a reader that failed the exchange (the tag left mid-APDU, as vpcd
+        // does when its card goes) as SCARD_E_NOT_TRANSACTED or a communication error: ask the
+        // card handle whether the tag is still there before calling it a transport failure.
+        if cardIsGone() { throw .tagRemoved }
+        throw .transport(error.description)
+      }
+    }
+  }
+
+  /// True when SCardStatus says the card left (or cannot say anything about it any more).
+  private func cardIsGone() -> Bool {
+    do {
+      let state = try card.status().state
+      return state & 0x0004 == 0  // SCARD_PRESENT in the card state of SCardStatus (pcsclite.h)
+    } catch {
+      switch error.error {
+      case .removedCard, .noSmartcard, .resetCard, .unpoweredCard, .notTransacted, .readerUnavailable: return true
+      default: return false
       }
     }
   }

@@ -34,6 +34,14 @@ public struct ACR122UControl {
     return reply[1]
   }
 
+  /// Turns the beep on card detection on or off (`FF 00 52 FF 00` / `FF 00 52 00 00`).
+  public func setDetectionBuzzer(_ on: Bool) throws(TransceiveError) {
+    let reply = try transport.transmit([0xFF, 0x00, 0x52, on ? 0xFF : 0x00, 0x00])
+    guard reply.count == 2, reply[0] == 0x90 else {
+      throw reply.count == 2 ? .status(UInt16(reply[0]) << 8 | UInt16(reply[1])) : .malformedResponse(reply)
+    }
+  }
+
   /// Reads the PICC operating parameter (`FF 00 50 00 00`): which card types the reader polls for.
   public func pollingParameter() throws(TransceiveError) -> UInt8 {
     let reply = try transport.transmit([0xFF, 0x00, 0x50, 0x00, 0x00])
@@ -46,4 +54,62 @@ public struct ACR122UControl {
 public func readingAvailable() -> Bool {
   guard let context = try? PCSCContext(), let readers = try? context.listReaders() else { return false }
   return !readers.isEmpty
+}
+
+/// Pseudo-APDUs to the reader itself, over whichever path the reader and its driver allow.
+///
+/// The escape IOCTL on a direct connection works without a card (libccid's
+/// `SCARD_CTL_CODE(1)` when its Info.plist authorises it; acsccid's and Windows'
+/// `SCARD_CTL_CODE(3500)`), as libnfc's `acr122_pcsc.c` does; when the driver refuses both (vpcd,
+/// or libccid without `DRIVER_OPTION_CCID_EXCHANGE_AUTHORIZED`) the pseudo-APDUs go through
+/// `SCardTransmit` to a card in the field. Source: nfc-protocols.md §2.7, §5.2.
+public final class ReaderCommandTransport: APDUTransport {
+  public let readerName: String
+  public let atr: [UInt8]
+  private let card: Card
+  private let escapeCode: UInt32?
+
+  /// Opens `reader` for reader commands.
+  /// - Throws: ``PollError/readerUnavailable(_:)`` when neither an escape path nor a card is
+  ///   there, with what to do.
+  public init(context: PCSCContext, reader: String) throws(PollError) {
+    readerName = reader
+    if let direct = try? context.connect(reader: reader, share: .direct, protocols: CardProtocol(rawValue: 0)) {
+      for code: UInt32 in [3500, 1] {
+        // The firmware query answers on every ACR122U: it tells whether this escape code passes.
+        if let reply = try? direct.control(code: code, [0xFF, 0x00, 0x48, 0x00, 0x00]), !reply.isEmpty {
+          card = direct
+          escapeCode = code
+          atr = []
+          return
+        }
+      }
+      try? direct.disconnect(.leave)
+    }
+    do {
+      card = try context.connect(reader: reader)
+      atr = (try? card.status().atr) ?? []
+      escapeCode = nil
+    } catch {
+      switch error.error {
+      case .noSmartcard, .removedCard:
+        throw .readerUnavailable("\(reader) takes reader commands only with a tag in the field (its driver refuses "
+                                 + "escape commands): put a tag on it and try again")
+      default:
+        throw pollError(error)
+      }
+    }
+  }
+
+  public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    do {
+      if let escapeCode { return try card.control(code: escapeCode, apdu) }
+      return try card.transmit(apdu)
+    } catch {
+      throw .transport(error.description)
+    }
+  }
+
+  /// Releases the connection.
+  public func close() { try? card.disconnect(.leave) }
 }

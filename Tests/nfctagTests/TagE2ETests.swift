@@ -90,6 +90,24 @@ struct TagEndToEnd {
     #expect(emulator.waitForExit() == 0)
   }
 
+  @Test func readerCommandsReachTheACR122U() throws {
+    let emulator = try Emulator()
+    defer { emulator.stop() }
+    let firmware = try runNFCTag(["reader", "firmware", "--reader", e2eReader])
+    #expect(firmware.status == 0, "\(firmware.stderr)")
+    #expect(firmware.stdout == "ACR122U207\n")
+    #expect(try runNFCTag(["reader", "led", "--red", "--green", "--reader", e2eReader]).stdout == "red on, green on\n")
+    #expect(try runNFCTag(["reader", "led", "--green", "--reader", e2eReader]).stdout == "red off, green on\n")
+    #expect(try runNFCTag(["reader", "buzzer", "off", "--reader", e2eReader]).status == 0)
+    #expect(try runNFCTag(["reader", "led", "--period", "5", "--reader", e2eReader]).status == 64)
+  }
+
+  @Test func readerCommandsWithoutATagSayWhatToDo() throws {
+    let r = try runNFCTag(["reader", "firmware", "--reader", e2eReader])
+    #expect(r.status == 69)
+    #expect(r.stderr.contains("put a tag on it"))
+  }
+
   @Test func anIndependentPCSCClientReadsTheVirtualTag() throws {
     let emulator = try Emulator()
     defer { emulator.stop() }

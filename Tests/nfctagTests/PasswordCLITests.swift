@@ -48,7 +48,7 @@ import Testing
     let remove = try runNFCTag(["password", "remove", "--tag-password-file", good, "--reader", reader])
     #expect(remove.status == 0, "\(remove.stderr)")
     #expect(try runNFCTag(["write", "text", "open again", "--reader", reader]).status == 0)
-    #expect(try runNFCTag(["info", "--reader", reader]).stdout.contains("Password protection: off"))
+    #expect(try runNFCTag(["info", "--reader", reader]).stdout.contains("off (AUTH0 ff)"))
   }
 
   @Test func badPasswordInputIsUsage() throws {

@@ -270,6 +270,10 @@ public final class Type2Tag: NDEFTagPlatform {
         details.append(("Password protection", "\(what) from page \(hexString([auth0])) (AUTH0)"))
       }
     }
+    if link.capabilities.rawCommands, product?.hasExtendedCommands == true,
+       let signature = try? commands.readSignature(), !signature.allSatisfy({ $0 == 0 }) {
+      details.append(("Originality signature", hexString(signature)))  // READ_SIG (3Ch), NXP ECC
+    }
     let memorySize: Int
     if let product {
       memorySize = product.totalPages * 4

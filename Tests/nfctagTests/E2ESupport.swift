@@ -72,6 +72,32 @@ final class Emulator {
   deinit { if process.isRunning { stop() } }
 }
 
+/// A running `nfctag scan --continuous --json` on the e2e reader.
+final class ContinuousScan {
+  let process = Process()
+  private let out = Pipe()
+
+  init() throws {
+    process.executableURL = nfctagBinary()
+    process.arguments = ["scan", "--continuous", "--json", "--reader", e2eReader]
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+  }
+
+  /// Sends SIGINT, waits for the exit, and returns the status and the lines printed.
+  func interrupt() -> (status: Int32?, lines: [Substring]) {
+    kill(process.processIdentifier, SIGINT)
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning { return (nil, []) }
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return (process.terminationStatus, text.split(separator: "\n"))
+  }
+
+  deinit { if process.isRunning { process.terminate() } }
+}
+
 struct EmulatorFailure: Error, CustomStringConvertible {
   let message: String
   var description: String { message }

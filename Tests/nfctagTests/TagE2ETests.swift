@@ -173,15 +173,7 @@ struct TagEndToEnd {
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
 struct ContinuousScanEndToEnd {
   @Test func reportsEachArrivalOnceAndEndsWithCtrlC() throws {
-    let scanner = Process()
-    scanner.executableURL = nfctagBinary()
-    scanner.arguments = ["scan", "--continuous", "--json", "--reader", e2eReader]
-    let out = Pipe()
-    scanner.standardOutput = out
-    scanner.standardError = FileHandle.nullDevice
-    try scanner.run()
-    defer { if scanner.isRunning { scanner.terminate() } }
-
+    let scanner = try ContinuousScan()
     let first = try Emulator(tag: "ntag213")
     _ = try runNFCTag(["readers"])   // give the scanner time to see the tag
     usleep(1_500_000)                // a tag left in place is reported once
@@ -189,12 +181,8 @@ struct ContinuousScanEndToEnd {
     let second = try Emulator(tag: "ntag215")
     usleep(1_500_000)
     second.stop()
-    kill(scanner.processIdentifier, SIGINT)
-    let deadline = Date().addingTimeInterval(10)
-    while scanner.isRunning, Date() < deadline { usleep(20_000) }
-    #expect(!scanner.isRunning)
-    #expect(scanner.terminationStatus == 0)
-    let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+    let (status, lines) = scanner.interrupt()
+    #expect(status == 0)
     #expect(lines.count == 2)
     #expect(lines.first?.contains(#""chip":"NTAG213""#) == true)
     #expect(lines.last?.contains(#""chip":"NTAG215""#) == true)

@@ -193,6 +193,18 @@ private func openStack(_ tag: any VirtualTag, removeAfter: Int? = nil) throws ->
     #expect(try platform.readNDEF() == [])
   }
 
+  @Test func aDynamicLockBitRefusesTheWriteBeforeAnyByteChanges() throws {
+    let tag = try Type1VirtualTag(chip: .topaz512, uid: uid)
+    _ = tag.respond(to: writeNE(0x7B, 0x80))                                                  // lock bit 15: block 1Fh
+    let (_, platform) = try openStack(tag)
+    try platform.writeNDEF(textMessage, verify: true)                                         // blocks 2-4: still writable
+    let before = tag.memoryImage
+    guard case .readOnly? = tagError({ () throws(TagError) in try platform.writeNDEF(mimeMessage(300), verify: true) }) else {
+      Issue.record("a write over a locked block did not throw readOnly"); return
+    }
+    #expect(tag.memoryImage == before)
+  }
+
   /// Tearing: the tag leaves after every possible number of APDUs of a write.
   @Test(arguments: [Type1Chip.topaz512, .topaz96])
   func tearingNeverLeavesAPartialMessage(chip: Type1Chip) throws {

@@ -20,6 +20,10 @@ func makeType1Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 /// block the write covers completely and that was not read is written without reading it first
 /// (a read would cost the same exchange as the write it might save).
 ///
+/// Read-only state: ``queryNDEFStatus()`` reports the CC write access (byte 11 low nibble) and
+/// the static lock bits of data blocks 1–C; ``writeNDEF(_:verify:)`` also checks the dynamic lock
+/// bits (Lock Control TLVs) that cover the blocks it is about to write, before the first write.
+///
 /// Verification: WRITE-E and WRITE-E8 answer the memory contents after the write (§6.3; nfcpy
 /// `tt1.py` `write_block` compares them), so every write is checked against its own answer and
 /// ``TagError/verifyFailed(address:)`` is thrown on a difference; `verify: true` adds no second read
@@ -140,7 +144,9 @@ public final class Type1Tag: NDEFTagPlatform {
       try writeByte(0x0F, at: 11, erase: false, memory: memory)
     }
     var masks: [Int: UInt8] = [:]
-    for control in lockControls(result, memory: memory) {
+    // Lock bytes live in the reserved blocks (D-F) or in dynamic memory; a Lock Control TLV that
+    // points at the UID, the CC or the static data area is not obeyed.
+    for control in lockControls(result, memory: memory) where control.address >= 104 {
       for i in 0..<control.byteCount {
         let bits = min(8, control.lockBitCount - 8 * i)
         masks[control.address + i, default: 0] |= bits >= 8 ? 0xFF : UInt8((1 << bits) - 1)
@@ -288,11 +294,12 @@ public final class Type1Tag: NDEFTagPlatform {
       memory.limit = memorySize
       memory.skippable = [13, 15]
     } else {
-      memorySize = min(ccSize, 120)
+      memorySize = 120
       memory.limit = 120
       memory.skippable = [13]
     }
-    let area = TLVArea(start: 12, end: max(12, memorySize), reserved: [104 ..< (dynamic ? 128 : 120)])
+    let areaEnd = dynamic ? memorySize : min(ccSize, 120)
+    let area = TLVArea(start: 12, end: max(12, areaEnd), reserved: [104 ..< (dynamic ? 128 : 120)])
     let readOnly = cc[3] & 0x0F != 0 || staticLocked
     let status: NDEFStatus = readOnly ? .readOnly : .readWrite
     do {

@@ -8,7 +8,7 @@ import Darwin
 /// The virtual tag kinds, by the names the command line uses. One table, so new models add a row;
 /// each model's factory lives beside it (Type1/, Type2/, …).
 public enum VirtualTagKind: String, CaseIterable, Sendable {
-  case topaz512
+  case topaz96, topaz512
   case ntag213, ntag215, ntag216, ultralight
   case ultralightEV1 = "ultralight-ev1"
   case felicaLiteS = "felica-lite-s"
@@ -18,7 +18,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   /// A tag with factory content.
   public func makeTag(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
     switch self {
-    case .topaz512: return try makeTopaz512(uid: uid)
+    case .topaz96: return try Type1VirtualTag(chip: .topaz96, uid: uid)
+    case .topaz512: return try Type1VirtualTag(chip: .topaz512, uid: uid)
     case .ntag213: return try Type2VirtualTag(chip: .ntag213, uid: uid)
     case .ntag215: return try Type2VirtualTag(chip: .ntag215, uid: uid)
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, uid: uid)
@@ -33,7 +34,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   /// A tag from a memory image (the raw memory in address order).
   public func makeTag(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
     switch self {
-    case .topaz512: return try makeTopaz512(image: image)
+    case .topaz96: return try Type1VirtualTag(chip: .topaz96, image: image)
+    case .topaz512: return try Type1VirtualTag(chip: .topaz512, image: image)
     case .ntag213: return try Type2VirtualTag(chip: .ntag213, image: image)
     case .ntag215: return try Type2VirtualTag(chip: .ntag215, image: image)
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, image: image)

@@ -178,13 +178,3 @@ public final class Type1VirtualTag: VirtualTag {
     }
   }
 }
-
-/// A Topaz 512 with factory content.
-func makeTopaz512(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
-  try Type1VirtualTag(chip: .topaz512, uid: uid)
-}
-
-/// A Topaz 512 from a memory image (512 bytes in address order).
-func makeTopaz512(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
-  try Type1VirtualTag(chip: .topaz512, image: image)
-}

@@ -106,7 +106,7 @@ struct EveryTypeEndToEnd {
     let image = directory.appendingPathComponent("tag.bin")
     let simulator = kind.simulator(image)
     let oldText = "old message"
-    let newText = String(repeating: "new message ", count: 8)
+    let newText = String(repeating: "new message ", count: 3)
     #expect(try runNFCTag(["write", "text", oldText, "--reader", simulator]).status == 0)
     let original = try Data(contentsOf: image)
 

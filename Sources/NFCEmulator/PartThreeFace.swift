@@ -124,7 +124,7 @@ public final class PartThreeFace: VirtualCard {
     }
     let le = Int(apdu[4])
     if le == 0 || le == value.count { return value + Self.ok }
-    if le < value.count { return [0x6C, UInt8(value.count)] }
+    if le < value.count { return [0x6C, UInt8(truncatingIfNeeded: value.count)] }
     return value + [0x62, 0x82]
   }
 

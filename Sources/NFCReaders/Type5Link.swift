@@ -44,6 +44,8 @@ public final class PartThreeType5Link: Transceiver {
 
   public init(transport: any APDUTransport) { self.transport = transport }
 
+  /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
+  /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
   public var capabilities: LinkCapabilities {
     if (try? probe()) == true {
       return LinkCapabilities(maxResponseLength: Self.transparentResponseLimit, maxCommandLength: 240, rawCommands: true)

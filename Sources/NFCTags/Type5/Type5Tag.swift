@@ -194,8 +194,7 @@ public final class Type5Tag: NDEFTagPlatform {
   /// READ MULTIPLE BLOCKS (23h): `count` blocks from `first`, uncached.
   public func readBlocks(from first: Int, count: Int) throws(TagError) -> [UInt8] {
     guard count >= 1, count <= 256 else { throw .unsupported("READ MULTIPLE BLOCKS of \(count) blocks") }
-    let last = try blockByte(first + count - 1, "READ MULTIPLE BLOCKS")
-    _ = last
+    _ = try blockByte(first + count - 1, "READ MULTIPLE BLOCKS")
     let data = try exchange([Self.requestFlags, 0x23, try blockByte(first, "READ MULTIPLE BLOCKS"), UInt8(count - 1)],
                             name: "READ MULTIPLE BLOCKS", block: first)
     guard data.count == count * blockSize else {
@@ -396,6 +395,9 @@ public final class Type5Tag: NDEFTagPlatform {
       }
     }
     let userBytes = userBlocks * blockSize
+    guard userBytes >= 16 else {
+      throw .insufficientCapacity(needed: 3, capacity: max(0, userBytes - 4))
+    }
     let features: UInt8 = (chip?.knownCommandSet ?? false) ? 0x01 : 0x00
     var cc: [UInt8]
     if userBytes - 4 <= 255 * 8 && (totalBlocks ?? userBlocks) <= 256 {

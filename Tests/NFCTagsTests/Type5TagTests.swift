@@ -17,7 +17,7 @@ let type5Link = LinkCapabilities(maxResponseLength: 240, maxCommandLength: 240, 
 let type5Mapped = LinkCapabilities(maxResponseLength: 4, maxCommandLength: 15, rawCommands: false)
 
 /// `count` blocks of 4 zero bytes.
-func zeroBlocks(_ count: Int) -> [UInt8] { [UInt8](repeating: 0, count: count * 4) }
+private func zeroBlocks(_ count: Int) -> [UInt8] { [UInt8](repeating: 0, count: count * 4) }
 
 @Suite struct Type5ReadTests {
   @Test func readsHiFromASLIX2WithOneReadMultiple() throws {

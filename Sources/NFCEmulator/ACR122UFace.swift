@@ -113,7 +113,15 @@ public final class ACR122UFace: VirtualCard {
     guard let tag else { return Self.failed }
     switch tag.platform {
     case .type4:
-      if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2 { return answer }
+      // The firmware carries the APDU in one PN532 InDataExchange frame (D4 40 01 + APDU, at most
+      // 255 bytes after the length byte) and gets the R-APDU back in one (D5 41 status + R-APDU):
+      // at most 252 bytes each way. A longer answer is a PN532 buffer overflow, which the reader
+      // reports as its generic failure 63 00 (ACS API V2.04; reference §4.2, §5.3).
+      guard apdu.count <= Self.maximumChipAnswer else { return Self.failed }
+      if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2 {
+        guard answer.count <= Self.maximumChipAnswer else { return Self.failed }
+        return answer
+      }
       return [0x6F, 0x00]
     case .type3:
       if case .data(let answer) = tag.respond(to: apdu) { return answer + Self.ok }

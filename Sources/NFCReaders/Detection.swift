@@ -59,7 +59,8 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   case (.type1?, true): tagLink = ACR122UType1Link(transport: link)
   case (.type2?, true): tagLink = ACR122UType2Link(transport: link)
   case (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
-  case (.type4?, _): tagLink = APDUPassthroughLink(transport: link)
+  case (.type4?, _):
+    tagLink = APDUPassthroughLink(transport: link, capabilities: isACR122 ? APDUPassthroughLink.acr122u : APDUPassthroughLink.shortAPDUs)
   case (.type5?, _): tagLink = PartThreeType5Link(transport: link)
   default: tagLink = PartThreeType2Link(transport: link)
   }

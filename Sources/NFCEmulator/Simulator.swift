@@ -31,8 +31,10 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     }
   }
 
-  /// A tag from a memory image (the raw memory in address order).
-  public func makeTag(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
+  /// A tag from a memory image (the raw memory in address order). `uid` names the tag when the
+  /// image does not hold its UID (Type 4 files, Type 5 blocks); Types 1–3 keep theirs in memory,
+  /// so the image's wins there.
+  public func makeTag(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) -> any VirtualTag {
     switch self {
     case .topaz96: return try Type1VirtualTag(chip: .topaz96, image: image)
     case .topaz512: return try Type1VirtualTag(chip: .topaz512, image: image)
@@ -42,8 +44,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .ultralight: return try Type2VirtualTag(chip: .ultralight, image: image)
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, image: image)
     case .felicaLiteS: return try makeFeliCaLiteS(image: image)
-    case .type4: return try makeType4Tag(image: image)
-    case .icodeSLIX2: return try makeICODESLIX2(image: image)
+    case .type4: return try Type4VirtualTag(image: image, uid: uid)
+    case .icodeSLIX2: return try ICODESLIX2VirtualTag(image: image, uid: uid)
     }
   }
 
@@ -97,7 +99,7 @@ public final class ImageFile {
   /// Loads the tag from `path`, or creates the file with the tag's factory content.
   public static func open(path: String, kind: VirtualTagKind, uid: [UInt8]?) throws(EmulatorError) -> (ImageFile, any VirtualTag) {
     if let bytes = readFile(path) {
-      let tag = try kind.makeTag(image: bytes)
+      let tag = try kind.makeTag(image: bytes, uid: uid)
       return (ImageFile(path: path, generation: tag.memoryGeneration), tag)
     }
     let tag = try kind.makeTag(uid: uid)

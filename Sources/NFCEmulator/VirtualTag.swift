@@ -45,8 +45,8 @@ public protocol VirtualTag: AnyObject {
   /// The field went off and on: drop authentication, selections and other volatile state.
   func reset()
   /// The whole memory in address order: the image-file layout (Type 2: pages × 4 bytes;
-  /// Type 1: bytes; Type 3: 16-byte blocks from the attribute block; Type 4: the NDEF file;
-  /// Type 5: blocks).
+  /// Type 1: bytes; Type 3: 16-byte blocks from the attribute block; Type 4: the CC file, then
+  /// the NDEF file; Type 5: blocks).
   var memoryImage: [UInt8] { get }
   /// Increases whenever a command changed the memory, so an image file can be written back.
   var memoryGeneration: Int { get }

@@ -21,7 +21,7 @@ extension NFCTool {
         image keeps what was written until then) and the command exits 0.
         """)
     @Option(help: "The tag: \(VirtualTagKind.names).") var tag: String
-    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5).") var uid: String?
+    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1–3 image keeps its own.") var uid: String?
     @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
     var image: String?
     @Option(help: "Where vpcd listens, HOST:PORT.") var vpcd: String = "127.0.0.1:35963"

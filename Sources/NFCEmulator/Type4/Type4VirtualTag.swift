@@ -5,11 +5,6 @@ func makeType4Tag(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
   try Type4VirtualTag(uid: uid)
 }
 
-/// A Type 4 tag from a memory image.
-func makeType4Tag(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
-  try Type4VirtualTag(image: image)
-}
-
 /// An NXP NTAG 424 DNA as an NFC Forum Type 4 tag sees it: the NDEF Tag Application with its
 /// CC file, NDEF file and proprietary file, through ISO 7816-4 SELECT / READ BINARY / UPDATE BINARY.
 ///

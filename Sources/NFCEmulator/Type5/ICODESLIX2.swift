@@ -5,11 +5,6 @@ func makeICODESLIX2(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
   try ICODESLIX2VirtualTag(uid: uid)
 }
 
-/// An ICODE SLIX2 from a memory image (blocks in address order).
-func makeICODESLIX2(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
-  try ICODESLIX2VirtualTag(image: image)
-}
-
 /// An NXP ICODE SLIX2 (SL2S2602): an ISO/IEC 15693 vicinity label, NFC Forum Type 5.
 ///
 /// Memory: 80 blocks of 4 bytes as GET SYSTEM INFORMATION reports them (`4F 03`); blocks 0–78 are

@@ -115,7 +115,15 @@ public final class ACR122UFace: VirtualCard {
     guard let tag else { return Self.failed }
     switch tag.platform {
     case .type4:
-      if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2 { return answer }
+      // The firmware carries the APDU in one PN532 InDataExchange frame (D4 40 01 + APDU, at most
+      // 255 bytes after the length byte) and gets the R-APDU back in one (D5 41 status + R-APDU):
+      // at most 252 bytes each way. A longer answer is a PN532 buffer overflow, which the reader
+      // reports as its generic failure 63 00 (ACS API V2.04; reference §4.2, §5.3).
+      guard apdu.count <= Self.maximumChipAnswer else { return Self.failed }
+      if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2 {
+        guard answer.count <= Self.maximumChipAnswer else { return Self.failed }
+        return answer
+      }
       return [0x6F, 0x00]
     case .type3:
       if case .data(let answer) = tag.respond(to: apdu) { return answer + Self.ok }
@@ -159,11 +167,13 @@ public final class ACR122UFace: VirtualCard {
       if let ats { data += ats }
       tag.reset()
       return data
-    case (.felica(let pmm, let systemCode), 0x01), (.felica(let pmm, let systemCode), 0x02):
-      var data: [UInt8] = [0x01, 0x01, 0x14, 0x01] + tag.identifier + pmm
-      data += systemCode
-      data[2] = UInt8(data.count - 2)
-      return data
+    case (.felica, 0x01), (.felica, 0x02):
+      // InitiatorData is the Polling request without its length byte (`00 SC SC RC TSN`); the
+      // PN532 sends it and returns the answer (POL_RES with its length byte) as TargetData, or no
+      // target when the tag stays mute (wrong system code). Reference §5.3 (libnfc, nfcpy pn53x.py).
+      let request = frame.count >= 8 ? Array(frame[3..<8]) : [0x00, 0xFF, 0xFF, 0x01, 0x00]
+      guard case .data(let answer) = tag.respond(to: [UInt8(request.count + 1)] + request) else { return [0x00] }
+      return [0x01, 0x01] + answer
     case (.jewel(let sensRes, _), 0x04):
       return [0x01, 0x01] + sensRes + Array(tag.identifier.prefix(4))
     default:

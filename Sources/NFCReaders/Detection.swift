@@ -35,12 +35,32 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
     throw failure(error, transport.readerName)
   }
   let platform = atr.platform
+  if platform == .type3, isACR122 {
+    // FeliCa: one InListPassiveTarget (Polling for system code FFFF, request code 01) gives the
+    // IDm, the PMm (its IC code names FeliCa Lite-S) and the system code; reference §5.3.
+    let felica424 = transport.atr.count > 14 && transport.atr[13] == 0xF0 && transport.atr[14] == 0x12
+    let apdu: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x09, 0xD4, 0x4A, 0x01, felica424 ? 0x02 : 0x01,
+                         0x00, 0xFF, 0xFF, 0x01, 0x00]
+    do {
+      let reply = try link.transmit(apdu)
+      // D5 4B NbTg Tg POL_RES_len 01 IDm(8) PMm(8) [SC(2)] 90 00
+      if reply.count >= 24, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x01, reply.suffix(2) == [0x90, 0x00],
+         Int(reply[4]) == reply.count - 6, reply[5] == 0x01 {
+        identifier = Array(reply[6..<14])
+        parameters["pmm"] = Array(reply[14..<22])
+        if reply.count == 26 { parameters["systemCode"] = Array(reply[22..<24]) }
+      }
+    } catch {
+      if error == .tagRemoved { throw failure(error, transport.readerName) }
+    }
+  }
   let tagLink: any Transceiver
   switch (platform, isACR122) {
   case (.type1?, true): tagLink = ACR122UType1Link(transport: link)
   case (.type2?, true): tagLink = ACR122UType2Link(transport: link)
   case (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
-  case (.type4?, _): tagLink = APDUPassthroughLink(transport: link)
+  case (.type4?, _):
+    tagLink = APDUPassthroughLink(transport: link, capabilities: isACR122 ? APDUPassthroughLink.acr122u : APDUPassthroughLink.shortAPDUs)
   case (.type5?, _): tagLink = PartThreeType5Link(transport: link)
   default: tagLink = PartThreeType2Link(transport: link)
   }

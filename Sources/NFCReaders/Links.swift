@@ -73,10 +73,24 @@ public final class PartThreeType2Link: Transceiver {
 }
 
 /// ISO-DEP (Type 4): APDUs pass through; the answer keeps SW1 SW2.
+///
+/// Capabilities count the R-APDU's data without SW1 SW2 and the whole C-APDU.
 public final class APDUPassthroughLink: Transceiver {
   let transport: any APDUTransport
-  public let capabilities = LinkCapabilities(maxResponseLength: 256, maxCommandLength: 255, rawCommands: true)
-  public init(transport: any APDUTransport) { self.transport = transport }
+  public let capabilities: LinkCapabilities
+
+  /// A PC/SC reader that exchanges short APDUs: Le up to 256 data bytes, a C-APDU of at most
+  /// 5 + 255 + 1 bytes. Extended-length APDUs are not assumed.
+  public static let shortAPDUs = LinkCapabilities(maxResponseLength: 256, maxCommandLength: 261, rawCommands: true)
+  /// An ACR122U: the firmware carries each APDU in one PN532 frame (at most 252 bytes after
+  /// `D4 40 01` / `D5 41 status`), so an R-APDU holds at most 250 data bytes plus SW1 SW2 and a
+  /// C-APDU at most 252 bytes (PN532 normal information frame, LEN ≤ 255; reference §5.2–§5.3).
+  public static let acr122u = LinkCapabilities(maxResponseLength: 250, maxCommandLength: 252, rawCommands: true)
+
+  public init(transport: any APDUTransport, capabilities: LinkCapabilities = APDUPassthroughLink.shortAPDUs) {
+    self.transport = transport
+    self.capabilities = capabilities
+  }
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     try transport.transmit(command)
   }

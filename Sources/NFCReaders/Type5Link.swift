@@ -1,11 +1,192 @@
 import NFCTransport
 
 /// Type 5 (ISO 15693) commands through a PC/SC Part 3 reader.
+///
+/// Two paths, chosen once with a probe (two APDUs, on first use):
+/// - **Transparent exchange** (ACS ACR1252U/ACR1552U and other readers with PC/SC Part 3
+///   Manage Session): `FF C2 00 00 02 81 00 00` starts a transparent session and
+///   `FF C2 00 02 04 8F 02 02 03 00` switches to ISO 15693 layer 3, as in the verified ACR1552
+///   trace (reference §4.3, [NXPC2]). Each frame then goes out as
+///   `FF C2 00 01 Lc [5F 46 04 timer] 95 len <frame> 00`, and the tag's answer comes back in the
+///   `97` data object. Writes and locks carry a 1-second timer (`5F 46 04 40 42 0F 00`), because the
+///   trace shows a WRITE SINGLE BLOCK timing out (`C0 03 01 64 01`) without it. Raw commands pass
+///   (``LinkCapabilities/rawCommands`` true) and one answer carries up to 240 bytes after the
+///   flags byte, so a tag answer plus the `C0`, `92`, `96`, `97` objects and `90 00` stays within
+///   pcsc-lite's 258-byte short-APDU limit (60 blocks of 4 bytes per READ MULTIPLE BLOCKS).
+/// - **Mapped** (any other Part 3 reader with ISO 15693): READ SINGLE BLOCK `flags 20 [UID] blk`
+///   becomes `FF B0 00 blk Le` and WRITE SINGLE BLOCK `flags 21 [UID] blk data` becomes
+///   `FF D6 00 blk Lc data` (liblogicalaccess `iso15693pcsccommands.cpp`, reference §11.3); Le is
+///   ``blockSize``. Nothing else passes (rawCommands false), one block per exchange.
+///
+/// The session is left open: an ACS reader ends it when the card leaves or the handle is
+/// disconnected with a reset, and the trace shows further transparent exchanges working inside one
+/// session, so closing it after every command would only double the round trips. Call
+/// ``endSession()`` to close it explicitly (`FF C2 00 00 02 82 00 00`), for example before
+/// sending other pseudo-APDUs on the same handle.
+///
+/// Answers are `flags data` (the flags byte kept, so callers see the tag's own frame). An answer
+/// with the error flag (01) is thrown as ``TransceiveError/nak(_:)`` carrying the ISO 15693 error
+/// code (10 block not available, 12 locked…): like a Type 2 NAK it is the tag refusing the
+/// command, and it keeps tag codes apart from reader status words (``TransceiveError/status(_:)``),
+/// which this link uses for `FF B0`/`FF D6` failures and non-`90 00` Manage Session states. A
+/// `64 01` state (no answer before the timer ran out) is thrown as ``TransceiveError/timeout``.
 public final class PartThreeType5Link: Transceiver {
   let transport: any APDUTransport
-  public let capabilities = LinkCapabilities(maxResponseLength: 4, maxCommandLength: 4, rawCommands: false)
+  /// The block size used for Le in the mapped path (4 unless the platform learnt otherwise).
+  public var blockSize = 4
+  /// nil until probed; then true when transparent exchange works.
+  public private(set) var transparent: Bool?
+  /// APDUs this link sent (probe included), for round-trip accounting.
+  public private(set) var apduCount = 0
+
+  /// Longest tag answer after the flags byte in transparent mode.
+  public static let transparentResponseLimit = 240
+
   public init(transport: any APDUTransport) { self.transport = transport }
+
+  /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
+  /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
+  public var capabilities: LinkCapabilities {
+    if (try? probe()) == true {
+      return LinkCapabilities(maxResponseLength: Self.transparentResponseLimit, maxCommandLength: 240, rawCommands: true)
+    }
+    return LinkCapabilities(maxResponseLength: blockSize, maxCommandLength: 3 + 8 + blockSize, rawCommands: false)
+  }
+
+  private func send(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    apduCount += 1
+    return try transport.transmit(apdu)
+  }
+
+  /// Starts the transparent session and switches to ISO 15693 layer 3, once.
+  /// - Returns: true when both answered `C0 03 00 90 00 … 90 00`.
+  /// - Throws: only transport failures (tag removed, service gone); a refusal means "mapped".
+  @discardableResult
+  public func probe() throws(TransceiveError) -> Bool {
+    if let transparent { return transparent }
+    let start = try send([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00])
+    guard Self.sessionOK(start) else {
+      transparent = false
+      return false
+    }
+    let switched = try send([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x02, 0x03, 0x00])
+    let ok = Self.sessionOK(switched)
+    transparent = ok
+    return ok
+  }
+
+  /// Ends the transparent session (`82`), when one was started.
+  public func endSession() throws(TransceiveError) {
+    guard transparent == true else { return }
+    _ = try send([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x82, 0x00, 0x00])
+    transparent = nil
+  }
+
+  private static func sessionOK(_ reply: [UInt8]) -> Bool {
+    guard reply.count >= 7, reply.suffix(2) == [0x90, 0x00],
+          let objects = parseObjects(Array(reply.dropLast(2))),
+          let status = objects.first(where: { $0.tag == 0xC0 }) else { return false }
+    return status.value.count == 3 && status.value[1] == 0x90 && status.value[2] == 0x00
+  }
+
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    throw .unsupported("ISO 15693 through a PC/SC Part 3 reader")
+    guard command.count >= 2 else { throw .unsupported("an ISO 15693 frame of \(command.count) bytes") }
+    if try probe() { return try exchange(command) }
+    return try mapped(command)
+  }
+
+  // MARK: Transparent exchange
+
+  private func exchange(_ frame: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard frame.count <= 240 else { throw .unsupported("an ISO 15693 frame of \(frame.count) bytes") }
+    var objects: [UInt8] = []
+    let command = frame[1]
+    if [0x21, 0x22, 0x24, 0x27, 0x28, 0x29, 0x2A].contains(command) {
+      objects += [0x5F, 0x46, 0x04, 0x40, 0x42, 0x0F, 0x00]  // 1 000 000 µs, little-endian
+    }
+    objects += [0x95] + (frame.count < 0x80 ? [UInt8(frame.count)] : [0x81, UInt8(frame.count)]) + frame
+    let reply = try send([0xFF, 0xC2, 0x00, 0x01, UInt8(objects.count)] + objects + [0x00])
+    guard reply.count >= 2 else { throw .malformedResponse(reply) }
+    let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
+    guard sw == 0x9000 else { throw .status(sw) }
+    guard let answer = Self.parseObjects(Array(reply.dropLast(2))) else { throw .malformedResponse(reply) }
+    guard let status = answer.first(where: { $0.tag == 0xC0 }), status.value.count == 3 else {
+      throw .malformedResponse(reply)
+    }
+    let state = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
+    switch state {
+    case 0x9000: break
+    case 0x6401: throw .timeout
+    default: throw .status(state)
+    }
+    guard let data = answer.first(where: { $0.tag == 0x97 })?.value, let flags = data.first else {
+      throw .malformedResponse(reply)
+    }
+    if flags & 0x01 != 0 {
+      guard data.count >= 2 else { throw .malformedResponse(reply) }
+      throw .nak(data[1])
+    }
+    return data
+  }
+
+  // MARK: Mapped READ/UPDATE BINARY
+
+  private func mapped(_ frame: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    let flags = frame[0], command = frame[1]
+    var params = frame[2...]
+    if flags & 0x04 == 0, flags & 0x20 != 0 {
+      guard params.count >= 8 else { throw .unsupported("an addressed ISO 15693 frame without its UID") }
+      params = params.dropFirst(8)
+    }
+    switch command {
+    case 0x20 where params.count == 1 && flags & 0x40 == 0:
+      let reply = try send([0xFF, 0xB0, 0x00, params[params.startIndex], UInt8(truncatingIfNeeded: blockSize)])
+      let data = try PartThreeType2Link.data(reply)
+      guard data.count == blockSize else { throw .malformedResponse(reply) }
+      return [0x00] + data
+    case 0x21 where params.count == 1 + blockSize:
+      let block = params[params.startIndex]
+      let reply = try send([0xFF, 0xD6, 0x00, block, UInt8(truncatingIfNeeded: blockSize)] + params.dropFirst())
+      _ = try PartThreeType2Link.data(reply)
+      return [0x00]
+    default:
+      throw .unsupported("ISO 15693 command \(hexString([command])) through a PC/SC Part 3 reader without "
+                         + "transparent exchange")
+    }
+  }
+
+  // MARK: BER-TLV
+
+  struct Object {
+    var tag: Int
+    var value: [UInt8]
+  }
+
+  /// The BER-TLV objects of a Manage Session answer, or nil when one runs past the end.
+  static func parseObjects(_ bytes: [UInt8]) -> [Object]? {
+    var out: [Object] = []
+    var rest = bytes[...]
+    while let first = rest.popFirst() {
+      var tag = Int(first)
+      if first & 0x1F == 0x1F {
+        guard let second = rest.popFirst() else { return nil }
+        tag = tag << 8 | Int(second)
+      }
+      guard let l0 = rest.popFirst() else { return nil }
+      var length = Int(l0)
+      if l0 == 0x81 {
+        guard let l1 = rest.popFirst() else { return nil }
+        length = Int(l1)
+      } else if l0 == 0x82 {
+        guard let l1 = rest.popFirst(), let l2 = rest.popFirst() else { return nil }
+        length = Int(l1) << 8 | Int(l2)
+      } else if l0 > 0x82 {
+        return nil
+      }
+      guard length <= rest.count else { return nil }
+      out.append(Object(tag: tag, value: Array(rest.prefix(length))))
+      rest = rest.dropFirst(length)
+    }
+    return out
   }
 }

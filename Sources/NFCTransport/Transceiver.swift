@@ -26,7 +26,10 @@ public enum TransceiveError: Error, Hashable, Sendable, CustomStringConvertible 
     switch self {
     case .timeout: return "the tag did not answer"
     case .tagRemoved: return "the tag was removed"
-    case .nak(let code): return "the tag refused the command (NAK \(code))"
+    case .nak(let code):
+      // Type 2 NAKs are 4-bit values; ISO 15693 error codes read better in hex (12h: locked).
+      return code < 0x10 ? "the tag refused the command (NAK \(code))"
+                         : "the tag refused the command (error \(hexString(UInt16(code), width: 2))h)"
     case .status(let sw): return "status word \(hexString(sw, width: 4))"
     case .chipError(let code): return "reader chip error 0x\(hexString(UInt16(code), width: 2))"
     case .unsupported(let what): return "not supported by this reader: \(what)"

@@ -47,15 +47,22 @@ struct EveryTypeEndToEnd {
     #expect(scan.stdout.contains(#""uri":"https://example.org/\#(kind.platform)""#))
     #expect(scan.stdout.contains(#""platform":"\#(kind.platform)""#))
 
-    // The NDEF bytes: a URI record with code 04 (https://).
+    // The NDEF bytes: one URI record (MB ME SR, 18-byte payload), code 04 (https://), "example…".
     let ndef = try nfctag("dump", "--format", "json")
     #expect(ndef.stdout.contains(#""kind":"ndef""#))
-    #expect(ndef.stdout.contains("d10114550465"), "\(ndef.stdout)")
+    #expect(ndef.stdout.contains("d1011255046578616d706c65"), "\(ndef.stdout)")
 
-    // The whole memory, as the image file holds it.
+    // The whole memory in the image-file layout: it loads as a virtual tag that holds the same
+    // message (secrets such as an NTAG's PWD read as zeros, so the bytes may differ there).
     let memory = try nfctag("dump", "--memory", "--format", "raw")
     #expect(memory.status == 0, "\(memory.stderr)")
-    #expect(memory.stdoutBytes == (try Data(contentsOf: emulator.image)), "dump --memory differs from the image")
+    let image = try Data(contentsOf: emulator.image)
+    #expect(memory.stdoutBytes.count == image.count)
+    #expect(memory.stdoutBytes.prefix(64) == image.prefix(64))
+    let dumped = emulator.image.deletingLastPathComponent().appendingPathComponent("dumped.bin")
+    try memory.stdoutBytes.write(to: dumped)
+    let reloaded = try runNFCTag(["read", "--format", "json", "--reader", kind.simulator(dumped)])
+    #expect(reloaded.stdout.contains(#""uri":"https://example.org/\#(kind.platform)""#), "\(reloaded.stderr)")
 
     let info = try nfctag("info", "--json")
     #expect(info.status == 0, "\(info.stderr)")
@@ -99,7 +106,7 @@ struct EveryTypeEndToEnd {
     let image = directory.appendingPathComponent("tag.bin")
     let simulator = kind.simulator(image)
     let oldText = "old message"
-    let newText = String(repeating: "new message ", count: 8)
+    let newText = String(repeating: "new message ", count: 3)
     #expect(try runNFCTag(["write", "text", oldText, "--reader", simulator]).status == 0)
     let original = try Data(contentsOf: image)
 

@@ -35,14 +35,42 @@ func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, en
   process.standardError = err
   process.standardInput = input
   try process.run()
+  // Both pipes are drained on their own threads while this one keeps the deadline: a program
+  // that hangs (or a child that keeps a pipe open) cannot block the test past `timeout`.
+  let outData = PipeDrain(out), errData = PipeDrain(err)
   if let stdin { input.fileHandleForWriting.write(stdin) }
   try input.fileHandleForWriting.close()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
   let deadline = Date().addingTimeInterval(timeout)
   while process.isRunning, Date() < deadline { usleep(10_000) }
-  if process.isRunning { process.terminate() }
+  if process.isRunning {
+    process.terminate()
+    let grace = Date().addingTimeInterval(2)
+    while process.isRunning, Date() < grace { usleep(10_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+  }
   process.waitUntilExit()
-  return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self), stdoutBytes: outData)
+  let outBytes = outData.wait(seconds: 2), errBytes = errData.wait(seconds: 2)
+  let timedOut = process.terminationReason == .uncaughtSignal && Date() >= deadline
+  return RunResult(status: process.terminationStatus, stdout: String(decoding: outBytes, as: UTF8.self),
+                   stderr: String(decoding: errBytes, as: UTF8.self) + (timedOut ? "\n(test runner: killed after \(Int(timeout)) s)" : ""),
+                   stdoutBytes: outBytes)
+}
+
+/// Reads a pipe to its end on a background thread.
+private final class PipeDrain: @unchecked Sendable {
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ pipe: Pipe) {
+    let handle = pipe.fileHandleForReading
+    Thread.detachNewThread { [self] in
+      data = handle.readDataToEndOfFile()
+      done.signal()
+    }
+  }
+
+  /// What was read; after `seconds` without the end of the pipe, nothing.
+  func wait(seconds: Double) -> Data {
+    done.wait(timeout: .now() + seconds) == .success ? data : Data()
+  }
 }

@@ -1,6 +1,535 @@
 import NFCTransport
 
-/// Builds the Type 4 platform for a detected target.
+/// Builds the Type 4 platform for a detected target, with the ATS the reader put in the ATR.
 func makeType4Platform(for target: DetectedTarget) throws(TagError) -> any NDEFTagPlatform {
-  throw .unsupported("Type 4 tags are not supported yet")
+  Type4Tag(identifier: target.identifier, link: target.link, atr: target.atr)
+}
+
+/// The capability container (CC file E103h) of an NFC Forum Type 4 tag.
+///
+/// Layout (NFC Forum T4T 2.0/3.0; nfc-protocols.md §10.2; nfcpy `tt4.py` `_discover_ndef`):
+/// CCLEN (2), mapping version (1), MLe (2), MLc (2), then the NDEF File Control TLV
+/// `04 06 FID(2) size(2) read(1) write(1)` or, from mapping version 3.0, the ENDEF File Control
+/// TLV `06 08 FID(2) size(4) read(1) write(1)`. TLV 04 files start with a 2-byte NLEN, TLV 06
+/// files with a 4-byte ENLEN.
+public struct Type4CapabilityContainer: Hashable, Sendable {
+  /// The CC bytes read (at least 15).
+  public var bytes: [UInt8]
+  /// CCLEN: the size of the CC the tag declares.
+  public var length: Int
+  /// Major version in the high nibble, minor in the low one (20h = 2.0).
+  public var mappingVersion: UInt8
+  /// MLe: the most data bytes one READ BINARY answer may carry.
+  public var maxResponseData: Int
+  /// MLc: the most data bytes one UPDATE BINARY command may carry.
+  public var maxCommandData: Int
+  /// The NDEF File Control TLV's tag: 04h (NLEN) or 06h (ENLEN).
+  public var controlTLV: UInt8
+  /// The NDEF file's identifier (usually E104h).
+  public var ndefFileID: [UInt8]
+  /// The NDEF file's size in bytes, length field included.
+  public var ndefFileSize: Int
+  /// Read access byte: 00 granted; anything else is read-protected (nfcpy: readable iff 00).
+  public var readAccess: UInt8
+  /// Write access byte: 00 granted, FFh no write access, other values proprietary (nfcpy:
+  /// writable iff 00).
+  public var writeAccess: UInt8
+
+  /// 2 (NLEN) or 4 (ENLEN).
+  public var lengthFieldSize: Int { controlTLV == 0x06 ? 4 : 2 }
+  /// The largest NDEF message: the file size less the length field (nfcpy `_capacity`).
+  public var capacity: Int { max(0, ndefFileSize - lengthFieldSize) }
+  /// "2.0" and so on.
+  public var versionText: String { "\(mappingVersion >> 4).\(mappingVersion & 0x0F)" }
+
+  /// Parses the first 15 (TLV 04) or 17 (TLV 06) bytes of a CC file.
+  /// - Throws: ``TagError/notFormatted(_:)`` for an unknown major version or a CC without an NDEF
+  ///   File Control TLV; ``TagError/malformed(_:offset:)`` for impossible sizes.
+  public init(parsing bytes: [UInt8]) throws(TagError) {
+    guard bytes.count >= 15 else {
+      throw .malformed("the CC file holds \(bytes.count) bytes; at least 15 are needed", offset: 0)
+    }
+    self.bytes = bytes
+    length = Int(bytes[0]) << 8 | Int(bytes[1])
+    mappingVersion = bytes[2]
+    maxResponseData = Int(bytes[3]) << 8 | Int(bytes[4])
+    maxCommandData = Int(bytes[5]) << 8 | Int(bytes[6])
+    controlTLV = bytes[7]
+    guard (1...3).contains(mappingVersion >> 4) else {
+      throw .notFormatted("the CC names mapping version \(mappingVersion >> 4).\(mappingVersion & 0x0F); "
+                          + "versions 1.x to 3.x are known")
+    }
+    guard length >= 15 else { throw .malformed("CCLEN is \(length), less than 15", offset: 0) }
+    guard maxResponseData >= 1, maxCommandData >= 1 else {
+      throw .malformed("the CC gives MLe \(maxResponseData) and MLc \(maxCommandData)", offset: 3)
+    }
+    switch (bytes[7], bytes[8]) {
+    case (0x04, 0x06):
+      ndefFileID = [bytes[9], bytes[10]]
+      ndefFileSize = Int(bytes[11]) << 8 | Int(bytes[12])
+      readAccess = bytes[13]
+      writeAccess = bytes[14]
+    case (0x06, 0x08):
+      guard bytes.count >= 17, length >= 17 else {
+        throw .malformed("the ENDEF File Control TLV is cut short (CC of \(bytes.count) bytes)", offset: 7)
+      }
+      ndefFileID = [bytes[9], bytes[10]]
+      ndefFileSize = Int(bytes[11]) << 24 | Int(bytes[12]) << 16 | Int(bytes[13]) << 8 | Int(bytes[14])
+      readAccess = bytes[15]
+      writeAccess = bytes[16]
+    default:
+      throw .notFormatted("the CC holds TLV \(hexString(bytes[7...8], separator: " ")) at byte 7, not an NDEF "
+                          + "File Control TLV (04 06 or 06 08)")
+    }
+    guard ndefFileSize > lengthFieldSize else {
+      throw .malformed("the NDEF file is \(ndefFileSize) bytes, no room after its length field", offset: 11)
+    }
+    guard ndefFileID != [0xE1, 0x03], ndefFileID != [0x3F, 0x00], ndefFileID != [0x00, 0x00] else {
+      throw .malformed("the CC names the reserved file \(hexString(ndefFileID)) as the NDEF file", offset: 9)
+    }
+  }
+}
+
+/// An NFC Forum Type 4 tag: the NDEF Tag Application (ISO 7816-4 files over ISO-DEP).
+///
+/// Sequence (NFC Forum T4T; nfcpy `tt4.py`; nfc-protocols.md §10): SELECT the application by its
+/// v2 name `D2760000850101` (with Le 00), else the v1 name `D2760000850100`; SELECT the CC file
+/// E103h (P2 0Ch for v2, 00h for v1); READ BINARY 15 bytes of it (2 more for an ENDEF TLV);
+/// SELECT the NDEF file by the identifier the CC gives; READ BINARY from offset 0 with Le as large
+/// as both MLe and the link allow, so NLEN and the first data bytes come in one answer.
+///
+/// Round trips: the CC and the current selection are remembered for the life of this object (one
+/// connection to one tag), so a read after `queryNDEFStatus` costs only its READ BINARYs. When a
+/// remembered selection turns out lost (`6A 82`, `69 86`), the selection is redone once.
+///
+/// Writes: capacity and the CC write access byte are checked first. NLEN‖message in one UPDATE
+/// BINARY when it fits MLc and the link (a single UPDATE is atomic on the tag), else NLEN 0000
+/// first, then the data in MLc chunks from offset 2, then NLEN (nfcpy `_write_ndef_data` folds the
+/// zero NLEN into the first chunk; it is kept apart here so a torn first UPDATE on a tag without
+/// atomic writes cannot leave the old NLEN over new data). Extended-length APDUs are sent only
+/// when MLe or MLc exceed the short forms and the link carries them
+/// (``LinkCapabilities/maxResponseLength`` above 256, ``LinkCapabilities/maxCommandLength`` above 261).
+/// - Warning: Not thread-safe: one operation at a time.
+public final class Type4Tag: NDEFTagPlatform {
+  public var platform: TagPlatform { .type4 }
+  public let identifier: [UInt8]
+  /// The link to the tag.
+  public let link: any Transceiver
+  /// The ATS (with TL) when the ATR carried it whole (ACR122U), else nil.
+  public let ats: [UInt8]?
+  /// The historical bytes of the ATR (the whole ATS on an ACR122U, reference §3.2).
+  public let historicalBytes: [UInt8]
+  /// The CC, once read.
+  public private(set) var capabilityContainer: Type4CapabilityContainer?
+  /// True when the application answered to the v1 name only.
+  public private(set) var isVersion1 = false
+
+  /// The NDEF Tag Application name of mapping version 2.0 and later.
+  public static let applicationV2: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+  /// The NDEF Tag Application name of mapping version 1.0.
+  public static let applicationV1: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x00]
+  /// The CC file identifier.
+  public static let ccFileID: [UInt8] = [0xE1, 0x03]
+
+  private enum Selection: Equatable { case none, application, file([UInt8]) }
+  private var selection: Selection = .none
+
+  /// Creates the platform.
+  /// - Parameters:
+  ///   - identifier: the UID.
+  ///   - link: a link that carries ISO 7816-4 APDUs; answers keep SW1 SW2.
+  ///   - atr: the ATR the reader built (`3B 8n 80 01 <historical bytes> TCK`), for `info`.
+  public init(identifier: [UInt8], link: any Transceiver, atr: [UInt8] = []) {
+    self.identifier = identifier
+    self.link = link
+    var historical: [UInt8] = []
+    if atr.count >= 5, atr[0] == 0x3B, atr[1] & 0xF0 == 0x80, atr[2] == 0x80, atr[3] == 0x01 {
+      let n = Int(atr[1] & 0x0F)
+      if atr.count >= 4 + n { historical = Array(atr[4..<(4 + n)]) }
+    }
+    historicalBytes = historical
+    // The ACR122U puts the whole ATS (TL first) in the historical bytes (reference §3.2).
+    if let tl = historical.first, Int(tl) == historical.count, historical.count >= 2 {
+      ats = historical
+    } else {
+      ats = nil
+    }
+  }
+
+  // MARK: NDEFTagPlatform
+
+  public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
+    try withSelectionRecovery { () throws(TagError) -> NDEFStatusReport in
+      let cc = try discover()
+      let status: NDEFStatus = cc.writeAccess == 0 ? .readWrite : .readOnly
+      guard cc.readAccess == 0 else { return NDEFStatusReport(status: status, capacity: cc.capacity) }
+      try select(file: cc.ndefFileID)
+      let head = try readBinary(offset: 0, length: cc.lengthFieldSize, what: "READ BINARY (NLEN)")
+      let length = try messageLength(head, cc: cc)
+      return NDEFStatusReport(status: status, capacity: cc.capacity, messageLength: length)
+    }
+  }
+
+  public func readNDEF() throws(TagError) -> [UInt8] {
+    try withSelectionRecovery { () throws(TagError) -> [UInt8] in
+      let cc = try discover()
+      guard cc.readAccess == 0 else {
+        throw .unsupported("the NDEF file is read-protected (CC read access \(hexString([cc.readAccess])))")
+      }
+      try select(file: cc.ndefFileID)
+      let first = min(readChunk(cc), cc.ndefFileSize)
+      var bytes = try readBinary(offset: 0, length: first, what: "READ BINARY")
+      let length = try messageLength(bytes, cc: cc)
+      let total = cc.lengthFieldSize + length
+      while bytes.count < total {
+        bytes += try readBinary(offset: bytes.count, length: min(readChunk(cc), total - bytes.count),
+                                what: "READ BINARY")
+      }
+      return Array(bytes[cc.lengthFieldSize..<total])
+    }
+  }
+
+  public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
+    try withSelectionRecovery { () throws(TagError) in
+      let cc = try discover()
+      guard cc.writeAccess == 0 else { throw .readOnly }
+      guard message.count <= cc.capacity else {
+        throw .insufficientCapacity(needed: message.count, capacity: cc.capacity)
+      }
+      try select(file: cc.ndefFileID)
+      let n = cc.lengthFieldSize
+      let lengthField = Self.bigEndian(message.count, size: n)
+      let chunk = writeChunk(cc)
+      if n + message.count <= chunk {
+        try updateBinary(offset: 0, data: lengthField + message)
+      } else {
+        try updateBinary(offset: 0, data: [UInt8](repeating: 0, count: n))
+        var offset = 0
+        while offset < message.count {
+          let end = min(message.count, offset + chunk)
+          try updateBinary(offset: n + offset, data: Array(message[offset..<end]))
+          offset = end
+        }
+        try updateBinary(offset: 0, data: lengthField)
+      }
+      guard verify else { return }
+      let expected = lengthField + message
+      var back: [UInt8] = []
+      while back.count < expected.count {
+        back += try readBinary(offset: back.count, length: min(readChunk(cc), expected.count - back.count),
+                               what: "READ BINARY (verify)")
+      }
+      if let i = zip(back, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+        throw .verifyFailed(address: i)
+      }
+    }
+  }
+
+  /// Writes an empty NDEF message.
+  ///
+  /// A Type 4 tag cannot be given an NDEF application with NFC Forum commands (creating files is
+  /// chip-specific: DESFire CreateApplication, ST proprietary commands), so only a tag that already
+  /// has one can be formatted; nfcpy's `format` does the same.
+  /// - Throws: ``TagError/unsupported(_:)`` naming why when there is no NDEF application or CC;
+  ///   ``TagError/readOnly``.
+  public func format() throws(TagError) {
+    do {
+      _ = try discover()
+    } catch {
+      if case .notFormatted(let why) = error {
+        throw .unsupported("a Type 4 tag cannot be given an NDEF application with NFC Forum commands "
+                           + "(it is chip-specific); this one has none usable: \(why)")
+      }
+      throw error
+    }
+    try writeNDEF([], verify: true)
+  }
+
+  /// Writes NLEN 0000 (one UPDATE BINARY), then reads it back.
+  public func erase() throws(TagError) {
+    try writeNDEF([], verify: true)
+  }
+
+  /// Makes the NDEF file permanently read-only with ST's EnablePermanentState command.
+  ///
+  /// NFC Forum Type 4 defines no lock command. ST25TA (and M24SR) tags lock the NDEF file for good
+  /// with the proprietary `A2 28 00 02` (CLA A2, EnablePermanentState, P2 02 = write) sent while
+  /// the NDEF file is selected; the CC write access byte then reads FFh. (`00 28 00 0x` is the
+  /// reversible EnableVerificationRequirement, which needs the write password; proxmark3
+  /// `cmdhfst25ta.c` `CmdHFST25TAProtect`.) NXP's NTAG 424 DNA would need ChangeFileSettings after
+  /// AES authentication with the master key, which this tool does not do; such tags answer the ST
+  /// command with `6E 00`/`6D 00` and get ``TagError/unsupported(_:)``. The CC is read again to
+  /// check the lock took.
+  /// - Throws: ``TagError/unsupported(_:)`` when the tag refuses the command;
+  ///   ``TagError/verifyFailed(address:)`` when the CC does not show the lock afterwards.
+  public func makeReadOnly() throws(TagError) {
+    try withSelectionRecovery { () throws(TagError) in
+      let cc = try discover()
+      if cc.writeAccess == 0xFF { return }
+      try select(file: cc.ndefFileID)
+      let (_, sw) = try exchange([0xA2, 0x28, 0x00, 0x02], what: "EnablePermanentState", address: nil)
+      switch sw {
+      case 0x9000: break
+      case 0x6E00, 0x6D00:
+        throw .unsupported("this tag does not know ST's EnablePermanentState (A2 28 00 02 answered "
+                           + "\(hexString(Self.swBytes(sw), separator: " "))); NFC Forum Type 4 has no lock command, "
+                           + "and NTAG 424 DNA needs ChangeFileSettings with AES authentication, which is not "
+                           + "supported")
+      case 0x6982:
+        throw .unsupported("the tag refused EnablePermanentState (69 82, security status not satisfied): it "
+                           + "needs its write password verified first (ST25TA VERIFY 00 20 00 02)")
+      default:
+        throw .transceive(.status(sw), command: "EnablePermanentState", address: nil)
+      }
+      capabilityContainer = nil
+      let after = try discover()
+      guard after.writeAccess != 0 else { throw .verifyFailed(address: after.controlTLV == 0x06 ? 16 : 14) }
+    }
+  }
+
+  public func info() throws(TagError) -> TagInfo {
+    let cc: Type4CapabilityContainer
+    do {
+      cc = try discover()
+    } catch {
+      guard case .notFormatted(let why) = error else { throw error }
+      return TagInfo(platform: .type4, chip: chipName(cc: nil), identifier: identifier, memorySize: 0,
+                     ndef: NDEFStatusReport(status: .notSupported, capacity: 0), capabilityContainer: [],
+                     lockState: "no NDEF application", details: [("NDEF", why)] + atsDetails)
+    }
+    let report = try queryNDEFStatus()
+    func access(_ b: UInt8) -> String {
+      switch b {
+      case 0x00: return "00 (granted)"
+      case 0xFF: return "FF (none)"
+      default: return "\(hexString([b])) (proprietary)"
+      }
+    }
+    let lock = "NDEF file write access \(access(cc.writeAccess)); read access \(access(cc.readAccess))"
+    var details: [(String, String)] = [
+      ("Application", isVersion1 ? "NDEF Tag Application v1 (D2760000850100)" : "NDEF Tag Application (D2760000850101)"),
+      ("Mapping version", cc.versionText),
+      ("MLe / MLc", "\(cc.maxResponseData) / \(cc.maxCommandData) bytes"),
+      ("NDEF file", "\(hexString(cc.ndefFileID)), \(cc.ndefFileSize) bytes, \(cc.lengthFieldSize)-byte length field"),
+      ("Link", "\(readChunk(cc)) bytes per READ BINARY, \(writeChunk(cc)) per UPDATE BINARY"),
+    ]
+    details += atsDetails
+    let isNTAG424 = chipName(cc: cc).hasPrefix("NTAG 424")
+    return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
+                   memorySize: isNTAG424 ? 416 : cc.length + cc.ndefFileSize, ndef: report,
+                   capabilityContainer: cc.bytes, lockState: lock, details: details)
+  }
+
+  /// The CC file (read to its end: Le 00, or CCLEN when the tag refuses that) followed by the whole
+  /// NDEF file: the layout of the emulator's Type 4 image.
+  public func readMemory() throws(TagError) -> [UInt8] {
+    try withSelectionRecovery { () throws(TagError) -> [UInt8] in
+      let cc = try discover()
+      try select(file: Self.ccFileID)
+      var ccFile: [UInt8]
+      do throws(TagError) {
+        ccFile = try readBinary(offset: 0, length: min(256, link.capabilities.maxResponseLength), what: "READ BINARY (CC)",
+                                acceptShort: true)
+      } catch {
+        guard case .transceive(.status, _, _) = error else { throw error }
+        ccFile = try readBinary(offset: 0, length: cc.length, what: "READ BINARY (CC)")
+      }
+      guard cc.readAccess == 0 else { return ccFile }
+      try select(file: cc.ndefFileID)
+      var file: [UInt8] = []
+      while file.count < cc.ndefFileSize {
+        file += try readBinary(offset: file.count, length: min(readChunk(cc), cc.ndefFileSize - file.count),
+                               what: "READ BINARY")
+      }
+      return ccFile + file
+    }
+  }
+
+  // MARK: Internals
+
+  /// The chip, as far as the ATS and CC tell.
+  private func chipName(cc: Type4CapabilityContainer?) -> String {
+    // NTAG 424 DNA: ATS 06 77 77 71 02 80, CC 00 17 20 0100 00FF 04 06 E104 0100 (factory files).
+    if ats == [0x06, 0x77, 0x77, 0x71, 0x02, 0x80], let cc, cc.length == 0x17, cc.ndefFileID == [0xE1, 0x04],
+       cc.ndefFileSize == 256 {
+      return "NTAG 424 DNA (by its ATS and CC)"
+    }
+    guard let cc else { return "ISO-DEP card" }
+    return "Type 4 tag (mapping version \(cc.versionText))"
+  }
+
+  private var atsDetails: [(String, String)] {
+    if let ats { return [("ATS", hexString(ats, separator: " "))] }
+    if !historicalBytes.isEmpty { return [("Historical bytes", hexString(historicalBytes, separator: " "))] }
+    return []
+  }
+
+  /// Bytes per READ BINARY: MLe, the link's limit, and 65536 (extended Le); 256 without extended APDUs.
+  private func readChunk(_ cc: Type4CapabilityContainer) -> Int {
+    max(1, min(cc.maxResponseData, link.capabilities.maxResponseLength, 65536))
+  }
+
+  /// Bytes per UPDATE BINARY: MLc and the link's command limit less the header (5, or 7 extended).
+  private func writeChunk(_ cc: Type4CapabilityContainer) -> Int {
+    let maxCommand = link.capabilities.maxCommandLength
+    if cc.maxCommandData > 255, maxCommand > 261 {
+      return max(1, min(cc.maxCommandData, maxCommand - 7, 65535))
+    }
+    return max(1, min(cc.maxCommandData, 255, maxCommand - 5))
+  }
+
+  /// Runs `body`; when it fails because a selection remembered from an earlier operation was lost
+  /// (the tag was reset), selects again and runs it once more.
+  private func withSelectionRecovery<T>(_ body: () throws(TagError) -> T) throws(TagError) -> T {
+    let reused = selection != .none
+    do {
+      return try body()
+    } catch {
+      guard reused, case .transceive(.status(let sw), _, _) = error, sw == 0x6A82 || sw == 0x6986 else { throw error }
+      selection = .none
+      return try body()
+    }
+  }
+
+  /// Selects the application and reads the CC, unless that was done on this connection already.
+  private func discover() throws(TagError) -> Type4CapabilityContainer {
+    if let capabilityContainer { return capabilityContainer }
+    if selection == .none { try selectApplication() }
+    try select(file: Self.ccFileID, notFound: "the NDEF application has no CC file (E103)")
+    var bytes = try readBinary(offset: 0, length: 15, what: "READ BINARY (CC)")
+    guard bytes.count >= 15 else {
+      throw .malformed("the CC file answered \(bytes.count) bytes for 15", offset: 0)
+    }
+    let cclen = Int(bytes[0]) << 8 | Int(bytes[1])
+    if bytes[7] == 0x06, cclen >= 17 {
+      bytes += try readBinary(offset: 15, length: 2, what: "READ BINARY (CC)")
+    }
+    let cc = try Type4CapabilityContainer(parsing: bytes)
+    capabilityContainer = cc
+    return cc
+  }
+
+  private func selectApplication() throws(TagError) {
+    selection = .none
+    let (_, sw2) = try exchange([0x00, 0xA4, 0x04, 0x00, 0x07] + Self.applicationV2 + [0x00],
+                                what: "SELECT (NDEF application)", address: nil)
+    if sw2 == 0x9000 {
+      isVersion1 = false
+      selection = .application
+      return
+    }
+    let (_, sw1) = try exchange([0x00, 0xA4, 0x04, 0x00, 0x07] + Self.applicationV1,
+                                what: "SELECT (NDEF application v1)", address: nil)
+    guard sw1 == 0x9000 else {
+      throw .notFormatted("no NDEF Tag Application: SELECT by name answered "
+                          + "\(hexString(Self.swBytes(sw2), separator: " ")) (v2) and "
+                          + "\(hexString(Self.swBytes(sw1), separator: " ")) (v1)")
+    }
+    isVersion1 = true
+    selection = .application
+  }
+
+  /// Selects an elementary file by identifier, unless it is the current one.
+  private func select(file fid: [UInt8], notFound: String? = nil) throws(TagError) {
+    if selection == .file(fid) { return }
+    if selection == .none { try selectApplication() }
+    let p2: UInt8 = isVersion1 ? 0x00 : 0x0C
+    let (_, sw) = try exchange([0x00, 0xA4, 0x00, p2, 0x02] + fid, what: "SELECT (file \(hexString(fid)))", address: nil)
+    guard sw == 0x9000 else {
+      selection = .application
+      if let notFound { throw .notFormatted("\(notFound): SELECT answered \(hexString(Self.swBytes(sw), separator: " "))") }
+      throw .transceive(.status(sw), command: "SELECT (file \(hexString(fid)))", address: nil)
+    }
+    selection = .file(fid)
+  }
+
+  /// READ BINARY of `length` bytes at `offset` in the current file. Answers of fewer bytes are
+  /// accepted (the caller reads on); `62 82` (end of file) too when `acceptShort`; `6C xx` is
+  /// retried once with Le = xx.
+  private func readBinary(offset: Int, length: Int, what: String, acceptShort: Bool = false) throws(TagError) -> [UInt8] {
+    guard offset >= 0, offset <= 0x7FFF else {
+      throw .unsupported("offset \(offset) needs READ BINARY with an offset data object (B1h), which is not sent")
+    }
+    guard length >= 1 else { return [] }
+    var le = length
+    for attempt in 0..<2 {
+      var apdu: [UInt8] = [0x00, 0xB0, UInt8(offset >> 8), UInt8(offset & 0xFF)]
+      if le > 256 {
+        apdu += [0x00, UInt8((le >> 8) & 0xFF), UInt8(le & 0xFF)]  // extended Le (0000 = 65536)
+      } else {
+        apdu.append(UInt8(le & 0xFF))  // 00 = 256
+      }
+      let (data, sw) = try exchange(apdu, what: what, address: offset)
+      if sw >> 8 == 0x6C, attempt == 0, sw & 0xFF != 0 {
+        le = Int(sw & 0xFF)
+        continue
+      }
+      guard sw == 0x9000 || (acceptShort && sw == 0x6282) else {
+        throw .transceive(.status(sw), command: what, address: offset)
+      }
+      guard !data.isEmpty, data.count <= le else {
+        throw .transceive(.malformedResponse(data + Self.swBytes(sw)), command: what, address: offset)
+      }
+      return data
+    }
+    throw .transceive(.malformedResponse([]), command: what, address: offset)
+  }
+
+  private func updateBinary(offset: Int, data: [UInt8]) throws(TagError) {
+    guard offset >= 0, offset <= 0x7FFF else {
+      throw .unsupported("offset \(offset) needs UPDATE BINARY with an offset data object (D7h), which is not sent")
+    }
+    var apdu: [UInt8] = [0x00, 0xD6, UInt8(offset >> 8), UInt8(offset & 0xFF)]
+    if data.count > 255 {
+      apdu += [0x00, UInt8(data.count >> 8), UInt8(data.count & 0xFF)]
+    } else {
+      apdu.append(UInt8(data.count))
+    }
+    let (_, sw) = try exchange(apdu + data, what: "UPDATE BINARY", address: offset)
+    guard sw == 0x9000 else {
+      if sw == 0x6982 { throw .readOnly }
+      throw .transceive(.status(sw), command: "UPDATE BINARY", address: offset)
+    }
+  }
+
+  /// Sends one APDU; returns the data and SW1 SW2. `61 xx` is followed by GET RESPONSE.
+  private func exchange(_ apdu: [UInt8], what: String, address: Int?) throws(TagError) -> ([UInt8], UInt16) {
+    var data: [UInt8] = []
+    var command = apdu
+    for _ in 0..<256 {
+      let reply: [UInt8]
+      do {
+        reply = try link.transceive(command)
+      } catch {
+        throw .transceive(error, command: what, address: address)
+      }
+      guard reply.count >= 2 else {
+        throw .transceive(.malformedResponse(reply), command: what, address: address)
+      }
+      let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
+      data += reply.dropLast(2)
+      guard sw >> 8 == 0x61 else { return (data, sw) }
+      command = [0x00, 0xC0, 0x00, 0x00, UInt8(sw & 0xFF)]  // GET RESPONSE
+    }
+    throw .transceive(.malformedResponse(data), command: what, address: address)
+  }
+
+  /// NLEN or ENLEN from the start of `head`, checked against the file.
+  private func messageLength(_ head: [UInt8], cc: Type4CapabilityContainer) throws(TagError) -> Int {
+    let n = cc.lengthFieldSize
+    guard head.count >= n else {
+      throw .malformed("the NDEF file answered \(head.count) bytes for its \(n)-byte length", offset: 0)
+    }
+    let length = head.prefix(n).reduce(0) { $0 << 8 | Int($1) }
+    guard length <= cc.capacity else {
+      throw .malformed("the NDEF length \(length) exceeds the file's \(cc.capacity)-byte capacity", offset: 0)
+    }
+    return length
+  }
+
+  private static func bigEndian(_ value: Int, size: Int) -> [UInt8] {
+    (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+  }
+
+  private static func swBytes(_ sw: UInt16) -> [UInt8] { [UInt8(sw >> 8), UInt8(sw & 0xFF)] }
 }

@@ -235,6 +235,25 @@ private func writeRegister(_ triples: [UInt8]) -> [UInt8] { direct([0x08] + trip
     #expect(face.transmit(direct(hex("06 633A 6339"))) == hex("D5 07 00 00 90 00"))
   }
 
+  /// Raw READ8 / WRITE-E8 / WRITE-NE8 / RSEG through InCommunicateThru reach no tag: status 01
+  /// (timeout), memory and generation unchanged, so nothing can rely on that path.
+  @Test func communicateThruOfType1FramesTimesOutAndChangesNothing() throws {
+    let tag = try Type1VirtualTag(chip: .topaz512, uid: uid)
+    let face = ACR122UFace(tag: tag)
+    #expect(face.transmit(direct(hex("4A 01 04"))) == hex("D5 4B 01 01 0C 00") + uid4 + hex("90 00"))  // Jewel target listed
+    let before = tag.memoryImage
+    let generation = tag.memoryGeneration
+    for frame in [hex("02 10 0000000000000000") + uid4,                                      // READ8 block 10h
+                  hex("54 10 0102030405060708") + uid4,                                      // WRITE-E8 block 10h
+                  hex("1B 10 FFFFFFFFFFFFFFFF") + uid4,                                      // WRITE-NE8 block 10h
+                  hex("10 10 0000000000000000") + uid4] {                                    // RSEG 1
+      #expect(face.transmit(direct([0x42] + frame)) == hex("D5 43 01 90 00"))                 // status 01: timeout
+      #expect(face.transmit(direct([0x42] + frame + crcB(frame))) == hex("D5 43 01 90 00"))   // with CRC_B too
+    }
+    #expect(tag.memoryImage == before)
+    #expect(tag.memoryGeneration == generation)
+  }
+
   @Test func aType2TagNeverSeesCIUFrames() throws {
     let face = try ReaderFaceKind.acr122u.makeFace(tag: try VirtualTagKind.ntag215.makeTag(uid: nil))
     let link = ACR122UType1Link(transport: SimulatedAPDUTransport(card: face))

@@ -9,16 +9,19 @@
 /// and answers status 01 (timeout): nfcpy does not send them that way and notes that RID "can not
 /// be send" through the ACR122U firmware.
 ///
-/// InCommunicateThru (`D4 42 …`) carries a whole tag frame (READ8, WRITE-E8, WRITE-NE8 with the
-/// UID) and answers the tag's whole answer (`ADD8` + 8 bytes). UNVERIFIED on hardware: nfcpy gets
-/// these through by programming the CIU registers, not InCommunicateThru.
+/// InCommunicateThru (`D4 42 …`) to a Jewel target answers status 01 (timeout) and sends nothing:
+/// the firmware sends one standard frame, not Type 1's 7-bit short frame then one frame per byte,
+/// and a Topaz ignores it. nfcpy (`pn532.py`
+/// `_tt1_send_cmd_recv_rsp`) says READ8, WRITE-E8 and WRITE-NE8 "are not implemented by the
+/// chipset" and programs the CIU with WriteRegister / ReadRegister instead; the face models that in
+/// ``PN532CIU``.
 ///
 /// A tag that stays mute (a refused write, a wrong UID) gives status 01, as the PN532 reports a
 /// timeout.
 extension ACR122UFace {
-  /// InDataExchange / InCommunicateThru for a Type 1 tag.
+  /// InDataExchange (and InCommunicateThru, which times out) for a Type 1 tag.
   func jewelExchange(_ command: [UInt8], thru: Bool, tag: any VirtualTag) -> [UInt8] {
-    if thru { return chipAnswer(tag.respond(to: command), thru: true) }
+    if thru { return [0x01] }
     let uid = Array(tag.identifier.prefix(4))
     guard uid.count == 4, let code = command.first else { return [0x01] }
     let frame: [UInt8]

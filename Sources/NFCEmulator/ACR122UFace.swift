@@ -32,6 +32,8 @@ public final class ACR122UFace: VirtualCard {
   public let firmware: String
   private var pollingParameter: UInt8 = 0xFF
   private var ledState: UInt8 = 0x00
+  /// The PN532's CIU registers and FIFO, for ReadRegister / WriteRegister (see ``PN532CIU``).
+  let ciu = PN532CIU()
 
   /// Longest tag answer one PN532 frame carries through direct transmit.
   public static let maximumChipAnswer = 252
@@ -148,8 +150,9 @@ public final class ACR122UFace: VirtualCard {
     case 0x44, 0x52, 0x54:
       tag?.reset()
       return answer([0x00])
-    case 0x32, 0x12, 0x08, 0x14, 0x16: return answer([])
-    case 0x06: return answer([UInt8](repeating: 0, count: max(0, (frame.count - 1) / 2)))
+    case 0x32, 0x12, 0x14, 0x16: return answer([])
+    case 0x06: return ciu.read(Array(frame.dropFirst())).map(answer) ?? Self.failed
+    case 0x08: return ciu.write(Array(frame.dropFirst()), tag: tag?.platform == .type1 ? tag : nil) ? answer([]) : Self.failed
     case 0x04: return answer([0x00, 0x00, 0x00])
     default: return answer([0x27])  // command not acceptable in this context
     }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NFCTransport
 
 /// Type 1 (Topaz) commands through an ACR122U's PN532.
@@ -10,11 +15,12 @@ import NFCTransport
 ///   WRITE-NE `1A ADD DATA UID` → `D4 40 01 1A ADD DATA`. The PN532 adds the UID and answers the
 ///   data byte only (ACR122U API §7.4, LLA `topazacsacrcommands.cpp`, libnfc `jewel.h`), so the
 ///   link puts the address back: the platform gets `ADD DATA`, as the tag sent it.
-/// - READ8 / WRITE-E8 / WRITE-NE8 (14-byte frames) → InCommunicateThru `D4 42` + the whole
-///   frame; the answer `ADD8` + 8 bytes is returned as is. UNVERIFIED on hardware: the PN532
-///   firmware does not implement these commands, and nfcpy (`pn532.py` `_tt1_send_cmd_recv_rsp`)
-///   sends them by programming the CIU registers byte by byte (WriteRegister/ReadRegister, four
-///   host exchanges per command), which this link does not do yet.
+/// - READ8 / WRITE-E8 / WRITE-NE8 (14-byte frames): the PN532 firmware does not implement them
+///   (nfcpy `pn532.py` `_tt1_send_cmd_recv_rsp`: "not implemented by the chipset"; InCommunicateThru
+///   sends one standard frame, not Type 1's 7-bit short frame then one frame per byte), so the link programs the chip's CIU
+///   the way nfcpy does, through WriteRegister (`D4 08 addrHi addrLo value …`) and ReadRegister
+///   (`D4 06 addrHi addrLo …`, PN532 answer `D5 07 value …`). Three APDUs per command (nfcpy
+///   takes four), see ``ciuExchange(_:)``.
 /// - RSEG `10 ADDS …` → sixteen READ8 exchanges, as nfcpy does ("RSEG implementation does not
 ///   accept any segment other than 0"). ``capabilities`` reports 122 bytes (RALL's answer), the
 ///   longest Type 1 answer one exchange returns, so platforms read block by block instead.
@@ -24,6 +30,10 @@ public final class ACR122UType1Link: Transceiver {
   let transport: any APDUTransport
   /// 122 bytes: RALL's answer (HR0 HR1 + 120), the longest Type 1 answer one exchange carries here.
   public let capabilities = LinkCapabilities(maxResponseLength: 122, maxCommandLength: 14, rawCommands: true)
+  /// Microseconds to wait after sending WRITE-E8 / WRITE-NE8 before the parity is switched back
+  /// on and the FIFO read: nfcpy `pn532.py` sleeps 6 ms and 3 ms ("assuming same response time as
+  /// WRITE-E" / "WRITE-NE"). The emulator answers at once, so its tests may set zero.
+  public var writeWaitMicroseconds: (erase: UInt32, noErase: UInt32) = (6_000, 3_000)
   public init(transport: any APDUTransport) { self.transport = transport }
 
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
@@ -38,10 +48,7 @@ public final class ACR122UType1Link: Transceiver {
     case (0x53, 7), (0x1A, 7):
       return [command[1]] + (try singleByte(exchange([code, command[1], command[2]])))
     case (0x02, 14), (0x54, 14), (0x1B, 14):
-      let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count + 2), 0xD4, 0x42] + command)
-      let answer = try pn532Answer(reply, command: 0x42)
-      guard answer.count == 9 else { throw .malformedResponse(answer) }
-      return answer
+      return try ciuExchange(command)
     case (0x10, 14):
       var out: [UInt8] = [command[1]]
       let first = Int(command[1] >> 4) * 16
@@ -64,5 +71,114 @@ public final class ACR122UType1Link: Transceiver {
   private func singleByte(_ answer: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard answer.count == 1 else { throw .malformedResponse(answer) }
     return answer
+  }
+  // MARK: - READ8 / WRITE-E8 / WRITE-NE8 through the CIU
+
+  /// CIU register addresses (nfcpy `pn53x.py` `Chipset.REG`; PN532 User Manual, CIU at 6301h–633Fh).
+  enum CIU {
+    static let command: UInt16 = 0x6331
+    static let fifoData: UInt16 = 0x6339
+    static let fifoLevel: UInt16 = 0x633A
+    static let bitFraming: UInt16 = 0x633D
+    static let manualRCV: UInt16 = 0x630D
+  }
+
+  /// FIFO bytes a READ8 / WRITE-E8 / WRITE-NE8 answer fills: `ADD8` + 8 bytes + CRC_B = 11 bytes
+  /// of 9 bits (data + parity), 99 bits in 13 bytes.
+  static let answerFIFOBytes = (11 * 9 + 7) / 8
+
+  /// One 8-byte command through the CIU, in three APDUs:
+  /// 1. WriteRegister, one APDU of 52 writes (Lc 158): FIFOLevel ← 80 (FlushBuffer: a stale byte
+  ///    would otherwise go out with the command byte; nfcpy does not flush), then nfcpy's sequence:
+  ///    FIFOData ← code, BitFraming ← 07, Command ← 04 (Transmit: the 7-bit short frame),
+  ///    BitFraming ← 00, ManualRCV ← 30 (parity generator off), for each further byte of the frame
+  ///    + CRC_B FIFOData ← byte, Command ← 04, Command ← 07 (NoCmdChange), and Command ← 08 (Receive).
+  /// 2. WriteRegister ManualRCV ← 20: the parity back on (after nfcpy's 6 / 3 ms for a write). It
+  ///    stays its own APDU: folded into the next command's first APDU, the chip would be left with
+  ///    its parity off after the last Type 1 command, and the firmware's own RALL/READ/WRITE-E,
+  ///    InListPassiveTarget or the next program would then talk to tags without parity.
+  /// 3. ReadRegister FIFOLevel + 13 × FIFOData, one APDU (nfcpy reads FIFOLevel alone first): the
+  ///    registers are read in order, so the first value says how many of the others are real.
+  ///    FIFOLevel 0 means the tag did not answer → ``TransceiveError/timeout``; any other level
+  ///    than 13 is a malformed answer.
+  /// The received bits hold the parity bits; ``Self/strippingParityBits(_:)`` removes them as nfcpy
+  /// does, then CRC_B is checked and removed.
+  func ciuExchange(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    let frame = command + Self.crcB(command)
+    var writes: [(UInt16, UInt8)] = [
+      (CIU.fifoLevel, 0x80), (CIU.fifoData, frame[0]), (CIU.bitFraming, 0x07), (CIU.command, 0x04),
+      (CIU.bitFraming, 0x00), (CIU.manualRCV, 0x30),
+    ]
+    for byte in frame.dropFirst() { writes += [(CIU.fifoData, byte), (CIU.command, 0x04), (CIU.command, 0x07)] }
+    writes.append((CIU.command, 0x08))
+    try writeRegisters(writes)
+    let wait = command.first == 0x54 ? writeWaitMicroseconds.erase : command.first == 0x1B ? writeWaitMicroseconds.noErase : 0
+    if wait > 0 { usleep(wait) }
+    try writeRegisters([(CIU.manualRCV, 0x20)])
+    let values = try readRegisters([CIU.fifoLevel] + Array(repeating: CIU.fifoData, count: Self.answerFIFOBytes))
+    guard let level = values.first, values.count == 1 + Self.answerFIFOBytes else { throw .malformedResponse(values) }
+    guard level != 0 else { throw .timeout }
+    guard Int(level) == Self.answerFIFOBytes else { throw .malformedResponse(values) }
+    let received = Self.strippingParityBits(Array(values.dropFirst()))
+    guard received.count == 11, Array(received.suffix(2)) == Self.crcB(Array(received.prefix(9))) else {
+      throw .malformedResponse(received)
+    }
+    return Array(received.prefix(9))
+  }
+
+  /// WriteRegister (`D4 08`, PN532 answer `D5 09`) with `(address, value)` pairs, in order.
+  private func writeRegisters(_ writes: [(UInt16, UInt8)]) throws(TransceiveError) {
+    var pn532: [UInt8] = [0xD4, 0x08]
+    for (address, value) in writes { pn532 += [UInt8(address >> 8), UInt8(address & 0xFF), value] }
+    guard pn532.count <= 255 else { throw .unsupported("a WriteRegister of \(writes.count) registers") }
+    let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(pn532.count)] + pn532)
+    _ = try registerAnswer(reply, command: 0x08, count: 0)
+  }
+
+  /// ReadRegister (`D4 06`, PN532 answer `D5 07` + one value per address, no status byte: nfcpy
+  /// `pn532.py` `_read_register` returns the data as is).
+  private func readRegisters(_ addresses: [UInt16]) throws(TransceiveError) -> [UInt8] {
+    var pn532: [UInt8] = [0xD4, 0x06]
+    for address in addresses { pn532 += [UInt8(address >> 8), UInt8(address & 0xFF)] }
+    guard pn532.count <= 255 else { throw .unsupported("a ReadRegister of \(addresses.count) registers") }
+    let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(pn532.count)] + pn532)
+    return try registerAnswer(reply, command: 0x06, count: addresses.count)
+  }
+
+  /// The values in `D5 <command+1> values… 90 00`; a reader status word other than 90 00 is
+  /// thrown as ``TransceiveError/status(_:)``.
+  private func registerAnswer(_ reply: [UInt8], command: UInt8, count: Int) throws(TransceiveError) -> [UInt8] {
+    guard reply.count >= 2 else { throw .malformedResponse(reply) }
+    let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
+    guard sw == 0x9000 else { throw .status(sw) }
+    guard reply.count == 4 + count, reply[0] == 0xD5, reply[1] == command &+ 1 else { throw .malformedResponse(reply) }
+    return Array(reply[2..<(2 + count)])
+  }
+
+  /// The bytes in what a CIU with ParityDisable received: the FIFO bytes form one bit stream, least
+  /// significant bit first; every 9 bits are 8 data bits (least significant first) and a parity
+  /// bit, which is dropped unchecked (CRC_B covers the bytes). nfcpy `pn532.py`:
+  /// `"{:08b}".format(octet)[::-1]` per FIFO byte, then `int(data[i:i+8][::-1], 2)` for i in
+  /// `range(0, len(data)-8, 9)`.
+  static func strippingParityBits(_ fifo: [UInt8]) -> [UInt8] {
+    let bitCount = fifo.count * 8
+    func bit(_ n: Int) -> UInt8 { fifo[n / 8] >> UInt8(n % 8) & 1 }
+    return stride(from: 0, to: bitCount - 8, by: 9).map { start in
+      (0..<8).reduce(UInt8(0)) { byte, k in byte | bit(start + k) << UInt8(k) }
+    }
+  }
+
+  /// CRC_B (ISO/IEC 14443-3 Annex B; nfcpy `pn53x.py` `add_crc_b`): reflected polynomial 8408h,
+  /// preset FFFFh, complemented, least significant byte first. `00 00 00` → `CC C6`.
+  static func crcB(_ bytes: [UInt8]) -> [UInt8] {
+    var register: UInt16 = 0xFFFF
+    for byte in bytes {
+      for k in 0..<8 {
+        let bit = (register ^ UInt16(byte >> UInt8(k) & 1)) & 1
+        register >>= 1
+        if bit == 1 { register ^= 0x8408 }
+      }
+    }
+    return [UInt8(~register & 0xFF), UInt8(~register >> 8)]
   }
 }

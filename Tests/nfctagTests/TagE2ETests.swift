@@ -118,12 +118,20 @@ struct TagEndToEnd {
     #expect(r.stdout.contains("atr 3b8f8001804f0ca0000003060300030000000068"))
   }
 
-  @Test func pcscScanShowsAndNamesTheATR() throws {
-    let emulator = try Emulator()
+  /// pcsc_scan prints the ATR the virtual reader built and names it from pcsc-tools' ATR list,
+  /// as it does for the real reader with the real tag.
+  @Test(arguments: [
+    ("ntag215", "acr122u", "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68", "MIFARE Ultralight"),
+    ("topaz512", "acr122u", "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 04 00 00 00 00 9F", "NFC FORUM TYPE 1 TAG"),
+    ("felica-lite-s", "acr122u", "3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 F0 11 00 00 00 00 8A", "Android phone"),
+    ("icode-slix2", "part3", "3B 8F 80 01 80 4F 0C A0 00 00 03 06 0B 00 14 00 00 00 00 77", "Philips ICode"),
+  ])
+  func pcscScanShowsAndNamesTheATR(tag: String, face: String, atr: String, name: String) throws {
+    let emulator = try Emulator(tag: tag, extra: ["--reader", face])
     defer { emulator.stop() }
     let r = try runProgram("/usr/bin/timeout", ["-s", "KILL", "4", "pcsc_scan"], timeout: 10)
-    #expect(r.stdout.contains("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 03 00 00 00 00 68"))
-    #expect(r.stdout.contains("MIFARE Ultralight"))
+    #expect(r.stdout.contains(atr), "\(r.stdout)")
+    #expect(r.stdout.contains(name))
   }
 
   @Test func emulateExitsZeroOnCtrlCAndTheCardLeaves() throws {

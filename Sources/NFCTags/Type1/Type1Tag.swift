@@ -53,30 +53,17 @@ public final class Type1Tag: NDEFTagPlatform {
   // MARK: NDEFTagPlatform
 
   public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
-    let memory = beginOperation()
-    let snapshot = try analyse(memory)
-    if let layout = snapshot.layout { _ = try layout.get() }
-    return snapshot.report
+    try analyse(beginOperation()).checkedReport()
   }
 
   public func readNDEF() throws(TagError) -> [UInt8] {
     let memory = beginOperation()
-    let snapshot = try analyse(memory)
-    guard let result = snapshot.layout else { throw .notFormatted(snapshot.why) }
-    let layout = try result.get()
-    guard layout.ndefTLVAddress != nil else {
-      throw .notFormatted("the data area holds no NDEF TLV (\(layout.summary))")
-    }
-    return try layout.readMessage(from: memory)
+    return try analyse(memory).readMessage(from: memory)
   }
 
   public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
     let memory = beginOperation()
-    let snapshot = try analyse(memory)
-    guard let result = snapshot.layout else { throw .notFormatted(snapshot.why) }
-    guard snapshot.report.status == .readWrite else { throw .readOnly }
-    let layout = try result.get()
-    let plan = try TLVWriter.plan(message: message, layout: layout)
+    let (plan, layout) = try analyse(memory).writePlan(for: message)
     try commit(plan, layout: layout, memory: memory)
   }
 
@@ -253,7 +240,7 @@ public final class Type1Tag: NDEFTagPlatform {
   }
 
   /// What the header ROM, blocks 0–E and the TLVs say.
-  private struct Snapshot {
+  private struct Snapshot: TLVAreaSnapshot {
     var cc: [UInt8]
     /// nil when the CC is not an NDEF CC (`why` says what it is).
     var layout: Result<TLVLayout, TagError>?

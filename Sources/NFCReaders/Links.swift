@@ -70,6 +70,11 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
 ///   status `64 01` (no answer before the timer ran out) is ``TransceiveError/timeout``; a
 ///   non-zero `96` response status on a longer answer (framing, parity or CRC error) is
 ///   ``TransceiveError/chipError(_:)`` with its last byte.
+///   After a timeout the next frame is preceded by Switch Protocol again (one APDU): a Type 2 tag
+///   that got a command it does not know (GET_VERSION on a MIFARE Ultralight or NTAG203) falls
+///   back to IDLE and stays mute until it is selected again (ISO 14443-3 state machine; nfcpy
+///   `tt2.py` reselects after a failed GET_VERSION), and a switch to layer 3 makes the reader
+///   activate the card anew (our reading of PC/SC Part 3; the ACS manuals we found do not say).
 /// - **Mapped** (Part 3 readers without transparent exchange): READ (`30 pg`) becomes READ BINARY
 ///   (`FF B0 00 pg 10`) and WRITE (`A2 pg d0..d3`) becomes UPDATE BINARY (`FF D6 00 pg 04 …`).
 ///   Nothing else passes (rawCommands false), so the platform falls back to plain reads.
@@ -82,6 +87,8 @@ public final class PartThreeType2Link: Transceiver {
   public var transparent: Bool? { session.available }
   /// APDUs this link sent (probe included), for round-trip accounting.
   public var apduCount: Int { session.apduCount }
+  /// True after a timeout: the tag may be back in IDLE and is activated again before the next frame.
+  private var needsActivation = false
 
   /// Longest tag answer in transparent mode (60 pages).
   public static let transparentResponseLimit = 240
@@ -125,7 +132,17 @@ public final class PartThreeType2Link: Transceiver {
 
   private func exchange(_ frame: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard frame.count <= 240 else { throw .unsupported("a command of \(frame.count) bytes") }
-    let answer = try session.transceive(frame, timer: Self.timer)
+    if needsActivation {
+      guard try session.switchProtocol() else { throw .timeout }
+      needsActivation = false
+    }
+    let answer: TransparentSession.Answer
+    do {
+      answer = try session.transceive(frame, timer: Self.timer)
+    } catch {
+      if error == .timeout { needsActivation = true }
+      throw error
+    }
     let data = answer.data
     // A 4-bit answer: ACK (A) or NAK (0, 1, 4, 5).
     if data.count == 1, let v = data.first, v <= 0x0F, answer.validBits == nil || answer.validBits == 4 {

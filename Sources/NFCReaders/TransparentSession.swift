@@ -45,10 +45,15 @@ final class TransparentSession {
       available = false
       return false
     }
-    let switched = try send([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, standard, layer, 0x00])
-    let ok = Self.sessionOK(switched)
+    let ok = try switchProtocol()
     available = ok
     return ok
+  }
+
+  /// Sends Switch Protocol (`8F 02 <standard> <layer>`) and tells whether the reader accepted it.
+  /// At layer 3 the reader activates the card anew (for ISO 14443A: REQA, anticollision, SELECT).
+  func switchProtocol() throws(TransceiveError) -> Bool {
+    Self.sessionOK(try send([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, standard, layer, 0x00]))
   }
 
   /// Ends the session (`82`), when one was started; the next use probes again.

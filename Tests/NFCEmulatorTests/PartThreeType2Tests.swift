@@ -207,6 +207,22 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
     #expect(try fresh.readNDEF() == text)
   }
 
+  @Test func anUltralightIsActivatedAgainAfterItsMuteGetVersion() throws {
+    let tag = try Type2VirtualTag(chip: .ultralight)
+    let face = try PartThreeFace(tag: tag)
+    let transport = SimulatedAPDUTransport(readerName: ReaderFaceKind.part3.simulatedReaderName, card: face)
+    let target = try detectTarget(on: transport)
+    let link = try #require(target.link as? PartThreeType2Link)
+    let platform = try makePlatform(for: target)
+    let message = uriMessage("https://example.org/ul")
+    try platform.writeNDEF(message, verify: true)
+    #expect(try platform.readNDEF() == message)
+    #expect(try platform.info().chip.hasPrefix("Type 2 tag without GET_VERSION"))
+    #expect(try platform.readMemory() == tag.memoryImage)
+    #expect(link.transparent == true)
+    #expect(face.selectedProtocol == [0x00, 0x03])
+  }
+
   @Test func tearingNeverLeavesAPartialMessage() throws {
     let old = uriMessage("https://example.org/old/message/that/spans/several/pages")
     let new = longMessage(120, seed: 5)

@@ -2,7 +2,7 @@ import NFCTransport
 
 /// A generic PC/SC Part 3 contactless reader with ISO 15693 support, shaped after the ACS
 /// ACR1552U: Part 3 ATRs and pseudo-APDUs, Manage Session / Transparent Exchange for ISO 15693
-/// frames, and plain APDUs for ISO-DEP cards. Types 2, 4 and 5; no Type 1 or Type 3.
+/// and Type 2 (ISO 14443A layer 3) frames, and plain APDUs for ISO-DEP cards. Types 2, 4 and 5; no Type 1 or Type 3.
 ///
 /// - ATR (PC/SC Part 3 §3.1.3.2.3, reference §3.1–3.2): Type 2 `SS 03`, name `00 03`; ISO 15693
 ///   `SS 0B` (part 3), name `00 14` (the only ICODE name in pcsc-tools' Part 3 list; no SLIX2 name
@@ -17,9 +17,11 @@ import NFCTransport
 ///   4-byte block size (00 = one block), P1 P2 = block number. A failing read or write answers
 ///   `63 00` (ACS generic failure, reference §4.2).
 /// - `FF C2 00 00` Manage Session (81 start, 82 end, 83 RF off, 84 RF on, 5F 46 timer),
-///   `FF C2 00 02` Switch Protocol (`8F 02 02 03`: ISO 15693 layer 3, the only switch allowed) and
-///   `FF C2 00 01` Transparent Exchange (95 transceive; 90/91/92 framing objects and the timer are
-///   accepted and ignored). Answers follow the ACR1552 trace of reference §4.3: `C0 03 00 90 00`
+///   `FF C2 00 02` Switch Protocol (`8F 02 02 03`: ISO 15693 layer 3 for an ISO 15693 tag,
+///   `8F 02 00 03`: ISO 14443A layer 3 for a Type 2 tag) and `FF C2 00 01` Transparent Exchange
+///   (95 transceive; 90/91/92 framing objects and the timer are accepted and ignored). Type 2
+///   frames (READ, FAST_READ, WRITE, GET_VERSION, PWD_AUTH…) go to the tag as they are; its 4-bit
+///   ACK/NAK comes back as one byte with `92 01 04`. Answers follow the ACR1552 trace of reference §4.3: `C0 03 00 90 00`
 ///   (generic status, no error), then `92 01 00 96 02 00 00 97 len <tag answer>`; a tag that does
 ///   not answer gives `C0 03 01 64 01` (timeout). The outer status word is `90 00` in every case.
 ///   An unknown data object stops the list with `C0 03 <1-based index> 6A 81`. A tag answer that
@@ -39,6 +41,9 @@ public final class PartThreeFace: VirtualCard {
   public let transparentExchange: Bool
   /// True between a Manage Session start (81) and end (82).
   public private(set) var sessionActive = false
+  /// The protocol chosen by the last Switch Protocol (`[standard, layer]`), nil after power-on and
+  /// at the start or end of a session.
+  public private(set) var selectedProtocol: [UInt8]?
   /// Longest answer, status word included (pcsc-lite `MAX_BUFFER_SIZE` for short APDUs).
   public static let maximumAnswer = 258
 
@@ -73,6 +78,7 @@ public final class PartThreeFace: VirtualCard {
 
   private func endSession() {
     sessionActive = false
+    selectedProtocol = nil
     tag.reset()
   }
 
@@ -197,7 +203,9 @@ public final class PartThreeFace: VirtualCard {
   private func session(_ objects: [BERObject]) -> [UInt8] {
     for (i, object) in objects.enumerated() {
       switch object.tag {
-      case 0x81: sessionActive = true
+      case 0x81:
+        sessionActive = true
+        selectedProtocol = nil
       case 0x82: endSession()
       case 0x83: tag.reset()
       case 0x84: break
@@ -208,19 +216,44 @@ public final class PartThreeFace: VirtualCard {
     return Self.status(index: 0, 0x90, 0x00) + Self.ok
   }
 
+  /// Switch Protocol (`8F 02 <standard> <layer>`, reference §4.3).
+  ///
+  /// - `02 02` / `02 03` (ISO 15693) with an ISO 15693 tag, and `00 03` (ISO 14443A layer 3) with a
+  ///   Type 2 tag: `C0 03 00 90 00 8F 01 00`, as in the ACR1552 trace. The 14443A switch activates
+  ///   the tag anew (ISO 14443-3 REQA/anticollision/SELECT), so its volatile state (PWD_AUTH) is
+  ///   dropped.
+  /// - A standard this reader handles (00 ISO 14443A, 02 ISO 15693) that the tag in the field does
+  ///   not speak: `C0 03 01 64 01`, the "no answer" state the trace shows for a mute tag, because
+  ///   the reader switches its field and then no card answers the activation. This is our choice:
+  ///   the ACS manuals we found do not show this case.
+  /// - Anything else (other standards, layers 2 and 4, a malformed object): `C0 03 01 6A 81`.
   private func switchProtocol(_ objects: [BERObject]) -> [UInt8] {
     guard objects.count == 1, let object = objects.first, object.tag == 0x8F, object.value.count == 2 else {
       return Self.status(index: 1, 0x6A, 0x81) + Self.ok
     }
     let standard = object.value[0], layer = object.value[1]
-    guard tag.platform == .type5, standard == 0x02, layer == 0x02 || layer == 0x03 else {
+    switch (standard, layer) {
+    case (0x02, 0x02), (0x02, 0x03):
+      guard tag.platform == .type5 else { return Self.status(index: 1, 0x64, 0x01) + Self.ok }
+    case (0x00, 0x03):
+      guard tag.platform == .type2 else { return Self.status(index: 1, 0x64, 0x01) + Self.ok }
+      tag.reset()
+    default:
       return Self.status(index: 1, 0x6A, 0x81) + Self.ok
     }
+    selectedProtocol = [standard, layer]
     return Self.status(index: 0, 0x90, 0x00) + [0x8F, 0x01, 0x00] + Self.ok
   }
 
+  /// Transparent Exchange. ISO 15693 tags answer without a prior Switch Protocol (as before);
+  /// Type 2 tags only after a switch to ISO 14443A layer 3 (else `C0 03 01 6A 81`). A Type 2
+  /// ACK or NAK comes back as a one-byte `97` with `92 01 04` (4 valid bits in the last byte).
   private func exchange(_ objects: [BERObject]) -> [UInt8] {
-    guard tag.platform == .type5 else { return Self.status(index: 1, 0x6A, 0x81) + Self.ok }
+    switch tag.platform {
+    case .type5: break
+    case .type2 where selectedProtocol == [0x00, 0x03]: break
+    default: return Self.status(index: 1, 0x6A, 0x81) + Self.ok
+    }
     var out: [UInt8] = []
     for (i, object) in objects.enumerated() {
       switch object.tag {
@@ -228,11 +261,15 @@ public final class PartThreeFace: VirtualCard {
       case 0x93:
         _ = tag.respond(to: object.value)
       case 0x95:
-        guard case .data(let answer) = tag.respond(to: object.value) else {
-          return Self.status(index: i + 1, 0x64, 0x01) + Self.ok
+        let answer: [UInt8], validBits: UInt8
+        switch tag.respond(to: object.value) {
+        case .data(let bytes): (answer, validBits) = (bytes, 0)
+        case .ack: (answer, validBits) = ([0x0A], 4)
+        case .nak(let code): (answer, validBits) = ([code & 0x0F], 4)
+        case .mute: return Self.status(index: i + 1, 0x64, 0x01) + Self.ok
         }
         let length: [UInt8] = answer.count < 0x80 ? [UInt8(answer.count)] : [0x81, UInt8(truncatingIfNeeded: answer.count)]
-        out = [0x92, 0x01, 0x00, 0x96, 0x02, 0x00, 0x00, 0x97] + length + answer
+        out = [0x92, 0x01, validBits, 0x96, 0x02, 0x00, 0x00, 0x97] + length + answer
         guard answer.count <= 0xFF, 5 + out.count + 2 <= Self.maximumAnswer else {
           return Self.status(index: i + 1, 0x67, 0x00) + Self.ok
         }

@@ -41,26 +41,133 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
   }
 }
 
-/// Type 2 commands through any PC/SC Part 3 reader: READ (`30 pg`) becomes READ BINARY
-/// (`FF B0 00 pg 10`) and WRITE (`A2 pg d0..d3`) becomes UPDATE BINARY (`FF D6 00 pg 04 …`).
-/// Nothing else passes, so the platform falls back to plain reads.
+/// Type 2 commands through a PC/SC Part 3 reader.
+///
+/// Two paths, chosen once with a probe (two APDUs, on first use), sharing ``TransparentSession``
+/// with ``PartThreeType5Link``:
+/// - **Transparent exchange** (ACS ACR1252U/ACR1552U and other readers with PC/SC Part 3 Manage
+///   Session): start session `FF C2 00 00 02 81 00 00`, then Switch Protocol
+///   `FF C2 00 02 04 8F 02 00 03 00` (standard 00 = ISO 14443A, layer 03 = layer 3; PC/SC Part 3
+///   values, reference §4.3 [WSRF]; the same `8F 02 00 03` is what published ACR1552U and RC-S300
+///   client code sends before NTAG commands). Every Type 2 frame (READ `30`, FAST_READ `3A`,
+///   WRITE `A2`, GET_VERSION `60`, READ_SIG `3C`, PWD_AUTH `1B`, …) then goes out raw in the `95`
+///   object without CRC; the reader adds it and strips it from the answer, as in the ISO 15693
+///   trace (reference §4.3). ``LinkCapabilities/rawCommands`` is true, so the Type 2 platform
+///   identifies the chip with GET_VERSION and reads with FAST_READ.
+///   Every frame carries a 100 ms timer (`5F 46 04 A0 86 01 00`, 100 000 µs little-endian): the
+///   ACR1552 trace shows the reader's default timeout too short for an EEPROM write and no ACS
+///   document we found gives the default; 100 ms covers a 240-byte FAST_READ (about 25 ms at
+///   106 kbit/s) and NTAG EEPROM programming, and bounds what a mute tag (GET_VERSION on a MIFARE
+///   Ultralight) costs. The value is the one Sony RC-S300 client code uses (reference §4.3 note).
+///   One answer carries up to 240 bytes (60 pages): with `C0 03 00 90 00`, `92 01 00`,
+///   `96 02 00 00`, `97 81 F0` and `90 00` that is 257 bytes, within pcsc-lite's 258-byte
+///   short-APDU limit.
+///   A 4-bit ACK/NAK arrives as a one-byte `97` value (≤ 0Fh) with `92 01 04` (4 valid bits; our
+///   reading of the PC/SC Part 3 `92` "number of valid bits in the last byte" object, no ACS
+///   trace of it found): `0A` is returned as `[0x0A]` and a NAK is thrown as
+///   ``TransceiveError/nak(_:)``, as ``ACR122UType2Link`` does. No Type 2 command answers a
+///   single full byte, so the length alone tells them apart when a reader omits `92`. A `C0`
+///   status `64 01` (no answer before the timer ran out) is ``TransceiveError/timeout``; a
+///   non-zero `96` response status on a longer answer (framing, parity or CRC error) is
+///   ``TransceiveError/chipError(_:)`` with its last byte.
+///   After a timeout the next frame is preceded by Switch Protocol again (one APDU): a Type 2 tag
+///   that got a command it does not know (GET_VERSION on a MIFARE Ultralight or NTAG203) falls
+///   back to IDLE and stays mute until it is selected again (ISO 14443-3 state machine; nfcpy
+///   `tt2.py` reselects after a failed GET_VERSION), and a switch to layer 3 makes the reader
+///   activate the card anew (our reading of PC/SC Part 3; the ACS manuals we found do not say).
+/// - **Mapped** (Part 3 readers without transparent exchange): READ (`30 pg`) becomes READ BINARY
+///   (`FF B0 00 pg 10`) and WRITE (`A2 pg d0..d3`) becomes UPDATE BINARY (`FF D6 00 pg 04 …`).
+///   Nothing else passes (rawCommands false), so the platform falls back to plain reads.
+///
+/// The session is left open for the life of the card handle (see ``PartThreeType5Link``).
 public final class PartThreeType2Link: Transceiver {
   let transport: any APDUTransport
-  public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 6, rawCommands: false)
+  let session: TransparentSession
+  /// nil until probed; then true when transparent exchange works.
+  public var transparent: Bool? { session.available }
+  /// APDUs this link sent (probe included), for round-trip accounting.
+  public var apduCount: Int { session.apduCount }
+  /// True after a timeout: the tag may be back in IDLE and is activated again before the next frame.
+  private var needsActivation = false
 
-  public init(transport: any APDUTransport) { self.transport = transport }
+  /// Longest tag answer in transparent mode (60 pages).
+  public static let transparentResponseLimit = 240
+  /// The capabilities of the mapped READ/UPDATE BINARY path.
+  public static let mappedCapabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 6, rawCommands: false)
+  /// 100 000 µs, little-endian (`5F 46` timer value).
+  static let timer: [UInt8] = [0xA0, 0x86, 0x01, 0x00]
+
+  public init(transport: any APDUTransport) {
+    self.transport = transport
+    self.session = TransparentSession(transport: transport, standard: 0x00, layer: 0x03)
+  }
+
+  /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
+  /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
+  public var capabilities: LinkCapabilities {
+    if (try? probe()) == true {
+      return LinkCapabilities(maxResponseLength: Self.transparentResponseLimit, maxCommandLength: 240, rawCommands: true)
+    }
+    return Self.mappedCapabilities
+  }
+
+  /// Starts the transparent session and switches to ISO 14443A layer 3, once.
+  /// - Returns: true when both answered `C0 03 00 90 00 … 90 00`.
+  /// - Throws: only transport failures; a refusal means "mapped".
+  @discardableResult
+  public func probe() throws(TransceiveError) -> Bool {
+    try session.probe()
+  }
+
+  /// Ends the transparent session (`82`), when one was started.
+  public func endSession() throws(TransceiveError) {
+    try session.end()
+  }
 
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard !command.isEmpty else { throw .unsupported("an empty tag command") }
+    if try probe() { return try exchange(command) }
+    return try mapped(command)
+  }
+
+  private func exchange(_ frame: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard frame.count <= 240 else { throw .unsupported("a command of \(frame.count) bytes") }
+    if needsActivation {
+      guard try session.switchProtocol() else { throw .timeout }
+      needsActivation = false
+    }
+    let answer: TransparentSession.Answer
+    do {
+      answer = try session.transceive(frame, timer: Self.timer)
+    } catch {
+      if error == .timeout { needsActivation = true }
+      throw error
+    }
+    let data = answer.data
+    // A 4-bit answer: ACK (A) or NAK (0, 1, 4, 5).
+    if data.count == 1, let v = data.first, v <= 0x0F, answer.validBits == nil || answer.validBits == 4 {
+      if v == 0x0A { return [0x0A] }
+      throw .nak(v)
+    }
+    if let status = answer.responseStatus, let last = status.last, status.contains(where: { $0 != 0 }) {
+      throw .chipError(last)
+    }
+    if data.isEmpty { throw .malformedResponse(data) }
+    return data
+  }
+
+  private func mapped(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     switch command.first {
     case 0x30 where command.count == 2:
-      let reply = try transport.transmit([0xFF, 0xB0, 0x00, command[1], 0x10])
+      let reply = try session.send([0xFF, 0xB0, 0x00, command[1], 0x10])
       return try Self.data(reply)
     case 0xA2 where command.count == 6:
-      let reply = try transport.transmit([0xFF, 0xD6, 0x00, command[1], 0x04] + command[2..<6])
+      let reply = try session.send([0xFF, 0xD6, 0x00, command[1], 0x04] + command[2..<6])
       _ = try Self.data(reply)
       return [0x0A]
     default:
-      throw .unsupported("tag command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader")
+      throw .unsupported("tag command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader "
+                         + "without transparent exchange")
     }
   }
 

@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// An APDUTransport that logs every exchange with its duration. Passwords never reach the log:
-/// the arguments of PWD_AUTH (`1B`) inside direct transmit are masked.
+/// the arguments of PWD_AUTH (`1B`) inside direct transmit and inside a PC/SC Part 3 transparent
+/// exchange are masked.
 final class TracingTransport: APDUTransport {
   let base: any APDUTransport
   let logger: Logger
@@ -48,5 +49,40 @@ func maskedForTrace(_ apdu: [UInt8]) -> String {
       return hexString(apdu[...commandIndex], separator: " ") + " ********"
     }
   }
+  // Transparent exchange: FF C2 00 01 Lc [5F 46 04 timer] 95 len 1B p0 p1 p2 p3 00.
+  if apdu.count >= 8, apdu.starts(with: [0xFF, 0xC2, 0x00, 0x01]), let at = transceivedFrameStart(apdu),
+     at < apdu.count, apdu[at] == 0x1B {
+    return hexString(apdu[...at], separator: " ") + " ********"
+  }
   return hexString(apdu, separator: " ")
+}
+
+/// The index of the first frame byte of the `95` (transceive) object in a Transparent Exchange
+/// APDU, or nil when the data objects do not parse that far.
+private func transceivedFrameStart(_ apdu: [UInt8]) -> Int? {
+  let end = min(apdu.count, 5 + Int(apdu[4]))
+  var i = 5
+  while i < end {
+    let tag0 = apdu[i]
+    var tag = Int(tag0)
+    i += 1
+    if tag0 & 0x1F == 0x1F {
+      guard i < end else { return nil }
+      tag = tag << 8 | Int(apdu[i])
+      i += 1
+    }
+    guard i < end else { return nil }
+    var length = Int(apdu[i])
+    i += 1
+    if length == 0x81 {
+      guard i < end else { return nil }
+      length = Int(apdu[i])
+      i += 1
+    } else if length > 0x81 {
+      return nil
+    }
+    if tag == 0x95 { return i }
+    i += length
+  }
+  return nil
 }

@@ -32,17 +32,22 @@ import NFCTransport
 /// `64 01` state (no answer before the timer ran out) is thrown as ``TransceiveError/timeout``.
 public final class PartThreeType5Link: Transceiver {
   let transport: any APDUTransport
+  /// The session (ISO 15693 layer 3: `8F 02 02 03`) shared code with ``PartThreeType2Link``.
+  let session: TransparentSession
   /// The block size used for Le in the mapped path (4 unless the platform learnt otherwise).
   public var blockSize = 4
   /// nil until probed; then true when transparent exchange works.
-  public private(set) var transparent: Bool?
+  public var transparent: Bool? { session.available }
   /// APDUs this link sent (probe included), for round-trip accounting.
-  public private(set) var apduCount = 0
+  public var apduCount: Int { session.apduCount }
 
   /// Longest tag answer after the flags byte in transparent mode.
   public static let transparentResponseLimit = 240
 
-  public init(transport: any APDUTransport) { self.transport = transport }
+  public init(transport: any APDUTransport) {
+    self.transport = transport
+    self.session = TransparentSession(transport: transport, standard: 0x02, layer: 0x03)
+  }
 
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
@@ -54,8 +59,7 @@ public final class PartThreeType5Link: Transceiver {
   }
 
   private func send(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    apduCount += 1
-    return try transport.transmit(apdu)
+    try session.send(apdu)
   }
 
   /// Starts the transparent session and switches to ISO 15693 layer 3, once.
@@ -63,30 +67,12 @@ public final class PartThreeType5Link: Transceiver {
   /// - Throws: only transport failures (tag removed, service gone); a refusal means "mapped".
   @discardableResult
   public func probe() throws(TransceiveError) -> Bool {
-    if let transparent { return transparent }
-    let start = try send([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00])
-    guard Self.sessionOK(start) else {
-      transparent = false
-      return false
-    }
-    let switched = try send([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x02, 0x03, 0x00])
-    let ok = Self.sessionOK(switched)
-    transparent = ok
-    return ok
+    try session.probe()
   }
 
   /// Ends the transparent session (`82`), when one was started.
   public func endSession() throws(TransceiveError) {
-    guard transparent == true else { return }
-    _ = try send([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x82, 0x00, 0x00])
-    transparent = nil
-  }
-
-  private static func sessionOK(_ reply: [UInt8]) -> Bool {
-    guard reply.count >= 7, reply.suffix(2) == [0x90, 0x00],
-          let objects = parseObjects(Array(reply.dropLast(2))),
-          let status = objects.first(where: { $0.tag == 0xC0 }) else { return false }
-    return status.value.count == 3 && status.value[1] == 0x90 && status.value[2] == 0x00
+    try session.end()
   }
 
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
@@ -99,31 +85,14 @@ public final class PartThreeType5Link: Transceiver {
 
   private func exchange(_ frame: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard frame.count <= 240 else { throw .unsupported("an ISO 15693 frame of \(frame.count) bytes") }
-    var objects: [UInt8] = []
     let command = frame[1]
-    if [0x21, 0x22, 0x24, 0x27, 0x28, 0x29, 0x2A].contains(command) {
-      objects += [0x5F, 0x46, 0x04, 0x40, 0x42, 0x0F, 0x00]  // 1 000 000 µs, little-endian
-    }
-    objects += [0x95] + (frame.count < 0x80 ? [UInt8(frame.count)] : [0x81, UInt8(frame.count)]) + frame
-    let reply = try send([0xFF, 0xC2, 0x00, 0x01, UInt8(objects.count)] + objects + [0x00])
-    guard reply.count >= 2 else { throw .malformedResponse(reply) }
-    let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
-    guard sw == 0x9000 else { throw .status(sw) }
-    guard let answer = Self.parseObjects(Array(reply.dropLast(2))) else { throw .malformedResponse(reply) }
-    guard let status = answer.first(where: { $0.tag == 0xC0 }), status.value.count == 3 else {
-      throw .malformedResponse(reply)
-    }
-    let state = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
-    switch state {
-    case 0x9000: break
-    case 0x6401: throw .timeout
-    default: throw .status(state)
-    }
-    guard let data = answer.first(where: { $0.tag == 0x97 })?.value, let flags = data.first else {
-      throw .malformedResponse(reply)
-    }
+    let timed = [0x21, 0x22, 0x24, 0x27, 0x28, 0x29, 0x2A].contains(command)
+    // 1 000 000 µs, little-endian
+    let answer = try session.transceive(frame, timer: timed ? [0x40, 0x42, 0x0F, 0x00] : nil)
+    let data = answer.data
+    guard let flags = data.first else { throw .malformedResponse(data) }
     if flags & 0x01 != 0 {
-      guard data.count >= 2 else { throw .malformedResponse(reply) }
+      guard data.count >= 2 else { throw .malformedResponse(data) }
       throw .nak(data[1])
     }
     return data
@@ -153,40 +122,5 @@ public final class PartThreeType5Link: Transceiver {
       throw .unsupported("ISO 15693 command \(hexString([command])) through a PC/SC Part 3 reader without "
                          + "transparent exchange")
     }
-  }
-
-  // MARK: BER-TLV
-
-  struct Object {
-    var tag: Int
-    var value: [UInt8]
-  }
-
-  /// The BER-TLV objects of a Manage Session answer, or nil when one runs past the end.
-  static func parseObjects(_ bytes: [UInt8]) -> [Object]? {
-    var out: [Object] = []
-    var rest = bytes[...]
-    while let first = rest.popFirst() {
-      var tag = Int(first)
-      if first & 0x1F == 0x1F {
-        guard let second = rest.popFirst() else { return nil }
-        tag = tag << 8 | Int(second)
-      }
-      guard let l0 = rest.popFirst() else { return nil }
-      var length = Int(l0)
-      if l0 == 0x81 {
-        guard let l1 = rest.popFirst() else { return nil }
-        length = Int(l1)
-      } else if l0 == 0x82 {
-        guard let l1 = rest.popFirst(), let l2 = rest.popFirst() else { return nil }
-        length = Int(l1) << 8 | Int(l2)
-      } else if l0 > 0x82 {
-        return nil
-      }
-      guard length <= rest.count else { return nil }
-      out.append(Object(tag: tag, value: Array(rest.prefix(length))))
-      rest = rest.dropFirst(length)
-    }
-    return out
   }
 }

@@ -1,0 +1,140 @@
+import NFCTransport
+import Testing
+@testable import NFCReaders
+
+/// The OK answer to Manage Session start and to Switch Protocol.
+private let sessionStarted: [UInt8] = [0xC0, 0x03, 0x00, 0x90, 0x00, 0x90, 0x00]
+private let switched: [UInt8] = [0xC0, 0x03, 0x00, 0x90, 0x00, 0x8F, 0x01, 0x00, 0x90, 0x00]
+/// `5F 46 04 A0 86 01 00`: the 100 ms timer every Type 2 frame carries.
+private let timer: [UInt8] = [0x5F, 0x46, 0x04, 0xA0, 0x86, 0x01, 0x00]
+/// `C0 03 00 90 00 92 01 <bits> 96 02 00 00 97 <len>`: the head of a transparent-exchange answer.
+private func answerHead(bits: UInt8, length: UInt8) -> [UInt8] {
+  [0xC0, 0x03, 0x00, 0x90, 0x00, 0x92, 0x01, bits, 0x96, 0x02, 0x00, 0x00, 0x97, length]
+}
+
+@Suite struct PartThreeType2LinkTests {
+  @Test func probesOnceThenSendsRawFramesThroughTransparentExchange() throws {
+    let version: [UInt8] = [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
+    let header: [UInt8] = [0x04, 0xA1, 0xB2, 0x9F, 0xC3, 0xD4, 0xE5, 0x80, 0x72, 0x48, 0x00, 0x00, 0xE1, 0x10, 0x12, 0x00]
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00], sessionStarted),                           // start session
+      ([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x00, 0x03, 0x00], switched),                     // ISO 14443A layer 3
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0A] + timer + [0x95, 0x01, 0x60, 0x00],                          // GET_VERSION
+       answerHead(bits: 0, length: 8) + version + [0x90, 0x00]),                                    //   NTAG213
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0C] + timer + [0x95, 0x03, 0x3A, 0x00, 0x03, 0x00],              // FAST_READ 0-3
+       answerHead(bits: 0, length: 16) + header + [0x90, 0x00]),
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0F] + timer + [0x95, 0x06, 0xA2, 0x05, 0x01, 0x02, 0x03, 0x04, 0x00],  // WRITE page 5
+       answerHead(bits: 4, length: 1) + [0x0A, 0x90, 0x00]),                                        //   ACK, 4 valid bits
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0F] + timer + [0x95, 0x06, 0xA2, 0x02, 0x01, 0x02, 0x03, 0x04, 0x00],  // WRITE page 2
+       answerHead(bits: 4, length: 1) + [0x00, 0x90, 0x00]),                                        //   NAK 0
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0E] + timer + [0x95, 0x05, 0x1B, 0xFF, 0xFF, 0xFF, 0xFF, 0x00],  // PWD_AUTH
+       [0xC0, 0x03, 0x01, 0x64, 0x01, 0x90, 0x00]),                                                 //   no answer: timeout
+      ([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x00, 0x03, 0x00], switched),                     // activate the tag again
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0B] + timer + [0x95, 0x02, 0x30, 0x04, 0x00],                    // READ page 4
+       [0xC0, 0x03, 0x00, 0x90, 0x00, 0x92, 0x01, 0x00, 0x96, 0x02, 0x00, 0x01,                     //   response status 01
+        0x97, 0x02, 0x12, 0x34, 0x90, 0x00]),                                                       //   (a reception error)
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0B] + timer + [0x95, 0x02, 0x30, 0x04, 0x00], [0x6F, 0x00]),    // READ: reader failure
+    ])
+    let link = PartThreeType2Link(transport: transport)
+    #expect(link.capabilities == LinkCapabilities(maxResponseLength: 240, maxCommandLength: 240, rawCommands: true))
+    #expect(link.transparent == true)
+    #expect(try link.transceive([0x60]) == version)
+    #expect(try link.transceive([0x3A, 0x00, 0x03]) == header)
+    #expect(try link.transceive([0xA2, 0x05, 1, 2, 3, 4]) == [0x0A])
+    #expect(throws: TransceiveError.nak(0)) { try link.transceive([0xA2, 0x02, 1, 2, 3, 4]) }
+    #expect(throws: TransceiveError.timeout) { try link.transceive([0x1B, 0xFF, 0xFF, 0xFF, 0xFF]) }
+    #expect(throws: TransceiveError.chipError(0x01)) { try link.transceive([0x30, 0x04]) }
+    #expect(throws: TransceiveError.status(0x6F00)) { try link.transceive([0x30, 0x04]) }
+    #expect(link.apduCount == 10)
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func anACKWithoutTheValidBitsObjectIsStillAnACK() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00], sessionStarted),                           // start session
+      ([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x00, 0x03, 0x00], switched),                     // ISO 14443A layer 3
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0F] + timer + [0x95, 0x06, 0xA2, 0x05, 0x01, 0x02, 0x03, 0x04, 0x00],  // WRITE page 5
+       [0xC0, 0x03, 0x00, 0x90, 0x00, 0x97, 0x01, 0x0A, 0x90, 0x00]),                              //   ACK, no 92 / 96
+      ([0xFF, 0xC2, 0x00, 0x01, 0x0F] + timer + [0x95, 0x06, 0xA2, 0x30, 0x01, 0x02, 0x03, 0x04, 0x00],  // WRITE page 30h
+       [0xC0, 0x03, 0x00, 0x90, 0x00, 0x97, 0x00, 0x90, 0x00]),                                    //   empty answer
+    ])
+    let link = PartThreeType2Link(transport: transport)
+    #expect(try link.transceive([0xA2, 0x05, 1, 2, 3, 4]) == [0x0A])
+    #expect(throws: TransceiveError.malformedResponse([])) { try link.transceive([0xA2, 0x30, 1, 2, 3, 4]) }
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func mapsReadAndWriteWhenTransparentExchangeIsRefused() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00], [0x6A, 0x81]),                             // no Manage Session
+      ([0xFF, 0xB0, 0x00, 0x04, 0x10], [UInt8](repeating: 7, count: 16) + [0x90, 0x00]),           // READ BINARY page 4
+      ([0xFF, 0xD6, 0x00, 0x04, 0x04, 0x09, 0x09, 0x09, 0x09], [0x90, 0x00]),                       // UPDATE BINARY page 4
+    ])
+    let link = PartThreeType2Link(transport: transport)
+    #expect(link.capabilities == PartThreeType2Link.mappedCapabilities)
+    #expect(link.transparent == false)
+    #expect(try link.transceive([0x30, 0x04]) == [UInt8](repeating: 7, count: 16))
+    #expect(try link.transceive([0xA2, 0x04, 9, 9, 9, 9]) == [0x0A])
+    #expect(throws: TransceiveError.self) { try link.transceive([0x3A, 0x00, 0x10]) }            // not mappable
+    #expect(throws: TransceiveError.self) { try link.transceive([0x60]) }
+    #expect(link.apduCount == 3)
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func aRefusedProtocolSwitchMeansMapped() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00], sessionStarted),                           // start session
+      ([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x00, 0x03, 0x00],                                // ISO 14443A layer 3
+       [0xC0, 0x03, 0x01, 0x6A, 0x81, 0x90, 0x00]),                                                 //   refused
+      ([0xFF, 0xB0, 0x00, 0x00, 0x10], [UInt8](repeating: 1, count: 16) + [0x90, 0x00]),           // READ BINARY page 0
+    ])
+    let link = PartThreeType2Link(transport: transport)
+    #expect(!link.capabilities.rawCommands)
+    #expect(try link.transceive([0x30, 0x00]) == [UInt8](repeating: 1, count: 16))
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func aProbeThatCannotBeSentIsRetried() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [])
+    let link = PartThreeType2Link(transport: transport)
+    #expect(link.capabilities == PartThreeType2Link.mappedCapabilities)                            // nothing answered
+    #expect(link.transparent == nil)
+    transport.script = [
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00], sessionStarted),                           // start session
+      ([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x00, 0x03, 0x00], switched),                     // ISO 14443A layer 3
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x82, 0x00, 0x00], sessionStarted),                           // end session
+    ]
+    #expect(link.capabilities.rawCommands)
+    try link.endSession()
+    #expect(link.transparent == nil)
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func detectionRoutesAPlainPartThreeType2TagToTheLink() throws {
+    let transport = ScriptedAPDU(atr: ultralightATR, [
+      ([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60], [0x6A, 0x81]),                             // no direct transmit
+      ([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0x80, 0x90, 0x00]),    // UID
+      ([0xFF, 0xC2, 0x00, 0x00, 0x02, 0x81, 0x00, 0x00], sessionStarted),                           // start session
+      ([0xFF, 0xC2, 0x00, 0x02, 0x04, 0x8F, 0x02, 0x00, 0x03, 0x00], switched),                     // ISO 14443A layer 3
+    ])
+    let target = try detectTarget(on: transport)
+    #expect(target.platform == .type2)
+    #expect(target.link is PartThreeType2Link)
+    #expect(target.link.capabilities.rawCommands)
+    #expect(transport.script.isEmpty)
+  }
+}
+
+@Suite struct PartThreeType2Trace {
+  @Test func passwordsInATransparentExchangeAreMasked() {
+    let timed: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x0E] + timer + [0x95, 0x05, 0x1B, 0x12, 0x34, 0x56, 0x78, 0x00]
+    #expect(maskedForTrace(timed) == "ff c2 00 01 0e 5f 46 04 a0 86 01 00 95 05 1b ********")
+    let plain: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x06, 0x95, 0x05, 0x1B, 0x12, 0x34, 0x56, 0x78, 0x00]
+    #expect(maskedForTrace(plain) == "ff c2 00 01 06 95 05 1b ********")
+    let read: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x04, 0x95, 0x02, 0x30, 0x1B, 0x00]
+    #expect(maskedForTrace(read) == "ff c2 00 01 04 95 02 30 1b 00")                                // page 1Bh: no password
+    let truncated: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x09, 0x5F, 0x46, 0x04, 0xA0]
+    #expect(maskedForTrace(truncated) == "ff c2 00 01 09 5f 46 04 a0")                              // runs past the end
+    #expect(maskedForTrace([0xFF, 0xC2, 0x00, 0x01]) == "ff c2 00 01")
+  }
+}

@@ -5,19 +5,27 @@ set -euo pipefail
 pcscd_alive() { ps -C pcscd -o stat= 2>/dev/null | grep -qv '^Z'; }
 if ! pcscd_alive; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  # The daemon must not keep its starter's descriptors: a pipe or a process-monitor socket it
-  # inherits stays open for its whole life, and whoever waits for that end (a `| tee`, a test's
-  # Process.waitUntilExit) waits forever. Close everything above stderr in the subshell that
-  # starts it, and give it /dev/null for the standard three.
+  # The daemon must not inherit its starter's state: a pipe or a process-monitor socket it keeps
+  # open for its whole life makes whoever waits for that end (a `| tee`, a test's
+  # Process.waitUntilExit) wait forever, and a signal mask inherited from a multithreaded starter
+  # (a Swift test) blocks SIGTERM, so pkill could never stop it. Close every descriptor above
+  # stderr, unblock every signal, give it /dev/null, then exec it.
   start_detached() {
-    (
-      for fd in /proc/self/fd/*; do
-        fd=${fd##*/}
-        [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null
-      done
-      exec "$@" </dev/null >/dev/null 2>&1
-    )
+    python3 - "$@" <<'PY'
+import os, signal, sys
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGPIPE):
+    signal.signal(s, signal.SIG_DFL)
+null = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1, 2):
+    os.dup2(null, fd)
+os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+os.execvp(sys.argv[1], sys.argv[1:])
+PY
   }
+  # A pcscd killed with SIGKILL leaves its pid file; if that pid is a zombie not yet reaped, a new
+  # pcscd takes it for a running one and exits. No live pcscd runs here, so the file is stale.
+  $SUDO rm -f /run/pcscd/pcscd.pid
   # Debian's pcscd is socket-activated under systemd; without systemd (containers, CI) start it ourselves.
   if command -v systemctl >/dev/null && systemctl is-system-running >/dev/null 2>&1; then
     $SUDO systemctl start pcscd.socket pcscd.service || start_detached $SUDO pcscd

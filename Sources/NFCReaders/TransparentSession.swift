@@ -65,7 +65,7 @@ final class TransparentSession {
 
   static func sessionOK(_ reply: [UInt8]) -> Bool {
     guard reply.count >= 7, reply.suffix(2) == [0x90, 0x00],
-          let objects = parseObjects(Array(reply.dropLast(2))),
+          let objects = BERObject.parse(Array(reply.dropLast(2))),
           let status = objects.first(where: { $0.tag == 0xC0 }) else { return false }
     return status.value.count == 3 && status.value[1] == 0x90 && status.value[2] == 0x00
   }
@@ -94,7 +94,7 @@ final class TransparentSession {
     guard reply.count >= 2 else { throw .malformedResponse(reply) }
     let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
     guard sw == 0x9000 else { throw .status(sw) }
-    guard let answer = Self.parseObjects(Array(reply.dropLast(2))) else { throw .malformedResponse(reply) }
+    guard let answer = BERObject.parse(Array(reply.dropLast(2))) else { throw .malformedResponse(reply) }
     guard let status = answer.first(where: { $0.tag == 0xC0 }), status.value.count == 3 else {
       throw .malformedResponse(reply)
     }
@@ -108,40 +108,5 @@ final class TransparentSession {
     let bits = answer.first(where: { $0.tag == 0x92 })?.value
     return Answer(data: data, validBits: bits?.count == 1 ? bits?.first : nil,
                   responseStatus: answer.first(where: { $0.tag == 0x96 })?.value)
-  }
-
-  // MARK: BER-TLV
-
-  struct Object {
-    var tag: Int
-    var value: [UInt8]
-  }
-
-  /// The BER-TLV objects of a Manage Session answer, or nil when one runs past the end.
-  static func parseObjects(_ bytes: [UInt8]) -> [Object]? {
-    var out: [Object] = []
-    var rest = bytes[...]
-    while let first = rest.popFirst() {
-      var tag = Int(first)
-      if first & 0x1F == 0x1F {
-        guard let second = rest.popFirst() else { return nil }
-        tag = tag << 8 | Int(second)
-      }
-      guard let l0 = rest.popFirst() else { return nil }
-      var length = Int(l0)
-      if l0 == 0x81 {
-        guard let l1 = rest.popFirst() else { return nil }
-        length = Int(l1)
-      } else if l0 == 0x82 {
-        guard let l1 = rest.popFirst(), let l2 = rest.popFirst() else { return nil }
-        length = Int(l1) << 8 | Int(l2)
-      } else if l0 > 0x82 {
-        return nil
-      }
-      guard length <= rest.count else { return nil }
-      out.append(Object(tag: tag, value: Array(rest.prefix(length))))
-      rest = rest.dropFirst(length)
-    }
-    return out
   }
 }

@@ -140,3 +140,34 @@ struct EveryTypeEndToEnd {
     #expect(tears >= commands - 1, "only the last command may complete the write")
   }
 }
+
+/// `write --append` and `write --lock --yes` on every type, through the in-process simulator (the
+/// same code above the card transport; no pcscd needed, so these run everywhere).
+@Suite struct EveryTypeAppendAndLock {
+  @Test(arguments: everyType)
+  func appendThenWriteAndLockInOneCommand(kind: VirtualKind) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-append-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let reader = kind.simulator(directory.appendingPathComponent("tag.bin"))
+    func nfctag(_ arguments: String...) throws -> RunResult { try runNFCTag(arguments + ["--reader", reader]) }
+
+    #expect(try nfctag("write", "text", "first").status == 0)
+    let append = try nfctag("write", "url", "https://example.org/second", "--append")
+    #expect(append.status == 0, "\(append.stderr)")
+    let both = try nfctag("read", "--format", "json")
+    #expect(both.stdout.contains(#""text":"first""#), "\(both.stdout)")
+    #expect(both.stdout.contains(#""uri":"https://example.org/second""#), "\(both.stdout)")
+
+    let unconfirmed = try nfctag("write", "text", "final", "--lock")
+    #expect(unconfirmed.status == 64, "\(unconfirmed.stderr)")
+    #expect(try nfctag("read", "--format", "json").stdout == both.stdout, "nothing written without --yes")
+
+    let locked = try nfctag("write", "text", "final", "--lock", "--yes")
+    #expect(locked.status == 0, "\(locked.stderr)")
+    #expect(locked.stderr.contains("read-only"))
+    #expect(try nfctag("read").stdout.contains("final"))
+    #expect(try nfctag("write", "text", "later").status == 77)
+    #expect(try nfctag("info", "--json").stdout.contains(#""status":"readOnly""#))
+  }
+}

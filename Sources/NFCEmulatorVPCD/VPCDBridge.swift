@@ -1,4 +1,5 @@
 import NFCEmulator
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -59,7 +60,7 @@ public final class VPCDBridge: @unchecked Sendable {
   private let afterCommand: (() -> Void)?
   private var stopRequested = false
   private var socketFD: Int32 = -1
-  private let lock = Mutex()
+  private let lock = Mutex(())
   /// APDUs answered so far.
   public private(set) var answered = 0
 
@@ -75,13 +76,13 @@ public final class VPCDBridge: @unchecked Sendable {
 
   /// Asks ``run(firstConnectTimeout:onConnected:)`` to remove the card and return. Thread-safe.
   public func stop() {
-    lock.withLock {
+    lock.withLock { _ in
       stopRequested = true
       if socketFD >= 0 { shutdown(socketFD, Int32(SHUT_RDWR)) }
     }
   }
 
-  private var isStopping: Bool { lock.withLock { stopRequested } }
+  private var isStopping: Bool { lock.withLock { _ in stopRequested } }
 
   /// Connects and serves until stopped or removed.
   /// - Parameters:
@@ -100,10 +101,10 @@ public final class VPCDBridge: @unchecked Sendable {
         continue
       }
       everConnected = true
-      lock.withLock { socketFD = fd }
+      lock.withLock { _ in socketFD = fd }
       onConnected?()
       let end = serve(fd)
-      lock.withLock { socketFD = -1 }
+      lock.withLock { _ in socketFD = -1 }
       close(fd)
       if let end { return end }
       if !isStopping { usleep(500_000) }  // pcscd went away: reconnect
@@ -195,14 +196,3 @@ func monotonicSeconds() -> Double {
   return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
-/// A pthread mutex.
-final class Mutex: @unchecked Sendable {
-  private var mutex = pthread_mutex_t()
-  init() { pthread_mutex_init(&mutex, nil) }
-  deinit { pthread_mutex_destroy(&mutex) }
-  func withLock<T>(_ body: () throws -> T) rethrows -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return try body()
-  }
-}

@@ -2,6 +2,7 @@ import Dispatch
 import NDEF
 import NFCTags
 import NFCTransport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -154,7 +155,7 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
 
   let poller: any TagPoller
   let makePlatform: (DetectedTarget) throws(TagError) -> any NDEFTagPlatform
-  private let lock = SessionLock()
+  private let lock = Mutex(())
   private var state: State = .idle
   private(set) var generation = 0
   var connected: NFCNDEFTag?
@@ -174,16 +175,16 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
     self.makePlatform = platformFactory
   }
 
-  var isActive: Bool { lock.with { state == .active } }
+  var isActive: Bool { lock.withLock { _ in state == .active } }
   /// True while the session polls (after ``begin()``, before invalidation).
   public var isReady: Bool { isActive }
 
-  func isUsable(_ tag: NFCNDEFTag) -> Bool { lock.with { state == .active && generation == tag.generation } }
+  func isUsable(_ tag: NFCNDEFTag) -> Bool { lock.withLock { _ in state == .active && generation == tag.generation } }
 
   /// Starts polling. An invalidated session cannot begin again (it stays invalidated); a second
   /// session on a busy reader is invalidated with SystemIsBusy (203).
   public func begin() {
-    let canStart: Bool = lock.with {
+    let canStart: Bool = lock.withLock { _ in
       guard state == .idle else { return false }
       state = .active
       return true
@@ -211,7 +212,7 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
 
   /// Connects to one of the tags given to `didDetect`.
   public func connect(to tag: NFCNDEFTag) throws(NFCReaderError) {
-    try lock.withThrowing { () throws(NFCReaderError) in
+    try lock.withLock { _ throws(NFCReaderError) in
       guard state == .active else { throw NFCReaderError(.readerTransceiveErrorSessionInvalidated, "the session is invalidated") }
       guard tag.generation == generation else {
         throw NFCReaderError(.readerTransceiveErrorSessionInvalidated, "polling restarted: this tag is no longer valid")
@@ -222,7 +223,7 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
 
   /// Polls again: the tags found so far become invalid. No effect on an invalidated session.
   public func restartPolling() {
-    lock.with {
+    lock.withLock { _ in
       guard state == .active else { return }
       generation += 1
       connected = nil
@@ -232,7 +233,7 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
   }
 
   func invalidate(with error: NFCReaderError) {
-    let first: Bool = lock.with {
+    let first: Bool = lock.withLock { _ in
       guard state != .invalidated else { return false }
       state = .invalidated
       connected = nil
@@ -255,7 +256,7 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
       }
       if reported {
         // A tag left in place is reported once: wait for it to go (or for restartPolling).
-        let restart = lock.with { () -> Bool in defer { restartRequested = false }; return restartRequested }
+        let restart = lock.withLock { _ -> Bool in defer { restartRequested = false }; return restartRequested }
         if !restart {
           do { try poller.waitForRemoval(timeoutMilliseconds: Int(min(remaining, 0.2) * 1000)) } catch {
             continue
@@ -280,7 +281,7 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
 
   private func handle(_ targets: [DetectedTarget]) {
     guard let delegate else { return }
-    let generation = lock.with { self.generation }
+    let generation = lock.withLock { _ in self.generation }
     if delegate.wantsTags {
       var tags: [NFCNDEFTag] = []
       for target in targets {
@@ -317,10 +318,10 @@ public final class NFCNDEFReaderSession: @unchecked Sendable {
 /// One active session per reader, process-wide.
 enum ActiveSessions {
   nonisolated(unsafe) private static var owners: [String: ObjectIdentifier] = [:]
-  private static let lock = SessionLock()
+  private static let lock = Mutex(())
 
   static func claim(_ reader: String, by session: NFCNDEFReaderSession) -> Bool {
-    lock.with {
+    lock.withLock { _ in
       guard owners[reader] == nil else { return false }
       owners[reader] = ObjectIdentifier(session)
       return true
@@ -328,25 +329,9 @@ enum ActiveSessions {
   }
 
   static func release(_ reader: String, by session: NFCNDEFReaderSession) {
-    lock.with {
+    lock.withLock { _ in
       if owners[reader] == ObjectIdentifier(session) { owners.removeValue(forKey: reader) }
     }
-  }
-}
-
-final class SessionLock: @unchecked Sendable {
-  private var mutex = pthread_mutex_t()
-  init() { pthread_mutex_init(&mutex, nil) }
-  deinit { pthread_mutex_destroy(&mutex) }
-  func with<T>(_ body: () -> T) -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return body()
-  }
-  func withThrowing<E: Error>(_ body: () throws(E) -> Void) throws(E) {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    try body()
   }
 }
 

@@ -4,6 +4,7 @@ import NDEF
 import NDEFJSON
 import NFCTags
 import NFCTransport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -151,11 +152,11 @@ struct ScanReport {
 
 /// Set once SIGINT or SIGTERM arrived; the handler also runs a cancel action off the signal context.
 final class InterruptFlag: @unchecked Sendable {
-  private let lock = NSLockLike()
+  private let lock = Mutex(())
   private var set = false
   private var sources: [DispatchSourceSignal] = []
 
-  var isSet: Bool { lock.withLock { set } }
+  var isSet: Bool { lock.withLock { _ in set } }
 
   static func install(onInterrupt: @escaping @Sendable () -> Void) -> InterruptFlag {
     let flag = InterruptFlag()
@@ -163,25 +164,13 @@ final class InterruptFlag: @unchecked Sendable {
       signal(sig, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
       source.setEventHandler {
-        flag.lock.withLock { flag.set = true }
+        flag.lock.withLock { _ in flag.set = true }
         onInterrupt()
       }
       source.resume()
       flag.sources.append(source)
     }
     return flag
-  }
-}
-
-/// A pthread mutex, so this file needs no Foundation.
-final class NSLockLike: @unchecked Sendable {
-  private var mutex = pthread_mutex_t()
-  init() { pthread_mutex_init(&mutex, nil) }
-  deinit { pthread_mutex_destroy(&mutex) }
-  func withLock<T>(_ body: () throws -> T) rethrows -> T {
-    pthread_mutex_lock(&mutex)
-    defer { pthread_mutex_unlock(&mutex) }
-    return try body()
   }
 }
 

@@ -134,13 +134,6 @@ private let pages0to39 = "04A1B29F C3D4E580 72480000 E1101200 0103A00C 340309D1 
 
 // MARK: - The whole stack: Part 3 face → detection → Type 2 platform
 
-private func connect(_ face: any VirtualCard, removeAfter: Int? = nil) throws -> (SimulatedAPDUTransport, any NDEFTagPlatform) {
-  let transport = SimulatedAPDUTransport(readerName: ReaderFaceKind.part3.simulatedReaderName, card: face,
-                                         removeAfter: removeAfter)
-  let target = try detectTarget(on: transport)
-  return (transport, try makePlatform(for: target))
-}
-
 private func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
   do {
     try body()
@@ -162,7 +155,7 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
   func identifiesReadsWritesFormatsErasesAndLocks(chip: Type2Chip) throws {
     let tag = try Type2VirtualTag(chip: chip)
     let face = try PartThreeFace(tag: tag)
-    let (_, platform) = try connect(face)
+    let (_, platform) = try connectPartThree(face)
     #expect(platform.platform == .type2)
     #expect(platform.identifier == tag.identifier)
     let info = try platform.info()
@@ -181,7 +174,7 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
     for message in [text, url, longMessage(capacity - 7, seed: 3)] {
       try platform.writeNDEF(message, verify: true)
       #expect(try platform.readNDEF() == message)
-      let (_, fresh) = try connect(face)
+      let (_, fresh) = try connectPartThree(face)
       #expect(try fresh.readNDEF() == message)
     }
     let tooLarge = longMessage(capacity - 6, seed: 9)
@@ -200,7 +193,7 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
 
     try platform.writeNDEF(text, verify: true)
     try platform.makeReadOnly()
-    let (_, fresh) = try connect(face)
+    let (_, fresh) = try connectPartThree(face)
     #expect(try fresh.queryNDEFStatus().status == .readOnly)
     let locked = tagError { () throws(TagError) in try fresh.writeNDEF(url, verify: true) }
     #expect(locked.map { if case .readOnly = $0 { true } else { false } } == true)
@@ -228,33 +221,11 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
     let new = longMessage(120, seed: 5)
     func freshTag() throws -> PartThreeFace {
       let face = try PartThreeFace(tag: try Type2VirtualTag(chip: .ntag213))
-      let (_, platform) = try connect(face)
+      let (_, platform) = try connectPartThree(face)
       try platform.writeNDEF(old, verify: true)
       return face
     }
-    // How many APDUs a whole detection + write takes.
-    let (transport, platform) = try connect(try freshTag())
-    let before = transport.answered
-    try platform.writeNDEF(new, verify: true)
-    let total = transport.answered
-    #expect(total > before)
-    var outcomes: [String: Int] = [:]
-    for k in 1 ... total {
-      let face = try freshTag()
-      do {
-        let (_, platform) = try connect(face, removeAfter: k)
-        try platform.writeNDEF(new, verify: true)
-      } catch let error as TagError {
-        #expect(error.isTagLost, "k = \(k): \(error)")
-      } catch {
-        // Detection failed: the tag left before the write started.
-      }
-      let (_, reader) = try connect(face)
-      let read = try reader.readNDEF()
-      let which = read == old ? "old" : read == new ? "new" : read.isEmpty ? "empty" : "partial"
-      #expect(which != "partial", "k = \(k) left \(read.count) bytes")
-      outcomes[which, default: 0] += 1
-    }
+    let outcomes = try tearAtEveryCommand(old: old, new: new, freshFace: freshTag)
     #expect(outcomes["old", default: 0] > 0)
     #expect(outcomes["new", default: 0] > 0)
     #expect(outcomes["empty", default: 0] > 0)
@@ -263,7 +234,7 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
   @Test func roundTripsForAFullNTAG216() throws {
     let tag = try Type2VirtualTag(chip: .ntag216)
     let face = try PartThreeFace(tag: tag)
-    let capacity = try connect(face).1.queryNDEFStatus().capacity
+    let capacity = try connectPartThree(face).1.queryNDEFStatus().capacity
     let maximum = longMessage(capacity - 7, seed: 1)
     #expect(maximum.count == capacity)
     do {

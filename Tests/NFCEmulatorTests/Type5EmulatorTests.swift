@@ -178,19 +178,12 @@ func longMessage(_ count: Int, seed: UInt8) -> [UInt8] {
   return [0xC1, 0x01, 0x00, 0x00, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF), 0x54] + payload
 }
 
-private func connect(_ face: any VirtualCard, removeAfter: Int? = nil) throws -> (SimulatedAPDUTransport, any NDEFTagPlatform) {
-  let transport = SimulatedAPDUTransport(readerName: ReaderFaceKind.part3.simulatedReaderName, card: face,
-                                         removeAfter: removeAfter)
-  let target = try detectTarget(on: transport)
-  return (transport, try makePlatform(for: target))
-}
-
 @Suite struct Type5Stack {
   @Test(arguments: [true, false])
   func writesReadsFormatsErasesAndLocks(transparent: Bool) throws {
     let tag = try ICODESLIX2VirtualTag()
     let face = try PartThreeFace(tag: tag, transparentExchange: transparent)
-    let (_, platform) = try connect(face)
+    let (_, platform) = try connectPartThree(face)
     #expect(platform.platform == .type5)
     #expect(platform.identifier == tag.identifier)
     let status = try platform.queryNDEFStatus()
@@ -201,7 +194,7 @@ private func connect(_ face: any VirtualCard, removeAfter: Int? = nil) throws ->
     for message in [text, url, longMessage(280, seed: 3)] {
       try platform.writeNDEF(message, verify: true)
       #expect(try platform.readNDEF() == message)
-      let (_, fresh) = try connect(face)
+      let (_, fresh) = try connectPartThree(face)
       #expect(try fresh.readNDEF() == message)
     }
     let tooLarge = longMessage(302, seed: 9)
@@ -240,7 +233,7 @@ private func connect(_ face: any VirtualCard, removeAfter: Int? = nil) throws ->
 
   @Test func formatsABlankTag() throws {
     let tag = try ICODESLIX2VirtualTag(image: [UInt8](repeating: 0, count: 320))
-    let (_, platform) = try connect(try PartThreeFace(tag: tag))
+    let (_, platform) = try connectPartThree(try PartThreeFace(tag: tag))
     #expect(try platform.queryNDEFStatus().status == .notSupported)
     try platform.format()
     #expect(try platform.queryNDEFStatus() == NDEFStatusReport(status: .readWrite, capacity: 308, messageLength: 0))
@@ -248,12 +241,12 @@ private func connect(_ face: any VirtualCard, removeAfter: Int? = nil) throws ->
 
   @Test func ntagThroughThePartThreeFace() throws {
     let tag = try Type2VirtualTag(chip: .ntag213)
-    let (transport, platform) = try connect(try PartThreeFace(tag: tag))
+    let (transport, platform) = try connectPartThree(try PartThreeFace(tag: tag))
     #expect(platform.platform == .type2)
     #expect(transport.atr.count == 20)
     let message = uriMessage("https://example.org/ntag")
     try platform.writeNDEF(message, verify: true)
-    let (_, fresh) = try connect(try PartThreeFace(tag: tag))
+    let (_, fresh) = try connectPartThree(try PartThreeFace(tag: tag))
     #expect(try fresh.readNDEF() == message)
   }
 
@@ -261,37 +254,13 @@ private func connect(_ face: any VirtualCard, removeAfter: Int? = nil) throws ->
   func tearingNeverLeavesAPartialMessage(transparent: Bool) throws {
     let old = uriMessage("https://example.org/old/message/that/spans/several/blocks")
     let new = longMessage(200, seed: 5)
-    func freshTag() throws -> (ICODESLIX2VirtualTag, PartThreeFace) {
-      let tag = try ICODESLIX2VirtualTag()
-      let face = try PartThreeFace(tag: tag, transparentExchange: transparent)
-      let (_, platform) = try connect(face)
+    func freshTag() throws -> PartThreeFace {
+      let face = try PartThreeFace(tag: try ICODESLIX2VirtualTag(), transparentExchange: transparent)
+      let (_, platform) = try connectPartThree(face)
       try platform.writeNDEF(old, verify: true)
-      return (tag, face)
+      return face
     }
-    // How many APDUs a whole detection + write takes.
-    let (_, face) = try freshTag()
-    let (transport, platform) = try connect(face)
-    let before = transport.answered
-    try platform.writeNDEF(new, verify: true)
-    let total = transport.answered
-    #expect(total > before)
-    var outcomes: [String: Int] = [:]
-    for k in 1 ... total {
-      let (_, face) = try freshTag()
-      do {
-        let (_, platform) = try connect(face, removeAfter: k)
-        try platform.writeNDEF(new, verify: true)
-      } catch let error as TagError {
-        #expect(error.isTagLost, "k = \(k): \(error)")
-      } catch {
-        // Detection failed: the tag left before the write started.
-      }
-      let (_, reader) = try connect(face)
-      let read = try reader.readNDEF()
-      let which = read == old ? "old" : read == new ? "new" : read.isEmpty ? "empty" : "partial"
-      #expect(which != "partial", "k = \(k) left \(read.count) bytes")
-      outcomes[which, default: 0] += 1
-    }
+    let outcomes = try tearAtEveryCommand(old: old, new: new, freshFace: freshTag)
     #expect(outcomes["old", default: 0] > 0)
     #expect(outcomes["new", default: 0] > 0)
     #expect(outcomes["empty", default: 0] > 0)

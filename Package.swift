@@ -48,7 +48,7 @@ let package = Package(
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
 
-    .testTarget(name: "NDEFTests", dependencies: ["NDEF"]),
+    .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
     .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
     .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
     .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCTestSupport", "NDEF"],

@@ -31,16 +31,8 @@ import NFCTransport
 ///   Topaz minds the parity bits of the 8-bit frames; here the answer is ready at once.
 /// A tag that stays mute, or a frame that is no Type 1 command, leaves the FIFO empty (FIFOLevel 0).
 final class PN532CIU {
-  /// CIU register addresses (nfcpy `pn53x.py` `Chipset.REG`).
-  enum Register {
-    static let command: UInt16 = 0x6331
-    static let fifoData: UInt16 = 0x6339
-    static let fifoLevel: UInt16 = 0x633A
-    static let bitFraming: UInt16 = 0x633D
-    static let manualRCV: UInt16 = 0x630D
-  }
-  /// The FIFO's size: 64 bytes (nfcpy `pn532.py`, RSEG comment).
-  static let fifoSize = 64
+  typealias Register = PN53xCIU.Register
+  static let fifoSize = PN53xCIU.fifoSize
 
   private(set) var fifo: [UInt8] = []
   private var registers: [UInt16: UInt8] = [:]
@@ -116,8 +108,8 @@ final class PN532CIU {
     defer { sentFrames.removeAll() }
     guard let tag, let frame = Self.type1Frame(sentFrames), let command = Self.strippingCRCB(frame) else { return }
     guard case .data(let answer) = tag.respond(to: command) else { return }
-    let withCRC = answer + crcB(answer)
-    let received = parityDisabled ? Self.withParityBits(withCRC) : withCRC
+    let withCRC = answer + PN53xCIU.crcB(answer)
+    let received = parityDisabled ? PN53xCIU.withParityBits(withCRC) : withCRC
     fifo = Array(received.prefix(Self.fifoSize))
   }
 
@@ -136,41 +128,7 @@ final class PN532CIU {
   static func strippingCRCB(_ frame: [UInt8]) -> [UInt8]? {
     guard frame.count > 2 else { return nil }
     let body = Array(frame.dropLast(2))
-    return crcB(body) == Array(frame.suffix(2)) ? body : nil
+    return PN53xCIU.crcB(body) == Array(frame.suffix(2)) ? body : nil
   }
 
-  /// Bytes as a CIU with ParityDisable receives them: per byte its 8 data bits, least significant
-  /// first, then the odd parity bit (ISO/IEC 14443-3 §6.2.3.2), the stream packed least
-  /// significant bit first into bytes, the last one padded with zeros.
-  static func withParityBits(_ bytes: [UInt8]) -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: (bytes.count * 9 + 7) / 8)
-    var position = 0
-    func put(_ bit: Bool) {
-      if bit { out[position / 8] |= 1 << UInt8(position % 8) }
-      position += 1
-    }
-    for byte in bytes {
-      for k in 0..<8 { put(byte >> UInt8(k) & 1 == 1) }
-      put(byte.nonzeroBitCount % 2 == 0)
-    }
-    return out
-  }
-}
-
-/// CRC_B (ISO/IEC 14443-3 Annex B: polynomial x¹⁶+x¹²+x⁵+1 reflected (8408h), preset FFFFh,
-/// complemented), least significant byte first, as nfcpy `pn53x.py` `add_crc_b` appends it to
-/// Type 1 frames. `00 00 00` → `CC C6`, `0F AA FF` → `FC D1` (Annex B examples).
-func crcB(_ bytes: [UInt8]) -> [UInt8] {
-  var register: UInt16 = 0xFFFF
-  for byte in bytes {
-    var b = byte
-    for _ in 0..<8 {
-      let bit = (register ^ UInt16(b & 1)) & 1
-      register >>= 1
-      if bit == 1 { register ^= 0x8408 }
-      b >>= 1
-    }
-  }
-  let crc = ~register
-  return [UInt8(crc & 0xFF), UInt8(crc >> 8)]
 }

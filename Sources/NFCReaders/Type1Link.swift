@@ -74,15 +74,6 @@ public final class ACR122UType1Link: Transceiver {
   }
   // MARK: - READ8 / WRITE-E8 / WRITE-NE8 through the CIU
 
-  /// CIU register addresses (nfcpy `pn53x.py` `Chipset.REG`; PN532 User Manual, CIU at 6301h–633Fh).
-  enum CIU {
-    static let command: UInt16 = 0x6331
-    static let fifoData: UInt16 = 0x6339
-    static let fifoLevel: UInt16 = 0x633A
-    static let bitFraming: UInt16 = 0x633D
-    static let manualRCV: UInt16 = 0x630D
-  }
-
   /// FIFO bytes a READ8 / WRITE-E8 / WRITE-NE8 answer fills: `ADD8` + 8 bytes + CRC_B = 11 bytes
   /// of 9 bits (data + parity), 99 bits in 13 bytes.
   static let answerFIFOBytes = (11 * 9 + 7) / 8
@@ -104,23 +95,23 @@ public final class ACR122UType1Link: Transceiver {
   /// The received bits hold the parity bits; ``Self/strippingParityBits(_:)`` removes them as nfcpy
   /// does, then CRC_B is checked and removed.
   func ciuExchange(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    let frame = command + Self.crcB(command)
+    let frame = command + PN53xCIU.crcB(command)
     var writes: [(UInt16, UInt8)] = [
-      (CIU.fifoLevel, 0x80), (CIU.fifoData, frame[0]), (CIU.bitFraming, 0x07), (CIU.command, 0x04),
-      (CIU.bitFraming, 0x00), (CIU.manualRCV, 0x30),
+      (PN53xCIU.Register.fifoLevel, 0x80), (PN53xCIU.Register.fifoData, frame[0]), (PN53xCIU.Register.bitFraming, 0x07), (PN53xCIU.Register.command, 0x04),
+      (PN53xCIU.Register.bitFraming, 0x00), (PN53xCIU.Register.manualRCV, 0x30),
     ]
-    for byte in frame.dropFirst() { writes += [(CIU.fifoData, byte), (CIU.command, 0x04), (CIU.command, 0x07)] }
-    writes.append((CIU.command, 0x08))
+    for byte in frame.dropFirst() { writes += [(PN53xCIU.Register.fifoData, byte), (PN53xCIU.Register.command, 0x04), (PN53xCIU.Register.command, 0x07)] }
+    writes.append((PN53xCIU.Register.command, 0x08))
     try writeRegisters(writes)
     let wait = command.first == 0x54 ? writeWaitMicroseconds.erase : command.first == 0x1B ? writeWaitMicroseconds.noErase : 0
     if wait > 0 { usleep(wait) }
-    try writeRegisters([(CIU.manualRCV, 0x20)])
-    let values = try readRegisters([CIU.fifoLevel] + Array(repeating: CIU.fifoData, count: Self.answerFIFOBytes))
+    try writeRegisters([(PN53xCIU.Register.manualRCV, 0x20)])
+    let values = try readRegisters([PN53xCIU.Register.fifoLevel] + Array(repeating: PN53xCIU.Register.fifoData, count: Self.answerFIFOBytes))
     guard let level = values.first, values.count == 1 + Self.answerFIFOBytes else { throw .malformedResponse(values) }
     guard level != 0 else { throw .timeout }
     guard Int(level) == Self.answerFIFOBytes else { throw .malformedResponse(values) }
-    let received = Self.strippingParityBits(Array(values.dropFirst()))
-    guard received.count == 11, Array(received.suffix(2)) == Self.crcB(Array(received.prefix(9))) else {
+    let received = PN53xCIU.strippingParityBits(Array(values.dropFirst()))
+    guard received.count == 11, Array(received.suffix(2)) == PN53xCIU.crcB(Array(received.prefix(9))) else {
       throw .malformedResponse(received)
     }
     return Array(received.prefix(9))
@@ -153,32 +144,5 @@ public final class ACR122UType1Link: Transceiver {
     guard sw == 0x9000 else { throw .status(sw) }
     guard reply.count == 4 + count, reply[0] == 0xD5, reply[1] == command &+ 1 else { throw .malformedResponse(reply) }
     return Array(reply[2..<(2 + count)])
-  }
-
-  /// The bytes in what a CIU with ParityDisable received: the FIFO bytes form one bit stream, least
-  /// significant bit first; every 9 bits are 8 data bits (least significant first) and a parity
-  /// bit, which is dropped unchecked (CRC_B covers the bytes). nfcpy `pn532.py`:
-  /// `"{:08b}".format(octet)[::-1]` per FIFO byte, then `int(data[i:i+8][::-1], 2)` for i in
-  /// `range(0, len(data)-8, 9)`.
-  static func strippingParityBits(_ fifo: [UInt8]) -> [UInt8] {
-    let bitCount = fifo.count * 8
-    func bit(_ n: Int) -> UInt8 { fifo[n / 8] >> UInt8(n % 8) & 1 }
-    return stride(from: 0, to: bitCount - 8, by: 9).map { start in
-      (0..<8).reduce(UInt8(0)) { byte, k in byte | bit(start + k) << UInt8(k) }
-    }
-  }
-
-  /// CRC_B (ISO/IEC 14443-3 Annex B; nfcpy `pn53x.py` `add_crc_b`): reflected polynomial 8408h,
-  /// preset FFFFh, complemented, least significant byte first. `00 00 00` → `CC C6`.
-  static func crcB(_ bytes: [UInt8]) -> [UInt8] {
-    var register: UInt16 = 0xFFFF
-    for byte in bytes {
-      for k in 0..<8 {
-        let bit = (register ^ UInt16(byte >> UInt8(k) & 1)) & 1
-        register >>= 1
-        if bit == 1 { register ^= 0x8408 }
-      }
-    }
-    return [UInt8(~register & 0xFF), UInt8(~register >> 8)]
   }
 }

@@ -1,5 +1,6 @@
-import Testing
 @testable import NDEF
+import NFCTestSupport
+import Testing
 
 /// Bytes from hex digits; spaces, newlines and `//` comments (to the end of the line) are skipped.
 func hex(_ text: String) -> [UInt8] {
@@ -325,18 +326,6 @@ func decodeError(_ bytes: [UInt8]) -> NDEFError? {
     #expect(record.tnf == .external)
     #expect(record.type == Array("android.com:pkg".utf8))
     #expect(AndroidApplicationRecord(record)?.packageName == "com.example.app")
-  }
-}
-
-/// A deterministic generator, so a failing round trip can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
 

@@ -1,21 +1,10 @@
 import NDEF
+@testable import NFCEmulator
 import NFCReaders
 import NFCTags
+import NFCTestSupport
 import NFCTransport
 import Testing
-@testable import NFCEmulator
-
-/// A small seeded generator (SplitMix64), so a failure names its seed.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// A reader whose answers are damaged: bytes flipped, answers cut short or lengthened.
 final class CorruptingTransport: APDUTransport {

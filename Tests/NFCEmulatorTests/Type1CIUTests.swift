@@ -24,21 +24,19 @@ private func nfcpyDecode(_ fifo: [UInt8]) -> [UInt8] {
 
 @Suite struct Type1CIUEncodingTests {
   @Test func crcBMatchesISO14443AnnexB() {
-    #expect(PN532CIUCRC.emulator([0x00, 0x00, 0x00]) == [0xCC, 0xC6])
-    #expect(PN532CIUCRC.emulator([0x0F, 0xAA, 0xFF]) == [0xFC, 0xD1])
-    #expect(ACR122UType1Link.crcB([0x00, 0x00, 0x00]) == [0xCC, 0xC6])
-    #expect(ACR122UType1Link.crcB([0x0F, 0xAA, 0xFF]) == [0xFC, 0xD1])
-    #expect(ACR122UType1Link.crcB(hex("02 10 0000000000000000 5A6F1E2D")) == [0x3A, 0xBD])
+    #expect(PN53xCIU.crcB([0x00, 0x00, 0x00]) == [0xCC, 0xC6])
+    #expect(PN53xCIU.crcB([0x0F, 0xAA, 0xFF]) == [0xFC, 0xD1])
+    #expect(PN53xCIU.crcB(hex("02 10 0000000000000000 5A6F1E2D")) == [0x3A, 0xBD])
   }
 
   /// By hand: 01 → bits 1000 0000, one 1 so parity 0; 80 → 0000 0001, parity 0. Stream
   /// 1 0000000 0 | 0000000 1 0 (bits 0–17), packed LSB first: 01, 00 (bits 8–15), 01 (bit 16).
   /// 00 → 8 zeros then parity 1: bit 8 → 00 01.
   @Test func parityBitsByHand() {
-    #expect(PN532CIU.withParityBits([0x01, 0x80]) == [0x01, 0x00, 0x01])
-    #expect(PN532CIU.withParityBits([0x00]) == [0x00, 0x01])
-    #expect(ACR122UType1Link.strippingParityBits([0x01, 0x00, 0x01]) == [0x01, 0x80])
-    #expect(ACR122UType1Link.strippingParityBits([0x00, 0x01]) == [0x00])
+    #expect(PN53xCIU.withParityBits([0x01, 0x80]) == [0x01, 0x00, 0x01])
+    #expect(PN53xCIU.withParityBits([0x00]) == [0x00, 0x01])
+    #expect(PN53xCIU.strippingParityBits([0x01, 0x00, 0x01]) == [0x01, 0x80])
+    #expect(PN53xCIU.strippingParityBits([0x00, 0x01]) == [0x00])
     #expect(nfcpyDecode([0x01, 0x00, 0x01]) == [0x01, 0x80])
   }
 
@@ -47,8 +45,8 @@ private func nfcpyDecode(_ fifo: [UInt8]) -> [UInt8] {
   /// bits 8–15 = 0 (parity of 10h), 1, 000000 → 02.
   @Test func aREAD8AnswerAsTheFIFOHoldsIt() {
     let answer = hex("10 0102030405060708 D4A0")
-    #expect(PN532CIU.withParityBits(answer) == hex("10 02 08 18 48 A0 A0 C1 03 08 A8 83 06"))
-    #expect(ACR122UType1Link.strippingParityBits(hex("10 02 08 18 48 A0 A0 C1 03 08 A8 83 06")) == answer)
+    #expect(PN53xCIU.withParityBits(answer) == hex("10 02 08 18 48 A0 A0 C1 03 08 A8 83 06"))
+    #expect(PN53xCIU.strippingParityBits(hex("10 02 08 18 48 A0 A0 C1 03 08 A8 83 06")) == answer)
     #expect(nfcpyDecode(hex("10 02 08 18 48 A0 A0 C1 03 08 A8 83 06")) == answer)
   }
 
@@ -56,17 +54,12 @@ private func nfcpyDecode(_ fifo: [UInt8]) -> [UInt8] {
     var random = SplitMix64(state: 0x7E1)
     for length in 1...40 {
       let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-      let fifo = PN532CIU.withParityBits(bytes)
+      let fifo = PN53xCIU.withParityBits(bytes)
       #expect(fifo.count == (length * 9 + 7) / 8)
-      #expect(ACR122UType1Link.strippingParityBits(fifo) == bytes, "length \(length)")
+      #expect(PN53xCIU.strippingParityBits(fifo) == bytes, "length \(length)")
       #expect(nfcpyDecode(fifo) == bytes, "length \(length)")
     }
   }
-}
-
-/// The emulator's CRC_B, under a name the tests can tell from the link's.
-private enum PN532CIUCRC {
-  static func emulator(_ bytes: [UInt8]) -> [UInt8] { crcB(bytes) }
 }
 
 /// A scripted APDU transport: each step is the APDU expected and the reader's reply.
@@ -199,7 +192,7 @@ private func writeRegister(_ triples: [UInt8]) -> [UInt8] { direct([0x08] + trip
   @Test func aBadCRCOrAWrongUIDLeavesTheFIFOEmpty() throws {
     let face = ACR122UFace(tag: try Type1VirtualTag(chip: .topaz512, uid: uid))
     for frame in [hex("02 10 0000000000000000 5A6F1E2D 3ABE"),                               // CRC_B wrong
-                  hex("02 10 0000000000000000 01020304") + crcB(hex("02 10 0000000000000000 01020304"))] {  // another UID
+                  hex("02 10 0000000000000000 01020304") + PN53xCIU.crcB(hex("02 10 0000000000000000 01020304"))] {  // another UID
       var writes = hex("6339") + [frame[0]] + hex("633D 07 6331 04 633D 00 630D 30")
       for byte in frame.dropFirst() { writes += [0x63, 0x39, byte, 0x63, 0x31, 0x04] }
       writes += hex("6331 08 630D 20")
@@ -212,7 +205,7 @@ private func writeRegister(_ triples: [UInt8]) -> [UInt8] { direct([0x08] + trip
     let tag = try Type1VirtualTag(chip: .topaz512, uid: uid)
     let face = ACR122UFace(tag: tag)
     let frame = hex("02 01 0000000000000000 5A6F1E2D")
-    let withCRC = frame + crcB(frame)
+    let withCRC = frame + PN53xCIU.crcB(frame)
     var writes = hex("6339") + [withCRC[0]] + hex("633D 07 6331 04 633D 00")                  // no ManualRCV 30
     for byte in withCRC.dropFirst() { writes += [0x63, 0x39, byte, 0x63, 0x31, 0x04] }
     writes += hex("6331 08")
@@ -220,7 +213,7 @@ private func writeRegister(_ triples: [UInt8]) -> [UInt8] { direct([0x08] + trip
     #expect(face.transmit(direct(hex("06 633A"))) == hex("D5 07 0B 90 00"))                  // 11 plain bytes
     let expected = [0x01] + Array(tag.memoryImage[8..<16])
     let fifo = face.transmit(direct([0x06] + [UInt8](repeating: 0, count: 11).flatMap { _ in [0x63, 0x39] }))
-    #expect(fifo == hex("D5 07") + expected + crcB(expected) + hex("90 00"))
+    #expect(fifo == hex("D5 07") + expected + PN53xCIU.crcB(expected) + hex("90 00"))
   }
 
   @Test func malformedRegisterCommandsAndOtherRegisters() throws {
@@ -248,7 +241,7 @@ private func writeRegister(_ triples: [UInt8]) -> [UInt8] { direct([0x08] + trip
                   hex("1B 10 FFFFFFFFFFFFFFFF") + uid4,                                      // WRITE-NE8 block 10h
                   hex("10 10 0000000000000000") + uid4] {                                    // RSEG 1
       #expect(face.transmit(direct([0x42] + frame)) == hex("D5 43 01 90 00"))                 // status 01: timeout
-      #expect(face.transmit(direct([0x42] + frame + crcB(frame))) == hex("D5 43 01 90 00"))   // with CRC_B too
+      #expect(face.transmit(direct([0x42] + frame + PN53xCIU.crcB(frame))) == hex("D5 43 01 90 00"))   // with CRC_B too
     }
     #expect(tag.memoryImage == before)
     #expect(tag.memoryGeneration == generation)

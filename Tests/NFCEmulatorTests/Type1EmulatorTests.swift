@@ -151,11 +151,7 @@ private func openStack(_ tag: any VirtualTag, removeAfter: Int? = nil) throws ->
     #expect(try platform.readNDEF() == big)
     #expect(try platform.readMemory() == tag.memoryImage)
 
-    let before = tag.memoryImage
-    let tooBig = mimeMessage(status.capacity + 1)
-    let error = tagError { () throws(TagError) in try platform.writeNDEF(tooBig, verify: true) }
-    guard case .insufficientCapacity? = error else { Issue.record("got \(String(describing: error))"); return }
-    #expect(tag.memoryImage == before)
+    expectTooLargeChangesNothing(mimeMessage(status.capacity + 1), platform: platform, tag: tag)
 
     try platform.erase()
     #expect(try platform.readNDEF() == [])
@@ -287,11 +283,3 @@ private final class DirectLink: Transceiver {
 }
 
 /// Runs `body` and returns the ``TagError`` it threw, or nil.
-private func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
-  do {
-    try body()
-    return nil
-  } catch {
-    return error
-  }
-}

@@ -197,11 +197,7 @@ func longMessage(_ count: Int, seed: UInt8) -> [UInt8] {
       let (_, fresh) = try connectPartThree(face)
       #expect(try fresh.readNDEF() == message)
     }
-    let tooLarge = longMessage(302, seed: 9)
-    let before = tag.memoryImage
-    let error = tagError { () throws(TagError) in try platform.writeNDEF(tooLarge, verify: true) }
-    guard case .insufficientCapacity(309, 308)? = error else { Issue.record("got \(String(describing: error))"); return }
-    #expect(tag.memoryImage == before)
+    expectTooLargeChangesNothing(longMessage(302, seed: 9), platform: platform, tag: tag, needed: 309, capacity: 308)
 
     try platform.erase()
     #expect(try platform.readNDEF() == [])
@@ -299,14 +295,5 @@ func longMessage(_ count: Int, seed: UInt8) -> [UInt8] {
     #expect(try Type5Tag(identifier: mappedTarget.identifier, link: mapped).readNDEF() == maximum)
     #expect(mapped.count == 79)
     print("Type 5 read of 308 bytes (mapped READ BINARY): \(mapped.count) exchanges, \(mappedTransport.answered) APDUs")
-  }
-}
-
-private func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
-  do {
-    try body()
-    return nil
-  } catch {
-    return error
   }
 }

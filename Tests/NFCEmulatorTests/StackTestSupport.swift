@@ -42,3 +42,31 @@ func tearAtEveryCommand(old: [UInt8], new: [UInt8], freshFace: () throws -> any 
   }
   return outcomes
 }
+
+/// The error `body` threw, or nil.
+func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
+  do {
+    try body()
+    return nil
+  } catch {
+    return error
+  }
+}
+
+/// Writing `message` must fail with ``TagError/insufficientCapacity(needed:capacity:)`` (with
+/// these numbers, when given) before any command changes the tag.
+func expectTooLargeChangesNothing(_ message: [UInt8], platform: any NDEFTagPlatform, tag: any VirtualTag,
+                                  needed: Int? = nil, capacity: Int? = nil,
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+  let before = tag.memoryImage
+  let generation = tag.memoryGeneration
+  let error = tagError { () throws(TagError) in try platform.writeNDEF(message, verify: true) }
+  guard case .insufficientCapacity(let n, let c)? = error else {
+    Issue.record("got \(String(describing: error))", sourceLocation: sourceLocation)
+    return
+  }
+  if let needed { #expect(n == needed, sourceLocation: sourceLocation) }
+  if let capacity { #expect(c == capacity, sourceLocation: sourceLocation) }
+  #expect(tag.memoryImage == before, sourceLocation: sourceLocation)
+  #expect(tag.memoryGeneration == generation, sourceLocation: sourceLocation)
+}

@@ -37,7 +37,7 @@ let package = Package(
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator"]),
-    .target(name: "NFCTestSupport", dependencies: ["NFCTransport"]),
+    .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
       "NFCTransport", "PCSC",

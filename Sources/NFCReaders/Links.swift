@@ -91,7 +91,7 @@ public final class PartThreeType2Link: Transceiver {
   private var needsActivation = false
 
   /// Longest tag answer in transparent mode (60 pages).
-  public static let transparentResponseLimit = 240
+  public static let transparentResponseLimit = TransparentSession.responseLimit
   /// The capabilities of the mapped READ/UPDATE BINARY path.
   public static let mappedCapabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 6, rawCommands: false)
   /// 100 000 µs, little-endian (`5F 46` timer value).
@@ -104,12 +104,7 @@ public final class PartThreeType2Link: Transceiver {
 
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
-  public var capabilities: LinkCapabilities {
-    if (try? probe()) == true {
-      return LinkCapabilities(maxResponseLength: Self.transparentResponseLimit, maxCommandLength: 240, rawCommands: true)
-    }
-    return Self.mappedCapabilities
-  }
+  public var capabilities: LinkCapabilities { session.capabilities(orMapped: Self.mappedCapabilities) }
 
   /// Starts the transparent session and switches to ISO 14443A layer 3, once.
   /// - Returns: true when both answered `C0 03 00 90 00 … 90 00`.

@@ -50,6 +50,18 @@ final class TransparentSession {
     return ok
   }
 
+  /// Longest tag answer a link takes through the session (the answer's data objects and the status
+  /// words fit the 258-byte short-APDU answer around it).
+  static let responseLimit = 240
+
+  /// What a link over this session carries: raw frames once ``probe()`` succeeds (its first use
+  /// sends two APDUs), else `mapped`. When the probe cannot be sent (tag gone) `mapped` is
+  /// reported and the probe is retried later.
+  func capabilities(orMapped mapped: LinkCapabilities) -> LinkCapabilities {
+    guard (try? probe()) == true else { return mapped }
+    return LinkCapabilities(maxResponseLength: Self.responseLimit, maxCommandLength: 240, rawCommands: true)
+  }
+
   /// Sends Switch Protocol (`8F 02 <standard> <layer>`) and tells whether the reader accepted it.
   /// At layer 3 the reader activates the card anew (for ISO 14443A: REQA, anticollision, SELECT).
   func switchProtocol() throws(TransceiveError) -> Bool {

@@ -42,7 +42,7 @@ public final class PartThreeType5Link: Transceiver {
   public var apduCount: Int { session.apduCount }
 
   /// Longest tag answer after the flags byte in transparent mode.
-  public static let transparentResponseLimit = 240
+  public static let transparentResponseLimit = TransparentSession.responseLimit
 
   public init(transport: any APDUTransport) {
     self.transport = transport
@@ -52,10 +52,8 @@ public final class PartThreeType5Link: Transceiver {
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
   public var capabilities: LinkCapabilities {
-    if (try? probe()) == true {
-      return LinkCapabilities(maxResponseLength: Self.transparentResponseLimit, maxCommandLength: 240, rawCommands: true)
-    }
-    return LinkCapabilities(maxResponseLength: blockSize, maxCommandLength: 3 + 8 + blockSize, rawCommands: false)
+    session.capabilities(orMapped: LinkCapabilities(maxResponseLength: blockSize, maxCommandLength: 3 + 8 + blockSize,
+                                                    rawCommands: false))
   }
 
   private func send(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {

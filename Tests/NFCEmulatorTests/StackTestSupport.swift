@@ -1,6 +1,7 @@
 import NFCEmulator
 import NFCReaders
 import NFCTags
+import NFCTestSupport
 import NFCTransport
 import Testing
 
@@ -41,16 +42,6 @@ func tearAtEveryCommand(old: [UInt8], new: [UInt8], freshFace: () throws -> any 
     outcomes[which, default: 0] += 1
   }
   return outcomes
-}
-
-/// The error `body` threw, or nil.
-func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
-  do {
-    try body()
-    return nil
-  } catch {
-    return error
-  }
 }
 
 /// Writing `message` must fail with ``TagError/insufficientCapacity(needed:capacity:)`` (with

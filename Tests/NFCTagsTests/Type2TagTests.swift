@@ -3,16 +3,6 @@ import NFCTestSupport
 import NFCTransport
 import Testing
 
-/// Runs `body` and returns the ``TagError`` it threw, or nil.
-func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
-  do {
-    try body()
-    return nil
-  } catch {
-    return error
-  }
-}
-
 let ntag213Version = hex("00 04 04 02 01 00 0F 03")
 let ntag216Version = hex("00 04 04 02 01 00 13 03")
 /// The "elephant" Text record (nfc-protocols.md §8): D1 01 0B "T" 02 "en" "elephant".

@@ -36,19 +36,18 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
       let message = try kind.makeMessage()
       let written = try TagAccess(options: readerOptions).withTag { tag -> Int in
         var records = message.records
-        let status = try tag.platform.queryNDEFStatus()
-        switch status.status {
-        case .notSupported: throw TagError.notFormatted("run `nfctag format` first")
-        case .readOnly: throw TagError.readOnly
-        case .readWrite: break
-        }
         if append {
           let existing = try tag.platform.readNDEF()
           if !existing.isEmpty { records = try NDEFMessage(decoding: existing).records + records }
         }
         let bytes = try NDEFMessage(records: records).encoded()
-        if bytes.count > status.capacity { throw TagError.insufficientCapacity(needed: bytes.count, capacity: status.capacity) }
-        try tag.platform.writeNDEF(bytes, verify: !noVerify)
+        // writeNDEF checks format, read-only state and capacity before its first command (every
+        // platform's contract), so no separate status query costs round trips here.
+        do {
+          try tag.platform.writeNDEF(bytes, verify: !noVerify)
+        } catch TagError.notFormatted(let why) {
+          throw TagError.notFormatted("\(why); run `nfctag format` first")
+        }
         if lock { try tag.platform.makeReadOnly() }
         return bytes.count
       }

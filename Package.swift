@@ -8,6 +8,7 @@ let package = Package(
     .library(name: "NDEF", targets: ["NDEF"]),
     .library(name: "PCSC", targets: ["PCSC"]),
     .library(name: "NFCSession", targets: ["NFCSession"]),
+    .library(name: "NFCReaders", targets: ["NFCReaders"]),
     .library(name: "NFCEmulator", targets: ["NFCEmulator"]),
     .library(name: "NFCTestSupport", targets: ["NFCTestSupport"]),
   ],
@@ -32,8 +33,9 @@ let package = Package(
     // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
     .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport",
                                                .product(name: "Logging", package: "swift-log")]),
-    // Core NFC look-alike reader sessions.
-    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
+    // Core NFC look-alike reader sessions: the one road from a program to a tag.
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "NFCReaders", "PCSC",
+                                               .product(name: "Logging", package: "swift-log")]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator"]),

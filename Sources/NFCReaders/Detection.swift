@@ -70,7 +70,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
 
 private func failure(_ error: TransceiveError, _ reader: String) -> PollError {
   switch error {
-  case .tagRemoved: return .failed("the tag was removed while it was being identified on \(reader): tap it again")
-  default: return .failed("cannot identify the card on \(reader): \(error): keep the tag on the reader and tap it again")
+  case .tagRemoved: return .failed("the tag was removed while it was being identified on \(reader)")
+  default: return .failed("cannot identify the card on \(reader): \(error)")
   }
 }

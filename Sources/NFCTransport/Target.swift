@@ -70,7 +70,7 @@ public enum PollError: Error, Hashable, Sendable, CustomStringConvertible {
 /// A reader that can wait for tags: a PC/SC reader, or an emulated one.
 ///
 /// Sessions are built on this, so they run the same code over hardware and the emulator.
-public protocol TagPoller: AnyObject {
+public protocol TagPoller: AnyObject, Sendable {
   /// The reader's name, as PC/SC lists it.
   var readerName: String { get }
   /// Waits until at least one tag is in the field and returns the targets found, connected.

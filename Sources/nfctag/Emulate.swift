@@ -63,8 +63,7 @@ extension NFCTool {
         do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
       }
       let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
-      let box = UncheckedBox(bridge)
-      let interrupt = InterruptFlag.install { box.value.stop() }
+      let interrupt = InterruptFlag.install { bridge.stop() }
       _ = interrupt
       do {
         let end = try bridge.run(firstConnectTimeout: 5) {

@@ -2,14 +2,17 @@ import Logging
 import NFCEmulator
 import NFCReaders
 import NFCTransport
+import Synchronization
 
 /// `--reader sim:KIND[@FACE][:IMAGE]`: the emulator's reader face in process. Only the card transport
 /// differs from a PC/SC reader; detection, links and platforms are the same code.
 final class SimulatorPoller: TagPoller {
   let readerName: String
-  private let transport: SimulatedAPDUTransport
+  /// Used by the session's poll loop and by the tag commands it hands targets to, which the
+  /// session serialises (one at a time, never during a wait): no two threads touch it at once.
+  nonisolated(unsafe) private let transport: SimulatedAPDUTransport
   private let logger: Logger?
-  private var delivered = false
+  private let delivered = Mutex(false)
 
   init(spec: SimulatorSpec, logger: Logger?) throws {
     let tag: any VirtualTag
@@ -30,12 +33,12 @@ final class SimulatorPoller: TagPoller {
   }
 
   func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
-    if delivered || transport.isRemoved {
+    if delivered.withLock({ $0 }) || transport.isRemoved {
       // The simulated tag stays in the field: a second arrival never comes.
       if let timeoutMilliseconds { usleep(UInt32(min(timeoutMilliseconds, 2000)) * 1000) }
       throw .timeout
     }
-    delivered = true
+    delivered.withLock { $0 = true }
     return [try detectTarget(on: transport, logger: logger)]
   }
 
@@ -50,4 +53,6 @@ final class SimulatorPoller: TagPoller {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif

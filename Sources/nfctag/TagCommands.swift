@@ -1,8 +1,8 @@
 import ArgumentParser
 import NDEF
 import NDEFJSON
+import NFCSession
 import NFCTags
-import NFCTransport
 
 /// Output formats of `nfctag read`.
 enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }
@@ -19,7 +19,7 @@ extension NFCTool {
 
     func run() throws {
       do {
-        let bytes = try TagAccess(options: readerOptions).withTag { tag in try tag.platform.readNDEF() }
+        let bytes = try TagSession(options: readerOptions).withTag { tag in try tag.readNDEFBytes() }
         let output = StandardOutput()
         switch format {
         case .raw: output.write(bytes)
@@ -45,9 +45,11 @@ extension NFCTool {
 
     func run() throws {
       do {
-        let (bytes, platform) = try TagAccess(options: readerOptions).withTag { tag in
-          (memory ? try tag.platform.readMemory() : try tag.platform.readNDEF(), tag.platform.platform)
+        let memory = memory
+        let (bytes, info) = try TagSession(options: readerOptions).withTag { tag in
+          (memory ? try tag.readMemory() : try tag.readNDEFBytes(), tag.platformType)
         }
+        guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
         let output = StandardOutput()
         switch format {
         case .raw: output.write(bytes)
@@ -68,7 +70,7 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     func run() throws {
       do {
-        try TagAccess(options: readerOptions).withTag { tag in try tag.platform.format() }
+        try TagSession(options: readerOptions).withTag { tag in try tag.format() }
         writeStderr("nfctag: formatted\n")
       } catch {
         throw fail(cliFailure(for: error))
@@ -82,7 +84,7 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     func run() throws {
       do {
-        try TagAccess(options: readerOptions).withTag { tag in try tag.platform.erase() }
+        try TagSession(options: readerOptions).withTag { tag in try tag.erase() }
         writeStderr("nfctag: erased\n")
       } catch {
         throw fail(cliFailure(for: error))
@@ -102,9 +104,9 @@ extension NFCTool {
 
     func run() throws {
       do {
-        try TagAccess(options: readerOptions).withTag { tag in
-          if try tag.platform.queryNDEFStatus().status == .readOnly { throw TagError.readOnly }
-          try tag.platform.makeReadOnly()
+        try TagSession(options: readerOptions).withTag { tag in
+          if try tag.queryNDEFStatus().0 == .readOnly { throw NFCReaderError(TagError.readOnly) }
+          try tag.writeLock()
         }
         writeStderr("nfctag: the tag is now read-only\n")
       } catch {
@@ -121,7 +123,7 @@ extension NFCTool {
 
     func run() throws {
       do {
-        let (target, info) = try TagAccess(options: readerOptions).withTag { tag in (tag.target, try tag.platform.info()) }
+        let (target, info) = try TagSession(options: readerOptions).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
         let output = StandardOutput()
         if json {
           var o = JSONObjectWriter()
@@ -163,7 +165,19 @@ extension NFCTool {
 
 /// Decodes a message read from a tag; its errors are bad data (65).
 func decodeTagMessage(_ bytes: [UInt8]) throws -> NDEFMessage {
-  try NDEFMessage(decoding: bytes)
+  do { return try NDEFMessage(decoding: bytes) } catch { throw NFCReaderError(error) }
+}
+
+/// What the reader learnt about a tag, for output: reader, UID, ATR.
+struct TargetSummary: Sendable {
+  var readerName: String
+  var identifier: [UInt8]
+  var atr: [UInt8]
+  init(_ tag: any NFCNDEFTag) {
+    readerName = tag.connection.readerName
+    identifier = tag.identifier
+    atr = tag.connection.atr
+  }
 }
 
 func ndefStatusText(_ report: NDEFStatusReport) -> String {

@@ -1,0 +1,134 @@
+import Dispatch
+import Logging
+import NFCEmulator
+import NFCReaders
+import NFCSession
+import Synchronization
+
+/// Opens the reader the options name (PC/SC or the in-process simulator) and runs a command on
+/// one tag through an ``NFCNDEFReaderSession``: the session owns waiting, "more than one tag",
+/// timeouts, Ctrl-C and errors; the command gets a connected tag.
+struct TagSession {
+  let options: ReaderOptions
+
+  /// The poller for `--reader`.
+  func makePoller() throws(CLIFailure) -> any TagPoller {
+    let logger = options.makeLogger()
+    if let spec = options.reader, spec.hasPrefix("sim:") {
+      do {
+        return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec), logger: logger)
+      } catch let failure as CLIFailure {
+        throw failure
+      } catch {
+        throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)")
+      }
+    }
+    do {
+      return try PCSCReaders.poller(named: options.reader, logger: logger)
+    } catch {
+      throw cliFailure(for: error)
+    }
+  }
+
+  /// Waits for one tag, connects, authenticates when a tag password was given, runs `body` on
+  /// the session's queue and ends the session. Ctrl-C while waiting ends it with user cancel (130).
+  func withTag<T: Sendable>(_ body: @escaping @Sendable (any NFCNDEFTag) throws -> T) throws(CLIFailure) -> T {
+    let password = try options.tagPassword()
+    let delegate = OneTagDelegate(password: password, body: body)
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
+                                       poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
+    let interrupt = InterruptFlag.install { session.invalidate() }
+    defer { interrupt.uninstall() }
+    session.begin()
+    return try delegate.wait().get()
+  }
+}
+
+/// The delegate of a one-tag command: more than one tag in the field is reported and polling
+/// restarts (Core NFC's sample); the first single tag gets the command, then the session ends.
+final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
+  let wantsTags = true
+  private let password: [UInt8]?
+  private let body: @Sendable (any NFCNDEFTag) throws -> T
+  private let outcome = Mutex<Result<T, CLIFailure>?>(nil)
+  private let done = DispatchSemaphore(value: 0)
+
+  init(password: [UInt8]?, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
+    self.password = password
+    self.body = body
+  }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    guard tags.count == 1, let tag = tags.first else {
+      writeStderr("nfctag: more than one tag is in the field: remove all but one\n")
+      session.queue.asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
+      return
+    }
+    let result: Result<T, CLIFailure>
+    do {
+      try session.connect(to: tag)
+      if let password { _ = try tag.authenticate(password: password) }
+      result = .success(try body(tag))
+    } catch {
+      result = .failure(cliFailure(for: error))
+    }
+    outcome.withLock { $0 = result }
+    session.invalidate()
+  }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    outcome.withLock { if $0 == nil { $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
+                                                    ? CLIFailure(ExitStatus.interrupted, "cancelled")
+                                                    : cliFailure(for: error)) } }
+    done.signal()
+  }
+
+  /// Blocks until the session ended; the command's result, or why there was none.
+  func wait() -> Result<T, CLIFailure> {
+    done.wait()
+    return outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
+  }
+}
+
+/// Set once SIGINT or SIGTERM arrived; the handler runs a cancel action off the signal context.
+final class InterruptFlag: Sendable {
+  private let flagged = Mutex(false)
+  /// Dispatch sources are thread-safe (`cancel()` from any thread is documented); the protocol is
+  /// just not marked Sendable. Set once in `init`, never changed.
+  nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
+
+  var isSet: Bool { flagged.withLock { $0 } }
+
+  private init(onInterrupt: @escaping @Sendable () -> Void) {
+    var made: [any DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+      signal(sig, SIG_IGN)
+      made.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
+    }
+    sources = made
+    for source in made {
+      source.setEventHandler { [self] in
+        flagged.withLock { $0 = true }
+        onInterrupt()
+      }
+      source.resume()
+    }
+  }
+
+  static func install(onInterrupt: @escaping @Sendable () -> Void) -> InterruptFlag {
+    InterruptFlag(onInterrupt: onInterrupt)
+  }
+
+  /// Stops listening; the signals get their default action back.
+  func uninstall() {
+    for source in sources { source.cancel() }
+    signal(SIGINT, SIG_DFL)
+    signal(SIGTERM, SIG_DFL)
+  }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

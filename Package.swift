@@ -46,6 +46,9 @@ let package = Package(
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
+    // The seed sample and tutorial, on a real reader: what a library user writes.
+    .executableTarget(name: "ScanTags", dependencies: ["NFCSession"], path: "Examples/ScanTags"),
+    .executableTarget(name: "WriteText", dependencies: ["NFCSession"], path: "Examples/WriteText"),
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),

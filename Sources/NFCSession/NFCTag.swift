@@ -164,6 +164,12 @@ public final class NFCISO15693Tag: NFCNDEFTag {
     return (flags, Array(reply.dropFirst()))
   }
 
+  /// Sends a whole request (`flags command [UID] parameters`) and returns the answer as the tag
+  /// sent it, flags first, an error answer (`01 code`) included.
+  public func sendRawRequest(_ request: [UInt8]) throws(NFCReaderError) -> [UInt8] {
+    try connection.transceive(request)
+  }
+
   /// READ SINGLE BLOCK (20h).
   public func readSingleBlock(requestFlags: UInt8 = 0x02, blockNumber: UInt8) throws(NFCReaderError) -> [UInt8] {
     try sendRequest(requestFlags: requestFlags, commandCode: 0x20, data: [blockNumber]).data

@@ -10,6 +10,6 @@ struct NFCTool: ParsableCommand {
     subcommands: [
       NDEFCommand.self,
       ListReaders.self, Scan.self, Read.self, Dump.self, Write.self,
-      Format.self, Erase.self, Lock.self, Info.self, Password.self, Reader.self, Doctor.self, Emulate.self,
+      Format.self, Erase.self, Lock.self, Info.self, Password.self, Send.self, Reader.self, Doctor.self, Emulate.self,
     ])
 }

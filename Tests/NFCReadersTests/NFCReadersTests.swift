@@ -104,7 +104,7 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     let link = PartThreeType2Link(transport: transport)
     #expect(try link.transceive([0x30, 0x04]) == [UInt8](repeating: 1, count: 16))
     #expect(try link.transceive([0xA2, 0x04, 9, 9, 9, 9]) == [0x0A])
-    #expect(throws: TransceiveError.status(0x6300)) { try link.transceive([0x30, 0xF0]) }
+    #expect(throws: TransceiveError.status(.noInformation)) { try link.transceive([0x30, 0xF0]) }
     #expect(throws: TransceiveError.self) { try link.transceive([0x3A, 0x00, 0x10]) }
   }
 }
@@ -131,7 +131,7 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     #expect(try acr.firmware() == "ACR122U207")
     #expect(try acr.signal(red: false, green: true, t1: 3, repetitions: 1, buzzer: .duringT1) == 0x02)
     #expect(try acr.pollingParameter() == 0xFF)
-    #expect(throws: TransceiveError.status(0x6300)) { try acr.signal(red: true, green: false) }
+    #expect(throws: TransceiveError.status(.noInformation)) { try acr.signal(red: true, green: false) }
   }
 }
 

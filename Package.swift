@@ -55,6 +55,7 @@ let package = Package(
 
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
     .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
+    .testTarget(name: "NFCTransportTests", dependencies: ["NFCTransport"]),
     .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
     .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCTestSupport", "NDEF"],
                 resources: [.copy("Fixtures")]),

@@ -2,6 +2,8 @@ import Logging
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An APDUTransport that logs every exchange with its duration. Passwords never reach the log:

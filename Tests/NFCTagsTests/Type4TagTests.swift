@@ -123,9 +123,10 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
       (hex("00 A4 04 00 07 D2 76 00 00 85 01 00"), .success(hex("6A 82"))),
     ])
     let tag = Type4Tag(identifier: t4UID, link: link)
-    guard case .notFormatted? = tagError({ () throws(TagError) in _ = try tag.readNDEF() }) else {
+    guard case .notFormatted(let reason)? = tagError({ () throws(TagError) in _ = try tag.readNDEF() }) else {
       Issue.record("expected notFormatted"); return
     }
+    #expect(reason.hasSuffix("answered 6a 82 (v2, file or application not found) and 6a 82 (v1, file or application not found)"))
     guard case .unsupported(let why)? = tagError({ () throws(TagError) in try tag.format() }) else {
       Issue.record("expected unsupported"); return
     }

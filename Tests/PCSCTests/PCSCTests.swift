@@ -126,6 +126,8 @@ enum Environment {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The PnP notification reader against the machine's pcscd: it answers, and a wait on it times

@@ -1,14 +1,15 @@
 import NFCTransport
 
 /// Builds the Type 3 platform for a detected target: the IDm from `target.identifier`, and the
-/// PMm and system code from `target.parameters["pmm"]` / `["systemCode"]` when the reader driver
-/// polled for them (ACR122U: InListPassiveTarget).
+/// PMm and system code from `target.details` (``TargetDetails/felicaPMm``,
+/// ``TargetDetails/felicaSystemCode``) when the reader driver polled for them (ACR122U:
+/// InListPassiveTarget).
 func makeType3Platform(for target: DetectedTarget) throws(TagError) -> any NDEFTagPlatform {
   guard target.identifier.count == 8 else {
     throw .unsupported("a FeliCa IDm has 8 bytes; the reader reported \(target.identifier.count)")
   }
-  let pmm = target.parameters["pmm"].flatMap { $0.count == 8 ? $0 : nil }
-  let systemCode = target.parameters["systemCode"].flatMap { $0.count == 2 ? $0 : nil }
+  let pmm = target.details.felicaPMm.flatMap { $0.count == 8 ? $0 : nil }
+  let systemCode = target.details.felicaSystemCode.flatMap { $0.count == 2 ? $0 : nil }
   return Type3Tag(identifier: target.identifier, link: target.link, pmm: pmm, systemCode: systemCode)
 }
 

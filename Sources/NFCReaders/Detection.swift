@@ -17,7 +17,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
       // One APDU tells the reader path and names the chip: GET_VERSION (60) by direct transmit to
       // a PN532 (InCommunicateThru). An ACR122U answers D5 43 …; a plain Part 3 reader refuses.
       let reply = try link.transmit([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60])
-      isACR122 = reply.count >= 5 && reply[0] == 0xD5 && reply[1] == 0x43 && reply.suffix(2) == [0x90, 0x00]
+      isACR122 = reply.count >= 5 && reply[0] == 0xD5 && reply[1] == 0x43 && StatusWord(trailerOf: reply)?.isSuccess == true
       if isACR122, reply[2] == 0x00, reply.count == 13 { details.type2Version = Array(reply[3..<11]) }
     } else {
       let firmware = try link.transmit([0xFF, 0x00, 0x48, 0x00, 0x00])
@@ -30,7 +30,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   var identifier: [UInt8] = []
   do {
     let reply = try link.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
-    if reply.count >= 2, reply.suffix(2) == [0x90, 0x00] { identifier = Array(reply.dropLast(2)) }
+    if let answer = ResponseAPDU(reply), answer.statusWord.isSuccess { identifier = answer.data }
   } catch {
     throw failure(error, transport.readerName)
   }
@@ -44,7 +44,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
     do {
       let reply = try link.transmit(apdu)
       // D5 4B NbTg Tg POL_RES_len 01 IDm(8) PMm(8) [SC(2)] 90 00
-      if reply.count >= 24, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x01, reply.suffix(2) == [0x90, 0x00],
+      if reply.count >= 24, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x01, StatusWord(trailerOf: reply)?.isSuccess == true,
          Int(reply[4]) == reply.count - 6, reply[5] == 0x01 {
         identifier = Array(reply[6..<14])
         details.felicaPMm = Array(reply[14..<22])

@@ -35,8 +35,8 @@ public final class TagConnection: Sendable {
   public let platformType: TagPlatform?
   /// What the reader called the card ("MIFARE Ultralight", "FeliCa"…).
   public let cardName: String
-  /// FeliCa: the system code the reader polled, when it learnt it.
-  let felicaSystemCode: [UInt8]?
+  /// What else the reader learnt while identifying the tag (GET_VERSION, PMm, historical bytes…).
+  public let details: TargetDetails
 
   struct Parts {
     var platform: (any NDEFTagPlatform)?
@@ -54,7 +54,7 @@ public final class TagConnection: Sendable {
     atr = target.atr
     platformType = target.platform
     cardName = target.cardName
-    felicaSystemCode = target.parameters["systemCode"]
+    details = target.details
     var parts = Parts(platform: nil, platformError: nil, link: target.link)
     do { parts.platform = try makePlatform(for: target) } catch { parts.platformError = error }
     // The target came from the poller on this thread and no one else holds it: the mutex owns it now.

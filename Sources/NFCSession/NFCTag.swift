@@ -101,7 +101,7 @@ public final class NFCISO7816Tag: NFCNDEFTag {
   init(_ connection: TagConnection) { self.connection = connection }
 
   /// The historical bytes the card sent (from the reader's ATR; empty when none).
-  public var historicalBytes: [UInt8] { historicalBytesOf(atr: connection.atr) }
+  public var historicalBytes: [UInt8] { connection.details.historicalBytes }
 
   /// Sends an APDU; returns the response data and SW1 SW2.
   public func sendCommand(apdu: NFCISO7816APDU) throws(NFCReaderError) -> (data: [UInt8], sw1: UInt8, sw2: UInt8) {
@@ -121,7 +121,7 @@ public final class NFCFeliCaTag: NFCNDEFTag {
   /// The IDm of the current system.
   public var currentIDm: [UInt8] { connection.identifier }
   /// The system code the reader polled (`12 FC` for NDEF, `88 B4` for Lite-S), when it learnt it.
-  public var currentSystemCode: [UInt8]? { connection.felicaSystemCode }
+  public var currentSystemCode: [UInt8]? { connection.details.felicaSystemCode }
 
   /// Sends a command packet that starts with the command code (the length byte is added) and
   /// returns the response packet without its length byte.
@@ -197,16 +197,4 @@ public final class NFCISO15693Tag: NFCNDEFTag {
     return try sendRequest(requestFlags: requestFlags, commandCode: customCommandCode,
                            data: [manufacturer] + customRequestParameters).data
   }
-}
-
-/// The historical bytes of a PC/SC Part 3 contactless ATR (`3B 8n 80 01 <historical> TCK`), or of
-/// any ATR whose T0 byte counts them at the end before TCK; empty when the ATR is too short.
-func historicalBytesOf(atr: [UInt8]) -> [UInt8] {
-  guard atr.count >= 2 else { return [] }
-  let count = Int(atr[1] & 0x0F)
-  guard atr.count >= count + 1, count > 0 else { return [] }
-  let end = atr.count - 1  // TCK
-  let start = end - count
-  guard start >= 2 else { return [] }
-  return Array(atr[start..<end])
 }

@@ -118,25 +118,8 @@ func type2AnswerMeaning(_ answer: [UInt8]) -> String {
   }
 }
 
-/// What an ISO 7816 status word means.
+/// What an ISO 7816 status word means ("9000: success").
 func statusWordMeaning(_ sw1: UInt8, _ sw2: UInt8) -> String {
-  switch (sw1, sw2) {
-  case (0x90, 0x00): return "9000: success"
-  case (0x61, _): return "61xx: \(sw2) more bytes available"
-  case (0x62, 0x82): return "6282: end of file reached before Le bytes"
-  case (0x63, let x) where x & 0xF0 == 0xC0: return "63Cx: verification failed, \(x & 0x0F) tries left"
-  case (0x67, 0x00): return "6700: wrong length"
-  case (0x69, 0x82): return "6982: security status not satisfied"
-  case (0x69, 0x85): return "6985: conditions of use not satisfied"
-  case (0x69, 0x86): return "6986: command not allowed"
-  case (0x6A, 0x80): return "6A80: incorrect data"
-  case (0x6A, 0x81): return "6A81: function not supported"
-  case (0x6A, 0x82): return "6A82: file or application not found"
-  case (0x6A, 0x86): return "6A86: incorrect P1 P2"
-  case (0x6B, 0x00): return "6B00: wrong parameters P1 P2"
-  case (0x6C, _): return "6Cxx: wrong Le, \(sw2) bytes available"
-  case (0x6D, 0x00): return "6D00: instruction not supported"
-  case (0x6E, 0x00): return "6E00: class not supported"
-  default: return "\(hexString([sw1, sw2])): status word"
-  }
+  let status = StatusWord(sw1, sw2)
+  return "\(status.description): \(status.meaning)"
 }

@@ -399,13 +399,10 @@ func sampleAlert(for error: NFCReaderError) -> String? {
     #expect(recorder.ended.withLock { $0 }?.code == .readerSessionInvalidationErrorSessionTimeout)
   }
 
-  @Test func apdusParseAndHistoricalBytesComeFromTheATR() {
+  @Test func apdusParse() {
     #expect(NFCISO7816APDU(data: [0x00, 0xA4]) == nil)
     #expect(NFCISO7816APDU(data: [0x00, 0xA4, 0x04, 0x00, 0x07, 1, 2, 3]) == nil)
     #expect(NFCISO7816APDU(data: [0x00, 0xA4, 0x04, 0x00, 0x02, 0xE1, 0x03, 0x00])?.instructionCode == 0xA4)
-    // PC/SC Part 3 ATR for an ISO 14443-4 card: 3B 8n 80 01 <n historical bytes> TCK.
-    #expect(historicalBytesOf(atr: [0x3B, 0x82, 0x80, 0x01, 0xAA, 0xBB, 0x00]) == [0xAA, 0xBB])
-    #expect(historicalBytesOf(atr: [0x3B]) == [])
   }
 }
 

@@ -45,6 +45,7 @@ extension NFCTool {
       let reader = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
                                         poller: try session.makePoller(),
                                         timeout: readerOptions.waitSeconds(continuous: true))
+      ProcessLifetime.keep(reader)
       let interrupt = InterruptFlag.install { reader.invalidate() }
       defer { interrupt.uninstall() }
       reader.begin()

@@ -37,11 +37,20 @@ struct TagSession {
     let delegate = OneTagDelegate(password: password, body: body)
     let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
                                        poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
+    ProcessLifetime.keep(session)
     let interrupt = InterruptFlag.install { session.invalidate() }
     defer { interrupt.uninstall() }
     session.begin()
     return try delegate.wait().get()
   }
+}
+
+/// Sessions the tool starts live until the process exits. The poll loop drops its reference
+/// just after the delegate heard the end; were that the last one, the PC/SC context would be
+/// released on the loop's thread while `exit` runs pcsc-lite's destructor, which crashes.
+enum ProcessLifetime {
+  private static let kept = Mutex<[any AnyObject & Sendable]>([])
+  static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
 }
 
 /// What a typed-tag command returned, with the tag it ran on.
@@ -59,12 +68,15 @@ extension TagSession {
     let delegate = OneTypedTagDelegate(body: body)
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
                                       poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
+    ProcessLifetime.keep(session)
     let interrupt = InterruptFlag.install { session.invalidate() }
     defer { interrupt.uninstall() }
     session.begin()
     return try delegate.wait().get()
   }
 }
+
+
 
 /// The delegate of a typed-tag command (see ``OneTagDelegate``).
 final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {

@@ -9,7 +9,7 @@ APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG = .build/debug/nfctag
 
-.PHONY: all deps build test unit-test e2e-test bench fuzz install demo pcscd clean
+.PHONY: all deps build test tsan unit-test e2e-test bench fuzz install demo pcscd clean
 
 all: build
 
@@ -30,9 +30,20 @@ pcscd: deps
 build: deps
 	$(SWIFT) build
 
-## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader.
+## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader
+## (the examples are built first: the end-to-end tests run them too).
 test: deps pcscd
+	$(SWIFT) build
 	NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+
+## tsan: the whole test suite under ThreadSanitizer, end-to-end tests included; any report fails it.
+tsan: deps pcscd
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan
+	NFCTAG_E2E=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel 2>&1 | tee .build-tsan/test.log; \
+	  status=$${PIPESTATUS[0]}; \
+	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
+	  exit $$status
 
 bench: deps pcscd
 	scripts/bench.sh

@@ -9,7 +9,7 @@ APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG = .build/debug/nfctag
 
-.PHONY: all deps build test tsan unit-test e2e-test bench fuzz install demo pcscd clean
+.PHONY: all deps build test tsan docs unit-test e2e-test bench fuzz install demo pcscd clean
 
 all: build
 
@@ -44,6 +44,15 @@ tsan: deps pcscd
 	  status=$${PIPESTATUS[0]}; \
 	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
 	  exit $$status
+
+## docs: the DocC documentation of NFCSession and NDEF (swift-docc-plugin); any DocC warning fails it.
+docs: deps
+	@for target in NFCSession NDEF; do \
+	  $(SWIFT) package --disable-sandbox generate-documentation --target $$target > .build/docs-$$target.log 2>&1 || { cat .build/docs-$$target.log; exit 1; }; \
+	  if sed -n '/^Building documentation/,$$p' .build/docs-$$target.log | grep -q "warning:"; then \
+	    sed -n '/^Building documentation/,$$p' .build/docs-$$target.log; echo "docs: DocC warnings in $$target"; exit 1; fi; \
+	  echo "docs: $$target built without warnings (.build/plugins/Swift-DocC/outputs/$$target.doccarchive)"; \
+	done
 
 bench: deps pcscd
 	scripts/bench.sh

@@ -47,7 +47,7 @@ tsan: deps pcscd
 
 ## docs: the DocC documentation of NFCSession and NDEF (swift-docc-plugin); any DocC warning fails it.
 docs: deps
-	@for target in NFCSession NDEF; do \
+	@mkdir -p .build; for target in NFCSession NDEF; do \
 	  $(SWIFT) package --disable-sandbox generate-documentation --target $$target > .build/docs-$$target.log 2>&1 || { cat .build/docs-$$target.log; exit 1; }; \
 	  if sed -n '/^Building documentation/,$$p' .build/docs-$$target.log | grep -q "warning:"; then \
 	    sed -n '/^Building documentation/,$$p' .build/docs-$$target.log; echo "docs: DocC warnings in $$target"; exit 1; fi; \

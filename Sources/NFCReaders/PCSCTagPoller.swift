@@ -226,6 +226,8 @@ extension PCSCTagPoller {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 func monotonicMilliseconds() -> Int {

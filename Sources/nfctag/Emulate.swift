@@ -5,6 +5,8 @@ import NFCEmulatorVPCD
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension LatencyModel: ExpressibleByArgument {}

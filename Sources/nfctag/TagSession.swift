@@ -16,7 +16,9 @@ struct TagSession {
     let logger = options.makeLogger()
     if let spec = options.reader, spec.hasPrefix("sim:") {
       do {
-        return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec), logger: logger)
+        return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
+          try detectTarget(on: transport, logger: logger)
+        }
       } catch let failure as CLIFailure {
         throw failure
       } catch {

@@ -408,6 +408,8 @@ func sampleAlert(for error: NFCReaderError) -> String? {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite struct AsyncFace {

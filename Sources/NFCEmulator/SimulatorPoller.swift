@@ -1,20 +1,19 @@
-import Logging
-import NFCEmulator
-import NFCReaders
 import NFCTransport
 import Synchronization
 
-/// `--reader sim:KIND[@FACE][:IMAGE]`: the emulator's reader face in process. Only the card transport
-/// differs from a PC/SC reader; detection, links and platforms are the same code.
-final class SimulatorPoller: TagPoller {
-  let readerName: String
+/// `--reader sim:KIND[@FACE][:IMAGE]`: the emulator's reader face in process, as a poller. Only the
+/// card transport differs from a PC/SC reader: `detect` is the reader driver's identification
+/// (NFCReaders' `detectTarget`), so links and platforms are the same code as with hardware.
+public final class SimulatorPoller: TagPoller {
+  public let readerName: String
   /// Used by the session's poll loop and by the tag commands it hands targets to, which the
   /// session serialises (one at a time, never during a wait): no two threads touch it at once.
   nonisolated(unsafe) private let transport: SimulatedAPDUTransport
-  private let logger: Logger?
+  private let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget
   private let delivered = Mutex(false)
 
-  init(spec: SimulatorSpec, logger: Logger?) throws {
+  /// Loads (or creates) the tag `spec` names, behind its reader face; `detect` identifies it.
+  public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
     let tag: any VirtualTag
     var image: ImageFile? = nil
     if let path = spec.imagePath {
@@ -29,26 +28,26 @@ final class SimulatorPoller: TagPoller {
     transport = SimulatedAPDUTransport(readerName: readerName, card: face, afterCommand: {
       try? image?.saveIfChanged(tag)
     })
-    self.logger = logger
+    self.detect = detect
   }
 
-  func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
+  public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
     if delivered.withLock({ $0 }) || transport.isRemoved {
       // The simulated tag stays in the field: a second arrival never comes.
       if let timeoutMilliseconds { usleep(UInt32(min(timeoutMilliseconds, 2000)) * 1000) }
       throw .timeout
     }
     delivered.withLock { $0 = true }
-    return [try detectTarget(on: transport, logger: logger)]
+    return [try detect(transport)]
   }
 
-  func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
+  public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     if transport.isRemoved { return }
     throw .timeout
   }
 
-  func release() {}
-  func cancel() {}
+  public func release() {}
+  public func cancel() {}
 }
 
 #if canImport(Glibc)

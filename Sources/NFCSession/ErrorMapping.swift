@@ -11,7 +11,7 @@ extension NFCReaderError {
   /// | TagError | code |
   /// |---|---|
   /// | tag left, did not answer, link failed | 100 connection lost |
-  /// | a write refused by the tag (NAK) | 400 not writable |
+  /// | a write the tag refused (NAK) | 400 not writable |
   /// | any other refused or garbled exchange | 101 retry exceeded |
   /// | read-only | 400 not writable |
   /// | message too large | 402 size too small |
@@ -23,8 +23,7 @@ extension NFCReaderError {
     let code: Code
     switch error {
     case _ where error.isTagLost: code = .readerTransceiveErrorTagConnectionLost
-    case .transceive(.nak, let command, _) where command.hasPrefix("WRITE") || command.hasPrefix("UPDATE"):
-      code = .ndefReaderSessionErrorTagNotWritable
+    case .writeRefused: code = .ndefReaderSessionErrorTagNotWritable
     case .transceive: code = .readerTransceiveErrorRetryExceeded
     case .readOnly: code = .ndefReaderSessionErrorTagNotWritable
     case .insufficientCapacity: code = .ndefReaderSessionErrorTagSizeTooSmall

@@ -61,6 +61,9 @@ public struct TagInfo: Sendable {
 public enum TagError: Error, Sendable, CustomStringConvertible {
   /// A command to the tag failed. `command` names it ("READ", "FAST_READ"), `address` the page/block/offset.
   case transceive(TransceiveError, command: String, address: Int?)
+  /// The tag refused a write (a NAK or an error answer): the page or block is locked or
+  /// password-protected. `command` and `address` as in ``transceive(_:command:address:)``.
+  case writeRefused(TransceiveError, command: String, address: Int?)
   /// The tag is not NDEF formatted (no or invalid CC / attribute block / NDEF application).
   case notFormatted(String)
   /// The tag's data structures are malformed (TLV past the end, bad length…). `offset` is in the data area.
@@ -78,7 +81,7 @@ public enum TagError: Error, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .transceive(let error, let command, let address):
+    case .transceive(let error, let command, let address), .writeRefused(let error, let command, let address):
       if let address { return "\(command) at \(address) failed: \(error)" }
       return "\(command) failed: \(error)"
     case .notFormatted(let why): return "the tag is not NDEF formatted: \(why)"

@@ -42,7 +42,7 @@ func advice(for error: NFCReaderError) -> String {
   case .ndefReaderSessionErrorTagUpdateFailure:
     return ": tap the tag again and retry"
   case .ndefReaderSessionErrorTagNotWritable:
-    if case .transceive(.nak, _, _)? = cause as? TagError {
+    if case .writeRefused? = cause as? TagError {
       return ": the page is locked or password-protected (give the password with --tag-password-file or --tag-password-env)"
     }
     return "; nothing was written"

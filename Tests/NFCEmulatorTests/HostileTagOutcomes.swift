@@ -14,7 +14,7 @@ enum FailureKind: String, Hashable, Sendable {
 
   init(_ error: TagError) {
     switch error {
-    case .transceive: self = .transceive
+    case .transceive, .writeRefused: self = .transceive  // a refused write is a failed exchange here
     case .notFormatted: self = .notFormatted
     case .malformed: self = .malformed
     case .readOnly: self = .readOnly

@@ -47,7 +47,14 @@ struct Type2Commands {
   func write(page: Int, _ data: [UInt8]) throws(TagError) {
     let pg = try pageByte(page, command: "WRITE")
     guard data.count == 4 else { throw .unsupported("WRITE of \(data.count) bytes to page \(page); a page is 4 bytes") }
-    let reply = try exchange([0xA2, pg] + data, name: "WRITE", address: page)
+    let reply: [UInt8]
+    do {
+      reply = try link.transceive([0xA2, pg] + data)
+    } catch .nak(let code) {
+      throw .writeRefused(.nak(code), command: "WRITE", address: page)
+    } catch {
+      throw .transceive(error, command: "WRITE", address: page)
+    }
     guard reply == [0x0A] else {
       throw .transceive(.malformedResponse(reply), command: "WRITE", address: page)
     }

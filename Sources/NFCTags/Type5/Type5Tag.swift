@@ -208,8 +208,12 @@ public final class Type5Tag: NDEFTagPlatform {
     guard data.count == blockSize else {
       throw .unsupported("WRITE SINGLE BLOCK of \(data.count) bytes; a block is \(blockSize) bytes")
     }
-    _ = try exchange([Self.requestFlags, 0x21, try blockByte(block, "WRITE SINGLE BLOCK")] + data,
-                     name: "WRITE SINGLE BLOCK", block: block)
+    do {
+      _ = try exchange([Self.requestFlags, 0x21, try blockByte(block, "WRITE SINGLE BLOCK")] + data,
+                       name: "WRITE SINGLE BLOCK", block: block)
+    } catch .transceive(.nak(let code), let command, let address) {
+      throw .writeRefused(.nak(code), command: command, address: address)
+    }
   }
 
   /// LOCK BLOCK (22h): permanent. A block that is already locked (error 11h) counts as done.

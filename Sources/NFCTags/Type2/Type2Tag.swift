@@ -114,11 +114,11 @@ public final class Type2Tag: NDEFTagPlatform {
   // MARK: NDEFTagPlatform
 
   public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
-    try analyse(try beginOperation()).checkedReport()
+    try analyse(try beginReadOperation()).checkedReport()
   }
 
   public func readNDEF() throws(TagError) -> [UInt8] {
-    let memory = try beginOperation()
+    let memory = try beginReadOperation()
     return try analyse(memory).readMessage(from: memory)
   }
 
@@ -216,7 +216,7 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   public func info() throws(TagError) -> TagInfo {
-    let memory = try beginOperation()
+    let memory = try beginReadOperation()
     let snapshot = try analyse(memory)
     var report = snapshot.report
     var details: [(String, String)] = []
@@ -337,7 +337,20 @@ public final class Type2Tag: NDEFTagPlatform {
     }
   }
 
+  /// Pages the read-only operations on this connection have read (status, info, the message):
+  /// `scan` asks for info and then the message, and should read the tag once. Any other
+  /// operation (a write, a password) drops it and starts from the tag.
+  private var readCache: Type2PageCache?
+
+  private func beginReadOperation() throws(TagError) -> Type2PageCache {
+    if let readCache { return readCache }
+    let memory = try beginOperation()
+    readCache = memory
+    return memory
+  }
+
   private func beginOperation() throws(TagError) -> Type2PageCache {
+    readCache = nil
     try identify()
     let fast = link.capabilities.rawCommands && (product?.hasExtendedCommands ?? false)
     return Type2PageCache(commands: commands, pageLimit: product?.totalPages ?? 4,

@@ -52,9 +52,9 @@ public final class PartThreeFace: VirtualCard {
   public init(tag: any VirtualTag, transparentExchange: Bool = true) throws(EmulatorError) {
     switch tag.technology {
     case .jewel:
-      throw EmulatorError("the Part 3 reader face does not handle Type 1 (Topaz) tags: use --reader acr122u")
+      throw EmulatorError("the Part 3 reader face does not handle Type 1 (Topaz) tags", workingFace: .acr122u)
     case .felica:
-      throw EmulatorError("the Part 3 reader face does not handle Type 3 (FeliCa) tags: use --reader acr122u")
+      throw EmulatorError("the Part 3 reader face does not handle Type 3 (FeliCa) tags", workingFace: .acr122u)
     case .typeA, .iso15693:
       break
     }

@@ -70,7 +70,7 @@ public enum ReaderFaceKind: String, CaseIterable, Sendable {
     switch self {
     case .acr122u:
       guard tag.platform != .type5 else {
-        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags: use --reader part3")
+        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags", workingFace: .part3)
       }
       return ACR122UFace(tag: tag)
     case .part3:

@@ -94,7 +94,7 @@ public final class ReaderCommandTransport: APDUTransport {
       switch error.error {
       case .noSmartcard, .removedCard:
         throw .readerUnavailable("\(reader) takes reader commands only with a tag in the field (its driver refuses "
-                                 + "escape commands): put a tag on it and try again")
+                                 + "escape commands)")
       default:
         throw pollError(error)
       }

@@ -59,7 +59,7 @@ extension NFCTool {
       do {
         face = try (reader ?? kind.defaultFace).makeFace(tag: virtualTag)
       } catch {
-        throw fail(CLIFailure(ExitStatus.usage, error.description))
+        throw fail(CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
       }
       let bridge = VPCDBridge(card: face, host: host, port: port, removeAfter: removeAfter, latency: latency) {
         do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }

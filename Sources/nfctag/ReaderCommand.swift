@@ -74,7 +74,13 @@ struct ReaderTarget: ParsableArguments {
     do {
       let context = try PCSCContext()
       let name = try selectReader(reader, context: context)
-      let transport = try ReaderCommandTransport(context: context, reader: name)
+      let transport: ReaderCommandTransport
+      do {
+        transport = try ReaderCommandTransport(context: context, reader: name)
+      } catch .readerUnavailable(let why) {
+        // Only a reader whose driver refuses escape commands without a card says so here.
+        throw CLIFailure(ExitStatus.unavailable, "\(why): put a tag on it and try again")
+      }
       defer { transport.close() }
       let control = ACR122UControl(transport: transport)
       do {

@@ -21,6 +21,9 @@ struct TagSession {
         }
       } catch let failure as CLIFailure {
         throw failure
+      } catch let error as EmulatorError {
+        let advice = error.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
+        throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
       } catch {
         throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)")
       }

@@ -40,8 +40,10 @@ final class ScriptedCalls: PCSCCalls, @unchecked Sendable {
     #expect(PCSCError.noService.rawValue == 0x8010001D)
     #expect(PCSCError.removedCard.rawValue == 0x80100069)
     #expect(PCSCError.noReadersAvailable.rawValue == 0x8010002E)
-    #expect(PCSCError.noService.description.contains("start pcscd"))
-    #expect(PCSCError.removedCard.description.contains("tap it again"))
+    // Facts only: what to do about them is the tool's to say.
+    #expect(PCSCError.noService.description.contains("pcscd"))
+    #expect(PCSCError.removedCard.description.contains("removed"))
+    #expect(!PCSCError.noReadersAvailable.description.contains("nfctag"))
     #expect(PCSCError(rawValue: 0x8010FFFF).description == "PC/SC error 0x8010ffff")
   }
 

@@ -157,9 +157,9 @@ final class SessionEngine: Sendable {
   // MARK: - The poll loop
 
   private func run() {
-    var idleDeadline = monotonicSeconds() + timeout
+    var idleDeadline = deadline()
     loop: while phase != .invalidated {
-      let remaining = idleDeadline - monotonicSeconds()
+      let remaining = Self.seconds(until: idleDeadline)
       if remaining <= 0 {
         invalidate(NFCReaderError(.readerSessionInvalidationErrorSessionTimeout,
                                   "no tag was presented within \(formatted(timeout)) s"))
@@ -191,18 +191,30 @@ final class SessionEngine: Sendable {
         state.withLock { if $0.phase == .polling { $0.phase = .paused } }
         guard let restart = waitForRestart() else { break loop }
         releaseCard()
-        idleDeadline = monotonicSeconds() + timeout
+        idleDeadline = deadline()
         if restart == .afterRemoval { waitForRemoval(until: idleDeadline) }
-        if monotonicSeconds() < idleDeadline { idleDeadline = monotonicSeconds() + timeout }
+        if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
       case .waitForRemoval:
         releaseCard()
-        idleDeadline = monotonicSeconds() + timeout
+        idleDeadline = deadline()
         waitForRemoval(until: idleDeadline)
         state.withLock { if $0.phase != .invalidated { $0.generation += 1 } }
-        if monotonicSeconds() < idleDeadline { idleDeadline = monotonicSeconds() + timeout }
+        if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
       }
     }
     finish()
+  }
+
+  /// When the session times out if no tag comes: `timeout` seconds from now; nil for never.
+  private func deadline() -> ContinuousClock.Instant? {
+    timeout.isFinite && timeout < 1e9 ? ContinuousClock.now.advanced(by: .milliseconds(Int64(max(0, timeout) * 1000))) : nil
+  }
+
+  /// Seconds left until `deadline` (infinite for none).
+  private static func seconds(until deadline: ContinuousClock.Instant?) -> Double {
+    guard let deadline else { return .infinity }
+    let left = ContinuousClock.now.duration(to: deadline).components
+    return Double(left.seconds) + Double(left.attoseconds) / 1e18
   }
 
   /// Blocks until restartPolling (its kind) or invalidation (nil).
@@ -224,8 +236,8 @@ final class SessionEngine: Sendable {
 
   /// Blocks until the field is empty, the session ends, or polling restarts; past `deadline` a
   /// tag left in the field ends the session with the timeout (the loop sees no time left).
-  private func waitForRemoval(until deadline: Double) {
-    while phase != .invalidated, monotonicSeconds() < deadline {
+  private func waitForRemoval(until deadline: ContinuousClock.Instant?) {
+    while phase != .invalidated, Self.seconds(until: deadline) > 0 {
       if state.withLock({ s in defer { s.restart = nil }; return s.restart == .now }) { return }
       do {
         try poller.waitForRemoval(timeoutMilliseconds: 250)
@@ -273,18 +285,6 @@ enum ActiveSessions {
       if $0[reader] == ObjectIdentifier(engine) { $0.removeValue(forKey: reader) }
     }
   }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-func monotonicSeconds() -> Double {
-  var t = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &t)
-  return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
 func formatted(_ seconds: Double) -> String {

@@ -46,7 +46,7 @@ struct TagSession {
     let interrupt = InterruptFlag.install { session.invalidate() }
     defer { interrupt.uninstall() }
     session.begin()
-    return try delegate.wait().get()
+    return try delegate.outcome.wait().get()
   }
 }
 
@@ -58,91 +58,48 @@ enum ProcessLifetime {
   static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
 }
 
-/// What a typed-tag command returned, with the tag it ran on.
-struct TypedTagResult<T: Sendable>: Sendable {
-  var value: T
-  var reader: String
-  var uid: [UInt8]
-  var kind: String
-}
-
-extension TagSession {
-  /// Waits for one tag through an ``NFCTagReaderSession`` (every kind), connects, runs `body`
-  /// with the typed tag and ends the session. Ctrl-C while waiting is user cancel (130).
-  func withTypedTag<T: Sendable>(_ body: @escaping @Sendable (NFCTag) throws -> T) throws(CLIFailure) -> TypedTagResult<T> {
-    let delegate = OneTypedTagDelegate(body: body)
-    let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
-                                      poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
-    ProcessLifetime.keep(session)
-    let interrupt = InterruptFlag.install { session.invalidate() }
-    defer { interrupt.uninstall() }
-    session.begin()
-    return try delegate.wait().get()
-  }
-}
-
-
-
-/// The delegate of a typed-tag command (see ``OneTagDelegate``).
-final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {
-  private let body: @Sendable (NFCTag) throws -> T
-  private let outcome = Mutex<Result<TypedTagResult<T>, CLIFailure>?>(nil)
+/// The result of a one-tag session: set once by its delegate, read by the command that waits.
+final class OneTagOutcome<T: Sendable>: Sendable {
+  private let outcome = Mutex<Result<T, CLIFailure>?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
-  init(body: @escaping @Sendable (NFCTag) throws -> T) { self.body = body }
-
-  func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
-    guard tags.count == 1, let tag = tags.first else {
-      writeStderr("nfctag: more than one tag is in the field: remove all but one\n")
-      session.queue.asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
-      return
-    }
-    let result: Result<TypedTagResult<T>, CLIFailure>
-    do {
-      try session.connect(to: tag)
-      let connection = tag.ndefTag.connection
-      result = .success(TypedTagResult(value: try body(tag), reader: connection.readerName, uid: connection.identifier,
-                                       kind: tag.kindName))
-    } catch {
-      result = .failure(cliFailure(for: error))
-    }
+  /// Runs the command on the tag and keeps what it returned or why it failed.
+  func run(_ body: () throws -> T) {
+    let result: Result<T, CLIFailure>
+    do { result = .success(try body()) } catch { result = .failure(cliFailure(for: error)) }
     outcome.withLock { $0 = result }
-    session.invalidate()
   }
 
-  func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {
-    outcome.withLock { if $0 == nil { $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
-                                                    ? CLIFailure(ExitStatus.interrupted, "cancelled")
-                                                    : cliFailure(for: error)) } }
+  /// The session ended: without a result, its reason is the failure (Ctrl-C: 130).
+  func ended(_ error: NFCReaderError) {
+    outcome.withLock {
+      if $0 == nil {
+        $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
+                      ? CLIFailure(ExitStatus.interrupted, "cancelled") : cliFailure(for: error))
+      }
+    }
     done.signal()
   }
 
-  func wait() -> Result<TypedTagResult<T>, CLIFailure> {
+  /// Blocks until the session ended.
+  func wait() -> Result<T, CLIFailure> {
     done.wait()
     return outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
   }
 }
 
-extension NFCTag {
-  /// Core NFC's name of the kind: miFare, iso7816, feliCa, iso15693.
-  var kindName: String {
-    switch self {
-    case .miFare: return "miFare"
-    case .iso7816: return "iso7816"
-    case .feliCa: return "feliCa"
-    case .iso15693: return "iso15693"
-    }
-  }
+/// More than one tag in the field: say so and poll again after half a second (Core NFC's sample).
+func moreThanOneTag(on queue: DispatchQueue, restart: @escaping @Sendable () -> Void) {
+  writeStderr("nfctag: more than one tag is in the field: remove all but one\n")
+  queue.asyncAfter(deadline: .now() + .milliseconds(500), execute: restart)
 }
 
-/// The delegate of a one-tag command: more than one tag in the field is reported and polling
-/// restarts (Core NFC's sample); the first single tag gets the command, then the session ends.
+/// The delegate of a one-tag command: the first single tag gets the command, then the session ends.
 final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
   let wantsTags = true
+  let outcome = OneTagOutcome<T>()
   private let password: [UInt8]?
   private let body: @Sendable (any NFCNDEFTag) throws -> T
-  private let outcome = Mutex<Result<T, CLIFailure>?>(nil)
-  private let done = DispatchSemaphore(value: 0)
 
   init(password: [UInt8]?, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
     self.password = password
@@ -150,34 +107,17 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
-    guard tags.count == 1, let tag = tags.first else {
-      writeStderr("nfctag: more than one tag is in the field: remove all but one\n")
-      session.queue.asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
-      return
-    }
-    let result: Result<T, CLIFailure>
-    do {
+    guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
+    outcome.run {
       try session.connect(to: tag)
       if let password { _ = try tag.authenticate(password: password) }
-      result = .success(try body(tag))
-    } catch {
-      result = .failure(cliFailure(for: error))
+      return try body(tag)
     }
-    outcome.withLock { $0 = result }
     session.invalidate()
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
-    outcome.withLock { if $0 == nil { $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
-                                                    ? CLIFailure(ExitStatus.interrupted, "cancelled")
-                                                    : cliFailure(for: error)) } }
-    done.signal()
-  }
-
-  /// Blocks until the session ended; the command's result, or why there was none.
-  func wait() -> Result<T, CLIFailure> {
-    done.wait()
-    return outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
+    outcome.ended(error)
   }
 }
 

@@ -39,6 +39,8 @@ final class ScriptedPoller: TagPoller {
 
   init(readerName: String = "test reader \(UInt64.random(in: 0...UInt64.max))", _ steps: [[any VirtualTag]]) {
     self.readerName = readerName
+    // The virtual tags go into the mutex and are touched only under it or by the session,
+    // which serialises tag commands.
     nonisolated(unsafe) let owned = State(steps: steps)
     state = Mutex(owned)
   }
@@ -60,6 +62,7 @@ final class ScriptedPoller: TagPoller {
         guard !tags.isEmpty else { return (false, []) }
         s.arrivals += 1
         s.delivered = tags.map { ObjectIdentifier($0) }
+        // Handed to the session's poll loop, which alone uses them until it passes them on.
         nonisolated(unsafe) let made = tags.map {
           DetectedTarget(readerName: readerName, identifier: $0.identifier, atr: [], platform: .type2,
                          cardName: "test", link: DirectLink($0))

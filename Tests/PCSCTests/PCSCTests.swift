@@ -3,6 +3,9 @@ import Testing
 @testable import PCSC
 
 /// A scripted seam: records calls and answers with canned results.
+///
+/// `@unchecked Sendable` because `PCSCCalls` requires it; each test uses its own instance on its
+/// own thread only.
 final class ScriptedCalls: PCSCCalls, @unchecked Sendable {
   var readers: Result<[UInt8], PCSCError> = .success([])
   var transmitReply: Result<[UInt8], PCSCError> = .success([0x90, 0x00])

@@ -47,6 +47,7 @@ public final class SimulatorPoller: TagPoller {
   }
 
   public func release() {}
+  public func releaseResetting() { transport.card.reset() }
   public func cancel() {}
 }
 

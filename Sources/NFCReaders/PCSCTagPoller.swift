@@ -127,9 +127,14 @@ public final class PCSCTagPoller: TagPoller {
     try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds)
   }
 
-  public func release() {
+  public func release() { release(.leave) }
+
+  /// Disconnects with a card reset: the reader re-activates the tag, which ends any authentication.
+  public func releaseResetting() { release(.reset) }
+
+  private func release(_ disposition: Disposition) {
     let card: Card? = state.withLock { s in defer { s.card = nil }; return s.card }
-    if let card { try? card.disconnect(.leave) }
+    if let card { try? card.disconnect(disposition) }
   }
 
   public func cancel() {

@@ -46,8 +46,10 @@ extension NFCNDEFTag {
 
   /// NTAG21x / Ultralight EV1: PWD_AUTH with a 4-byte password; returns the PACK.
   /// Other tags: unsupported feature (1).
+  /// The authentication ends with the session: the card is reset when the session releases it.
   public func authenticate(password: [UInt8]) throws(NFCReaderError) -> [UInt8] {
-    try connection.withPlatform { platform throws(TagError) in
+    connection.engine.resetOnRelease()
+    return try connection.withPlatform { platform throws(TagError) in
       try type2(platform).authenticate(password: password)
     }
   }

@@ -84,6 +84,8 @@ public final class TagConnection: Sendable {
     guard !command.isEmpty else {
       throw NFCReaderError(.readerErrorInvalidParameterLength, "the command is empty")
     }
+    // A raw command may authenticate or change the tag's state: none of it outlives the session.
+    engine.resetOnRelease()
     return try engine.perform(ObjectIdentifier(self), generation: generation) { () throws(NFCReaderError) -> [UInt8] in
       try parts.withLock { parts throws(NFCReaderError) -> [UInt8] in
         guard command.count <= parts.link.capabilities.maxCommandLength else {

@@ -34,6 +34,8 @@ final class SessionEngine: Sendable {
     var alertMessage = ""
     var ending: NFCReaderError?
     var loopRunning = false
+    /// A command changed the tag's session state (authenticated, sent raw commands): reset it at release.
+    var resetOnRelease = false
   }
 
   /// What the owning session does with what the loop finds, and with the end.
@@ -250,8 +252,12 @@ final class SessionEngine: Sendable {
     }
   }
 
+  /// Marks the card for a reset when it is released (see ``TagPoller/releaseResetting()``).
+  func resetOnRelease() { state.withLock { $0.resetOnRelease = true } }
+
   private func releaseCard() {
-    exchange.withLock { _ in poller.release() }
+    let reset = state.withLock { s in defer { s.resetOnRelease = false }; return s.resetOnRelease }
+    exchange.withLock { _ in reset ? poller.releaseResetting() : poller.release() }
   }
 
   /// The end: the card released, the reader free for the next session, the delegate told once.

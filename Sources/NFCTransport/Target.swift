@@ -130,6 +130,14 @@ public protocol TagPoller: AnyObject, Sendable {
   func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError)
   /// Releases the current target so the next ``waitForTargets(timeoutMilliseconds:)`` starts fresh.
   func release()
+  /// Releases the current target and resets it (PC/SC: `SCARD_RESET_CARD`), so that no state a
+  /// command set (an authentication, a selected sector) outlives the connection.
+  func releaseResetting()
   /// Makes a blocked wait return ``PollError/cancelled``. Safe to call from another thread.
   func cancel()
+}
+
+extension TagPoller {
+  /// Pollers with nothing to reset release as usual.
+  public func releaseResetting() { release() }
 }

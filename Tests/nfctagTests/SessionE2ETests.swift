@@ -82,3 +82,31 @@ struct SessionEndToEnd {
     #expect(scan.stdout.contains("Text (en): hello"))
   }
 }
+
+/// Authentication ends with the command that authenticated (hardening issue, item 2): the card is
+/// reset when the session releases it, so a following command without the password gets 77.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct AuthenticationEndsWithTheCommand {
+  @Test func aWriteAfterAnAuthenticatedReadNeedsThePasswordAgain() throws {
+    let emulator = try Emulator(tag: "ntag215")
+    defer { emulator.stop() }
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-auth-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let password = directory.appendingPathComponent("pw.txt")
+    try Data("1a2b3c4d\n".utf8).write(to: password)
+    #expect(try runNFCTag(["write", "text", "mine", "--reader", e2eReader]).status == 0)
+    let set = try runNFCTag(["password", "set", "--new-password-file", password.path, "--reader", e2eReader])
+    #expect(set.status == 0, "\(set.stderr)")
+    let read = try runNFCTag(["read", "--tag-password-file", password.path, "--reader", e2eReader])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("mine"))
+    for command in [["write", "text", "theirs"], ["erase"], ["password", "set", "--new-password-file", password.path]] {
+      let r = try runNFCTag(command + ["--reader", e2eReader])
+      #expect(r.status == 77, "\(command): \(r.stderr)")
+    }
+    // Raw commands too: a PWD_AUTH sent with `send` does not outlive it.
+    #expect(try runNFCTag(["send", "1b1a2b3c4d", "--reader", e2eReader]).status == 0)
+    #expect(try runNFCTag(["write", "text", "theirs", "--reader", e2eReader]).status == 77)
+    #expect(try runNFCTag(["read", "--reader", e2eReader]).stdout.contains("mine"))
+  }
+}

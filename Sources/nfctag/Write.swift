@@ -44,7 +44,12 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
         let bytes = try NDEFMessage(records: records).encoded()
         // writeNDEF checks format, read-only state and capacity before its first command (every
         // platform's contract), so no separate status query costs round trips here.
-        try tag.writeNDEFBytes(bytes, verify: verify)
+        // A Wi-Fi credential's key travels in the written pages: the trace masks that write.
+        if records.contains(where: { WiFiCredential($0) != nil }) {
+          try SecretExchange.run { () throws(NFCReaderError) in try tag.writeNDEFBytes(bytes, verify: verify) }
+        } else {
+          try tag.writeNDEFBytes(bytes, verify: verify)
+        }
         if lock { try tag.writeLock() }
         return bytes.count
       }

@@ -23,6 +23,14 @@ import Testing
     let set = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef", "--reader", reader],
                             environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
     #expect(set.status == 0, "\(set.stderr)")
+    // Traced, neither the new password nor the PACK shows (hardening item 1).
+    let traced = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef",
+                                "--tag-password-env", "NFCTAG_TEST_PWD", "--trace", "--reader", reader],
+                               environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(traced.status == 0, "\(traced.stderr)")
+    #expect(!traced.stderr.contains("1a 2b 3c 4d"))
+    #expect(!traced.stderr.contains("be ef"))
+    #expect(traced.stderr.contains("a2 86 ********"))  // the PWD page of an NTAG215 (86h), data masked
 
     // Reads stay open (writes only are protected); a write without the password is refused: 77.
     #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("before"))
@@ -57,5 +65,16 @@ import Testing
     #expect(try runNFCTag(["read", "--tag-password-env", "NFCTAG_NO_SUCH_VARIABLE", "--reader", reader]).status == 64)
     #expect(try runNFCTag(["read", "--tag-password-file", directory.appendingPathComponent("none").path, "--reader", reader]).status == 66)
     #expect(try runNFCTag(["password", "set", "--reader", reader]).status == 64)
+  }
+
+  /// A Wi-Fi key travels in the written pages: the trace masks that write (hardening item 1).
+  @Test func theTraceOfAWiFiWriteDoesNotShowTheKey() throws {
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("wifi.bin").path
+    let key = try file("key.txt", "supersecretkey\n")
+    let r = try runNFCTag(["write", "wifi", "--ssid", "Home", "--password-file", key, "--trace", "--reader", reader])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("trace: >"))
+    #expect(!r.stderr.contains("73 75 70 65 72"))  // "super"
+    #expect(try runNFCTag(["read", "--show-secrets", "--reader", reader]).stdout.contains("supersecretkey"))
   }
 }

@@ -77,7 +77,7 @@ public final class Type2Tag: NDEFTagPlatform {
     guard link.capabilities.rawCommands else {
       throw .unsupported("PWD_AUTH needs a reader that passes raw Type 2 commands")
     }
-    return try commands.passwordAuth(password)
+    return try SecretExchange.run { () throws(TagError) in try commands.passwordAuth(password) }
   }
 
   /// Sets the password and PACK and turns protection on from page `page` on.
@@ -100,8 +100,10 @@ public final class Type2Tag: NDEFTagPlatform {
     }
     let cfg = try memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4)
     guard cfg.count == 8 else { throw .malformed("configuration pages unreadable", offset: nil) }
-    try memory.write(page: pwdPage, pwd)
-    try memory.write(page: packPage, pack + [0x00, 0x00])
+    try SecretExchange.run { () throws(TagError) in
+      try memory.write(page: pwdPage, pwd)
+      try memory.write(page: packPage, pack + [0x00, 0x00])
+    }
     let access = protectReads ? cfg[4] | 0x80 : cfg[4] & 0x7F
     if access != cfg[4] {
       try memory.write(page: cfg1, [access, cfg[5], cfg[6], cfg[7]])

@@ -139,3 +139,15 @@ public protocol NDEFTagPlatform: AnyObject {
   /// The whole readable memory in address order (the image-file layout).
   func readMemory() throws(TagError) -> [UInt8]
 }
+
+/// Runs a read whose failure only leaves a fact out (a lock byte, a signature for `info`): nil
+/// when the tag refuses or cannot answer it, but a tag that left the field is the error it is,
+/// so a half-read tag never passes for a whole one.
+func unlessRemoved<T>(_ body: () throws(TagError) -> T) throws(TagError) -> T? {
+  do {
+    return try body()
+  } catch {
+    if case .transceive(.tagRemoved, _, _) = error { throw error }
+    return nil
+  }
+}

@@ -110,3 +110,18 @@ struct AuthenticationEndsWithTheCommand {
     #expect(try runNFCTag(["read", "--reader", e2eReader]).stdout.contains("mine"))
   }
 }
+
+/// `info` with the tag removed part-way (hardening item 7): 74 and nothing on stdout.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct InfoWithTheTagRemoved {
+  @Test func isAnIOErrorWithNothingHalfPrinted() throws {
+    // info on an NTAG215: GET_VERSION, UID, FAST_READ 00-3E, then the dynamic lock page, the
+    // configuration pages and READ_SIG. The tag leaves after the fourth.
+    let emulator = try Emulator(tag: "ntag215", extra: ["--remove-after", "4"])
+    let r = try runNFCTag(["info", "--reader", e2eReader, "--timeout", "5"])
+    #expect(r.status == 74, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.isEmpty)
+    #expect(r.stderr.split(separator: "\n").count == 1)
+    #expect(emulator.waitForExit() == 0)
+  }
+}

@@ -185,7 +185,7 @@ public final class Type1Tag: NDEFTagPlatform {
       if !controls.isEmpty {
         var dynamic: [UInt8] = []
         for control in controls {
-          if let bytes = try? memory.bytes(in: control.range) { dynamic += bytes }
+          if let bytes = try unlessRemoved({ () throws(TagError) in try memory.bytes(in: control.range) }) { dynamic += bytes }
         }
         lockWords += "; dynamic lock bytes \(hexString(dynamic, separator: " "))"
         lockWords += dynamic.allSatisfy { $0 == 0 } ? " (none set)" : " (some set)"

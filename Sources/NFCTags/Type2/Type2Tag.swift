@@ -239,7 +239,7 @@ public final class Type2Tag: NDEFTagPlatform {
     var lockWords = "static lock bytes \(hexString(lock[2..<4], separator: " "))"
     lockWords += lock[2] == 0 && lock[3] == 0 ? " (none set)" : (lock[2] & 0xF8 == 0xF8 && lock[3] == 0xFF ? " (all pages locked)" : " (some pages locked)")
     if let page = product?.dynamicLockPage {
-      if let dyn = try? memory.page(page) {
+      if let dyn = try unlessRemoved({ () throws(TagError) in try memory.page(page) }) {
         lockWords += "; dynamic lock bytes \(hexString(dyn[0..<3], separator: " "))"
         lockWords += dyn[0..<3].allSatisfy { $0 == 0 } ? " (none set)" : " (some set)"
       } else {
@@ -250,7 +250,7 @@ public final class Type2Tag: NDEFTagPlatform {
     lockWords += "; CC write access \(hexString([access]).dropFirst())"
     lockWords += access == 0 ? " (granted)" : (access == 0x0F ? " (read-only)" : " (proprietary)")
     if let product, let cfg0 = product.cfg0Page, let cfg1 = product.cfg1Page,
-       let cfg = try? memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4), cfg.count == 8 {
+       let cfg = try unlessRemoved({ () throws(TagError) in try memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4) }), cfg.count == 8 {
       let auth0 = cfg[3]
       if Int(auth0) >= product.totalPages {
         details.append(("Password protection", "off (AUTH0 \(hexString([auth0])))"))
@@ -260,7 +260,7 @@ public final class Type2Tag: NDEFTagPlatform {
       }
     }
     if link.capabilities.rawCommands, product?.hasExtendedCommands == true,
-       let signature = try? commands.readSignature(), !signature.allSatisfy({ $0 == 0 }) {
+       let signature = try unlessRemoved({ () throws(TagError) in try commands.readSignature() }), !signature.allSatisfy({ $0 == 0 }) {
       details.append(("Originality signature", hexString(signature)))  // READ_SIG (3Ch), NXP ECC
     }
     let memorySize: Int

@@ -36,7 +36,13 @@ extension NFCTool {
       guard VirtualTagKind(rawValue: tag) != nil else { throw ValidationError("unknown tag '\(tag)': use one of \(VirtualTagKind.names).") }
       if let removeAfter, removeAfter < 1 { throw ValidationError("--remove-after must be at least 1.") }
       guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
-      if let uid, parseLenientHex(Array(uid.utf8)) == nil { throw ValidationError("--uid must be hex.") }
+      if let uid {
+        guard let bytes = parseLenientHex(Array(uid.utf8)) else { throw ValidationError("--uid must be hex.") }
+        // The tag model knows its UID length: a wrong one is a wrong command line (64), not bad data.
+        if let kind = VirtualTagKind(rawValue: tag) {
+          do { _ = try kind.makeTag(uid: bytes) } catch { throw ValidationError("--uid: \(error.message)") }
+        }
+      }
     }
 
     func run() throws {

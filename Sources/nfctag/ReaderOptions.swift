@@ -8,7 +8,7 @@ struct ReaderOptions: ParsableArguments {
           help: "Reader name, a unique prefix of it, its index in `nfctag readers`, or sim:KIND[:IMAGE] for the built-in simulator.")
   var reader: String?
 
-  @Option(help: "Seconds to wait for a tag (default 60; with scan --continuous, seconds without a tag before it ends, default never).")
+  @Option(parsing: .unconditional, help: "Seconds to wait for a tag (default 60; with scan --continuous, seconds without a tag before it ends, default never).")
   var timeout: Double?
 
   @Flag(help: "Print every APDU in and out, with timings, on stderr (passwords are masked).")

@@ -104,11 +104,12 @@ extension NFCTool {
 
     func run() throws {
       do {
-        try TagSession(options: readerOptions).withTag { tag in
-          if try tag.queryNDEFStatus().0 == .readOnly { throw NFCReaderError(TagError.readOnly) }
+        let already = try TagSession(options: readerOptions).withTag { tag -> Bool in
+          if try tag.queryNDEFStatus().0 == .readOnly { return true }
           try tag.writeLock()
+          return false
         }
-        writeStderr("nfctag: the tag is now read-only\n")
+        writeStderr(already ? "nfctag: the tag is already read-only\n" : "nfctag: the tag is now read-only\n")
       } catch {
         throw fail(cliFailure(for: error))
       }

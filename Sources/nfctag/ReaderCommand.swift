@@ -34,7 +34,9 @@ extension NFCTool {
       @Flag(help: "Sound the buzzer during each blink.") var beep = false
 
       func validate() throws {
-        guard (100...25_500).contains(period) else { throw ValidationError("--period takes 100 to 25500 milliseconds.") }
+        guard (100...25_500).contains(period), period % 100 == 0 else {
+          throw ValidationError("--period takes 100 to 25500 milliseconds, in steps of 100.")
+        }
       }
 
       func run() throws {

@@ -136,7 +136,7 @@ extension NFCTool {
           o.number("memorySize", info.memorySize)
           o.raw("ndef", ndefStatusJSON(info.ndef))
           o.string("capabilityContainer", hexString(info.capabilityContainer))
-          o.string("version", hexString(info.version))
+          if !info.version.isEmpty { o.string("version", hexString(info.version)) }
           o.string("lockState", info.lockState)
           var details = JSONObjectWriter()
           for (key, value) in info.details { details.string(key, value) }

@@ -7,6 +7,7 @@ import Testing
   @Test(arguments: [
     ["read", "--timeout", "0"], ["read", "--timeout", "-1"], ["read", "--bogus"], ["lock", "--reader", "sim:ntag213"],
     ["write", "text"], ["emulate", "--tag", "ntag215", "--uid", "0102"], ["send"],
+    ["reader", "led", "--period", "150"],
   ])
   func isOneLineAndExit64(arguments: [String]) throws {
     let r = try runNFCTag(arguments)
@@ -35,5 +36,15 @@ import Testing
     let again = try runNFCTag(["lock", "--yes", "--reader", reader])
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stderr == "nfctag: the tag is already read-only\n")
+  }
+}
+
+/// Hardening item 13's small ones.
+@Suite struct SmallFixes {
+  @Test(arguments: ["topaz512", "felica-lite-s", "type4", "icode-slix2", "ntag215"])
+  func infoJSONHasNoEmptyVersion(kind: String) throws {
+    let r = try runNFCTag(["info", "--json", "--reader", "sim:\(kind)"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(!r.stdout.contains(#""version":"""#))
   }
 }

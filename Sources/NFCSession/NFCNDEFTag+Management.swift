@@ -36,9 +36,10 @@ extension NFCNDEFTag {
     try connection.withPlatform { platform throws(TagError) in try platform.format() }
   }
 
-  /// Replaces the message with an empty one, tear-safely.
-  public func erase() throws(NFCReaderError) {
-    try connection.withPlatform { platform throws(TagError) in try platform.erase() }
+  /// Replaces the message with an empty one, tear-safely, and zeroes the bytes the old message
+  /// used (`overwritingOldMessage`, the default) so that nothing of it stays in memory.
+  public func erase(overwritingOldMessage: Bool = true) throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in try platform.erase(overwritingOldMessage: overwritingOldMessage) }
   }
 
   /// The NFC Forum platform of the tag (Type 1–5), when known.

@@ -130,8 +130,10 @@ public protocol NDEFTagPlatform: AnyObject {
   func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError)
   /// Writes an empty NDEF structure onto a blank (or any) tag of this platform.
   func format() throws(TagError)
-  /// Replaces the NDEF message with an empty one (tear-safe; the layout stays).
-  func erase() throws(TagError)
+  /// Replaces the NDEF message with an empty one (tear-safe; the layout stays). With
+  /// `overwritingOldMessage`, the bytes the old message used are zeroed too, after its length
+  /// (a tear leaves the old message or an empty one); without, only the length changes.
+  func erase(overwritingOldMessage: Bool) throws(TagError)
   /// Makes the tag permanently read-only (CC access and lock bits). Irreversible.
   func makeReadOnly() throws(TagError)
   /// Chip, memory and lock facts.
@@ -150,4 +152,9 @@ func unlessRemoved<T>(_ body: () throws(TagError) -> T) throws(TagError) -> T? {
     if case .transceive(.tagRemoved, _, _) = error { throw error }
     return nil
   }
+}
+
+extension NDEFTagPlatform {
+  /// Erases and overwrites the old message's bytes: nothing of it stays readable in memory.
+  public func erase() throws(TagError) { try erase(overwritingOldMessage: true) }
 }

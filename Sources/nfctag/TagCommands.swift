@@ -66,11 +66,19 @@ extension NFCTool {
 
   /// `nfctag format`: writes an empty NDEF structure.
   struct Format: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Format a tag for NDEF (an empty message).")
+    static let configuration = CommandConfiguration(
+      abstract: "Format a tag for NDEF (an empty message).",
+      discussion: "By default the old message's bytes are overwritten with zeros first; --fast leaves them in memory.")
     @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Only write the NDEF structures: the old message's bytes stay in memory (default: overwrite them).")
+    var fast = false
     func run() throws {
       do {
-        try TagSession(options: readerOptions).withTag { tag in try tag.format() }
+        let fast = fast
+        try TagSession(options: readerOptions).withTag { tag in
+          if !fast, (try? tag.queryNDEFStatus().0) == .readWrite { try tag.erase(overwritingOldMessage: true) }
+          try tag.format()
+        }
         writeStderr("nfctag: formatted\n")
       } catch {
         throw fail(cliFailure(for: error))
@@ -80,11 +88,19 @@ extension NFCTool {
 
   /// `nfctag erase`: replaces the message with an empty one.
   struct Erase: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Erase the NDEF message (the tag keeps its NDEF format).")
+    static let configuration = CommandConfiguration(
+      abstract: "Erase the NDEF message (the tag keeps its NDEF format).",
+      discussion: """
+        By default the bytes the old message used are overwritten with zeros too (after its length, \
+        so a tear leaves the old message or an empty one); --fast only empties the length.
+        """)
     @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Only set the message length to 0: the old bytes stay in memory (default: overwrite them).")
+    var fast = false
     func run() throws {
       do {
-        try TagSession(options: readerOptions).withTag { tag in try tag.erase() }
+        let fast = fast
+        try TagSession(options: readerOptions).withTag { tag in try tag.erase(overwritingOldMessage: !fast) }
         writeStderr("nfctag: erased\n")
       } catch {
         throw fail(cliFailure(for: error))

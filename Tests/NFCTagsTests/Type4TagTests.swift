@@ -202,12 +202,13 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
     #expect(full.finish() == .clean)
   }
 
+  /// The length-only erase (`erase --fast`): one UPDATE BINARY.
   @Test func erasesWithOneUpdate() throws {
     let link = EmbeddedTransceiver(discovery() + [
       (hex("00 D6 00 00 02 0000"), .success(ok)),                 // UPDATE NLEN 0000
       (hex("00 B0 00 00 02"), .success(hex("0000") + ok)),        // read-back
     ])
-    try Type4Tag(identifier: t4UID, link: link).erase()
+    try Type4Tag(identifier: t4UID, link: link).erase(overwritingOldMessage: false)
     #expect(link.finish() == .clean)
   }
 

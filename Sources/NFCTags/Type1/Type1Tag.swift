@@ -110,8 +110,10 @@ public final class Type1Tag: NDEFTagPlatform {
     }
   }
 
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let memory = beginOperation()
+    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
+    try commit(plan, layout: layout, memory: memory)
   }
 
   /// Makes the tag read-only: CC byte 11 gets write access 0Fh (WRITE-NE), then every lock bit a

@@ -166,8 +166,10 @@ public final class Type2Tag: NDEFTagPlatform {
     }
   }
 
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let memory = try beginOperation()
+    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
+    try commit(plan, area: layout.area, memory: memory, verify: true)
   }
 
   /// Makes the tag read-only: CC write access 0Fh, then the dynamic lock bytes (by chip, else by

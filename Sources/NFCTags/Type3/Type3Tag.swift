@@ -223,8 +223,17 @@ public final class Type3Tag: NDEFTagPlatform {
   }
 
   public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
+    try write(message, verify: verify, clearingOldMessage: false)
+  }
+
+  /// Writes `message`; with `clearingOldMessage`, the blocks of the old message beyond the new one
+  /// are zeroed in the same WriteF-guarded pass.
+  private func write(_ message: [UInt8], verify: Bool, clearingOldMessage: Bool) throws(TagError) {
     let memory = beginOperation()
-    let blockCount = (message.count + 15) / 16
+    var blockCount = (message.count + 15) / 16
+    if clearingOldMessage, let old = try analyse(memory, prefetch: []).attributes?.length {
+      blockCount = max(blockCount, (min(old, 0xFFFF) + 15) / 16)
+    }
     let dataBlocks = blockCount > 0 ? Array(1...blockCount) : []
     // The message blocks are read with the attribute block (and the MC) so unchanged ones are skipped.
     let state = try analyse(memory, prefetch: isLiteFamily ? Array(dataBlocks.prefix(14)) : [])
@@ -239,7 +248,7 @@ public final class Type3Tag: NDEFTagPlatform {
     try memory.fetch(dataBlocks)
     var writes: [(Int, [UInt8])] = []
     for (i, block) in dataBlocks.enumerated() {
-      var contents = Array(message[(i * 16)..<min(message.count, i * 16 + 16)])
+      var contents = i * 16 < message.count ? Array(message[(i * 16)..<min(message.count, i * 16 + 16)]) : []
       contents += [UInt8](repeating: 0, count: 16 - contents.count)
       if try memory.block(block) != contents { writes.append((block, contents)) }
     }
@@ -309,8 +318,8 @@ public final class Type3Tag: NDEFTagPlatform {
   }
 
   /// Writes an empty message (Ln 0): a single attribute-block write unless a data block changes.
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    try write([], verify: true, clearingOldMessage: overwritingOldMessage)
   }
 
   /// Makes the tag read-only: RWFlag 00h in the attribute block, then (FeliCa Lite/Lite-S) the

@@ -246,8 +246,22 @@ public final class Type4Tag: NDEFTagPlatform {
   }
 
   /// Writes NLEN 0000 (one UPDATE BINARY), then reads it back.
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let old = overwritingOldMessage ? (try queryNDEFStatus().messageLength ?? 0) : 0
+    try writeNDEF([], verify: true)  // NLEN 0 first: from here on the tag holds an empty message
+    guard old > 0 else { return }
+    try withSelectionRecovery { () throws(TagError) in
+      let cc = try discover()
+      try select(file: cc.ndefFileID)
+      let chunk = writeChunk(cc)
+      var offset = 0
+      let clear = min(old, cc.capacity)
+      while offset < clear {
+        let end = min(clear, offset + chunk)
+        try updateBinary(offset: cc.lengthFieldSize + offset, data: [UInt8](repeating: 0, count: end - offset))
+        offset = end
+      }
+    }
   }
 
   /// Makes the NDEF file permanently read-only with ST's EnablePermanentState command.

@@ -414,8 +414,10 @@ public final class Type5Tag: NDEFTagPlatform {
     }
   }
 
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let memory = try beginOperation()
+    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
+    try commit(plan, area: layout.area, memory: memory, verify: true)
   }
 
   public func makeReadOnly() throws(TagError) {

@@ -31,15 +31,18 @@ public struct JSONWriter {
     bytes.append(0x22)
   }
 
-  /// A JSON string; C1 controls (U+0080–U+009F) are escaped too.
+  /// A JSON string; C1 controls, bidirectional controls and invisible characters (tag data that
+  /// could deceive whoever reads the JSON, see `isDeceptiveScalar`) are escaped as `\uXXXX` too.
   public mutating func string(_ text: String) {
-    var hasC1 = false
-    for s in text.unicodeScalars where (0x80...0x9F).contains(s.value) { hasC1 = true; break }
-    if !hasC1 { string(utf8: text.utf8); return }
+    var deceptive = false
+    for s in text.unicodeScalars where s.value >= 0x80 && isDeceptiveScalar(s) { deceptive = true; break }
+    if !deceptive { string(utf8: text.utf8); return }
     bytes.append(0x22)
     for s in text.unicodeScalars {
-      if (0x80...0x9F).contains(s.value) {
-        bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(s.value >> 4)], Self.hexDigits[Int(s.value & 0x0F)]])
+      if s.value >= 0x80 && isDeceptiveScalar(s) {
+        let v = Int(s.value)
+        bytes.append(contentsOf: [0x5C, 0x75, Self.hexDigits[v >> 12 & 0xF], Self.hexDigits[v >> 8 & 0xF],
+                                  Self.hexDigits[v >> 4 & 0xF], Self.hexDigits[v & 0xF]])
       } else {
         var w = JSONWriter(capacity: 8)
         w.string(utf8: String(s).utf8)

@@ -1,3 +1,4 @@
+import NDEFJSON
 import NFCSession
 import NFCTags
 import NFCTransport
@@ -66,11 +67,10 @@ func advice(for error: NFCReaderError) -> String {
   }
 }
 
-/// Strips control characters (C0, DEL, C1) from a line that may carry tag data.
+/// Strips control, bidirectional-control and invisible characters from a line that may carry
+/// tag data (one rule for all text output: NDEFJSON's `isDeceptiveScalar`).
 func sanitizeLine(_ text: String) -> String {
-  String(String.UnicodeScalarView(text.unicodeScalars.filter { s in
-    !(s.value < 0x20 || (0x7F...0x9F).contains(s.value))
-  }))
+  String(String.UnicodeScalarView(text.unicodeScalars.filter { !isDeceptiveScalar($0) }))
 }
 
 func formatSeconds(_ value: Double) -> String {

@@ -16,6 +16,13 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     @Option(help: "Output: text, json, hex or raw bytes.") var format: ReadFormat = .text
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
+    @Flag(help: "Write raw bytes even to a terminal.") var force = false
+
+    func validate() throws {
+      if format == .raw, !force, isatty(1) != 0 {
+        throw ValidationError("refusing to write raw bytes to a terminal: redirect the output or add --force.")
+      }
+    }
 
     func run() throws {
       do {
@@ -252,3 +259,9 @@ func alignedLines(_ lines: [(String, String)]) -> String {
     key + ":" + String(repeating: " ", count: width - key.count + 1) + sanitizeLine(value)
   }.joined(separator: "\n") + "\n"
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

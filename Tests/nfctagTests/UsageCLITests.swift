@@ -48,3 +48,37 @@ import Testing
     #expect(!r.stdout.contains(#""version":"""#))
   }
 }
+
+/// Hardening item 4: bidi controls, zero-width characters and BOMs in tag text never reach a
+/// terminal; JSON escapes them.
+@Suite struct HostileText {
+  @Test func textOutputStripsAndJSONEscapesThem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-bidi-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("t.bin").path
+    let hostile = "pay\u{202E}lmth.exe\u{2066}x\u{200B}y\u{FEFF}z"
+    #expect(try runNFCTag(["write", "text", hostile, "--reader", reader]).status == 0)
+    let text = try runNFCTag(["read", "--reader", reader])
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(text.stdout.contains("paylmth.exexyz"))
+    for scalar in ["\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}"] { #expect(!text.stdout.contains(scalar)) }
+    let scan = try runNFCTag(["scan", "--reader", reader])
+    #expect(!scan.stdout.contains("\u{202E}"))
+    let json = try runNFCTag(["read", "--format", "json", "--reader", reader])
+    #expect(json.stdout.contains(#"pay\u202elmth.exe\u2066x\u200by\ufeffz"#), "\(json.stdout)")
+  }
+}
+
+/// Hardening item 4: raw bytes go to a terminal only with --force (like gzip).
+@Suite struct RawOutputOnATerminal {
+  @Test func isRefusedWithoutForce() throws {
+    let binary = nfctagBinary().path
+    let refused = try runProgram("/usr/bin/script", ["-qec", "\(binary) read --format raw --reader sim:ntag215", "/dev/null"])
+    #expect(refused.status == 64, "\(refused.stdout)")
+    #expect(refused.stdout.contains("refusing to write raw bytes to a terminal"))
+    let forced = try runProgram("/usr/bin/script", ["-qec", "\(binary) read --format raw --force --reader sim:ntag215", "/dev/null"])
+    #expect(forced.status == 0, "\(forced.stdout)")
+    #expect(!forced.stdout.contains("refusing"))
+    #expect(try runNFCTag(["read", "--format", "raw", "--reader", "sim:ntag215"]).status == 0)  // a pipe is fine
+  }
+}

@@ -30,6 +30,8 @@ extension NFCTool {
           let output = StandardOutput()
           output.write(json ? report.json() + "\n" : report.text(showSecrets: showSecrets))
           output.flush()
+          // The tag was identified and reported; its NDEF content is bad data (65).
+          if let problem = report.messageError { throw fail(CLIFailure(ExitStatus.dataError, sanitizeLine(problem))) }
         }
       } catch let exit as ExitCode {
         throw exit
@@ -133,7 +135,15 @@ struct ScanReport: Sendable {
     let info = try tag.tagInfo()
     self.info = info
     if info.ndef.status != .notSupported {
-      let bytes = try tag.readNDEFBytes()
+      let bytes: [UInt8]
+      do {
+        bytes = try tag.readNDEFBytes()
+      } catch {
+        // Broken NDEF structures: what was identified is still reported, then the problem.
+        guard exitStatus(for: error.code) == ExitStatus.dataError else { throw error }
+        messageError = error.message
+        return
+      }
       ndefBytes = bytes
       if bytes.isEmpty {
         message = NDEFMessage(records: [])
@@ -171,7 +181,7 @@ struct ScanReport: Sendable {
     if let message {
       out += message.records.isEmpty ? "(empty NDEF message)\n" : messageText(message, showSecrets: showSecrets)
     }
-    if let messageError { out += "invalid NDEF message: \(sanitizeLine(messageError))\n" }
+    if let messageError { out += "ndef problem: \(sanitizeLine(messageError))\n" }
     return out
   }
 

@@ -82,3 +82,26 @@ import Testing
     #expect(try runNFCTag(["read", "--format", "raw", "--reader", "sim:ntag215"]).status == 0)  // a pipe is fine
   }
 }
+
+/// Hardening item 10: a tag with a valid CC and a broken TLV is reported (UID, chip), then the
+/// NDEF problem, exit 65.
+@Suite struct ScanOfABrokenTag {
+  @Test func reportsWhatItIdentifiedThenTheProblem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-broken-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let image = directory.appendingPathComponent("t.bin")
+    var bytes = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", "sim:ntag213"]).stdoutBytes
+    bytes.replaceSubrange(16..<19, with: [0x03, 0xF0, 0x00])  // an NDEF TLV of 240 bytes in a 144-byte area
+    try bytes.write(to: image)
+    let reader = "sim:ntag213:" + image.path
+    let text = try runNFCTag(["scan", "--reader", reader])
+    #expect(text.status == 65, "\(text.stderr)")
+    #expect(text.stdout.contains("uid:    04:a1:b2"))
+    #expect(text.stdout.contains("NTAG213"))
+    #expect(text.stderr.split(separator: "\n").count == 1)
+    let json = try runNFCTag(["scan", "--json", "--reader", reader])
+    #expect(json.status == 65)
+    #expect(json.stdout.contains(#""chip":"NTAG213""#))
+    #expect(json.stdout.contains(#""error":"malformed tag data"#))
+  }
+}

@@ -34,11 +34,21 @@ private func inlineOrFile(data: String?, file: String?) throws(CLIFailure) -> [U
 struct TextKind: MessageKind {
   static let kindName = "text"
   static let abstract = "A Text record."
-  @Argument(help: "The text.") var text: String
+  @Argument(help: "The text, or - to read it from standard input (one trailing newline dropped).") var text: String
   @Option(help: "IANA language code.") var lang: String = "en"
   @Flag(help: "Encode as UTF-16 (big-endian with a byte-order mark) instead of UTF-8.") var utf16 = false
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    var text = text
+    if text == "-" {
+      var input = try readInputOrFail("-")
+      if input.last == 0x0A { input.removeLast() }
+      if input.last == 0x0D { input.removeLast() }
+      guard let decoded = String(validating: input, as: UTF8.self) else {
+        throw CLIFailure(ExitStatus.dataError, "standard input is not UTF-8 text")
+      }
+      text = decoded
+    }
     let record = TextRecord(text: text, language: lang, encoding: utf16 ? .utf16 : .utf8)
     do { try record.validate() } catch { throw CLIFailure(ExitStatus.usage, error.reason) }
     return NDEFMessage(records: [record.record])
@@ -163,7 +173,8 @@ struct JSONKind: MessageKind {
   @Argument(help: "A JSON file, or - for stdin.") var file: String = "-"
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    let bytes = try readInputOrFail(file)
+    var bytes = try readInputOrFail(file)
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as Windows editors write it
     do throws(MessageJSONError) { return try NDEFJSON.message(fromJSONText: bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)")
     }

@@ -41,6 +41,19 @@ import Testing
 
 /// Hardening item 13's small ones.
 @Suite struct SmallFixes {
+  @Test func textDashReadsStandardInput() throws {
+    let r = try runNFCTag(["ndef", "encode", "text", "-"], stdin: Data("from stdin\n".utf8))
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout == "d1010d5402656e66726f6d20737464696e\n")  // "from stdin", not "-"
+  }
+
+  @Test func jsonWithAUTF8BOMIsAccepted() throws {
+    let json = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"records":[{"type":"text","text":"bom"}]}"#.utf8)
+    let r = try runNFCTag(["ndef", "encode", "json", "-"], stdin: json)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout == "d101065402656e626f6d\n")
+  }
+
   @Test(arguments: ["topaz512", "felica-lite-s", "type4", "icode-slix2", "ntag215"])
   func infoJSONHasNoEmptyVersion(kind: String) throws {
     let r = try runNFCTag(["info", "--json", "--reader", "sim:\(kind)"])

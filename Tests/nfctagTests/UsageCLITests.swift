@@ -118,3 +118,34 @@ import Testing
     #expect(json.stdout.contains(#""error":"malformed tag data"#))
   }
 }
+
+/// Hardening item 11: Wi-Fi credentials no phone can join are refused; a URL without a scheme
+/// is written with a warning, or refused with --strict.
+@Suite struct JoinableWiFiAndSchemes {
+  @Test(arguments: [
+    ["--ssid", "H", "--password", "short"],                                 // WPA2 key under 8 characters
+    ["--ssid", "H", "--password", String(repeating: "k", count: 64)],      // 64 characters that are not hex
+    ["--ssid", "H", "--password", "longenough", "--encryption", "none"],    // a WPA2 key without a cipher
+    ["--ssid", "H", "--auth", "open", "--encryption", "aes"],              // open network, WPA cipher
+    ["--ssid", "H", "--auth", "open", "--password", "longenough", "--encryption", "none"],  // open network, key
+  ])
+  func unjoinableWiFiIsRefused(arguments: [String]) throws {
+    let r = try runNFCTag(["ndef", "encode", "wifi"] + arguments)
+    #expect(r.status == 64, "\(arguments): \(r.stderr)")
+    #expect(r.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test func joinableWiFiIsWritten() throws {
+    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", "longenough"]).status == 0)
+    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", String(repeating: "a1", count: 32)]).status == 0)
+    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "Open"]).status == 0)
+  }
+
+  @Test func aURLWithoutASchemeWarnsOrIsRefused() throws {
+    let warned = try runNFCTag(["ndef", "encode", "url", "example.com"])
+    #expect(warned.status == 0)
+    #expect(warned.stderr.contains("warning: 'example.com' has no scheme"))
+    #expect(try runNFCTag(["ndef", "encode", "url", "--strict", "example.com"]).status == 64)
+    #expect(try runNFCTag(["ndef", "encode", "url", "https://example.com"]).stderr.isEmpty)
+  }
+}

@@ -149,8 +149,12 @@ func unlessRemoved<T>(_ body: () throws(TagError) -> T) throws(TagError) -> T? {
   do {
     return try body()
   } catch {
-    if case .transceive(.tagRemoved, _, _) = error { throw error }
-    return nil
+    // A mute answer (timeout) is a chip without the command; a removal or a failed link is not.
+    guard case .transceive(let cause, _, _) = error else { return nil }
+    switch cause {
+    case .tagRemoved, .transport: throw error
+    default: return nil
+    }
   }
 }
 

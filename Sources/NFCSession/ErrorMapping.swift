@@ -18,7 +18,7 @@ extension NFCReaderError {
   /// | read-back differs | 401 update failure |
   /// | not NDEF formatted, unsupported | 1 unsupported feature |
   /// | malformed tag data | 102 tag response error |
-  /// | password or key refused | 2 security violation |
+  /// | password or key refused, read-protected pages | 2 security violation |
   public init(_ error: TagError) {
     let code: Code
     switch error {
@@ -30,7 +30,7 @@ extension NFCReaderError {
     case .verifyFailed: code = .ndefReaderSessionErrorTagUpdateFailure
     case .notFormatted, .unsupported: code = .readerErrorUnsupportedFeature
     case .malformed: code = .readerTransceiveErrorTagResponseError
-    case .authenticationFailed: code = .readerErrorSecurityViolation
+    case .authenticationFailed, .readRefused: code = .readerErrorSecurityViolation
     }
     self.init(code, error.description, underlying: error)
   }

@@ -64,6 +64,9 @@ public enum TagError: Error, Sendable, CustomStringConvertible {
   /// The tag refused a write (a NAK or an error answer): the page or block is locked or
   /// password-protected. `command` and `address` as in ``transceive(_:command:address:)``.
   case writeRefused(TransceiveError, command: String, address: Int?)
+  /// The tag refused a read of a page it has (NTAG21x: a NAK for a page behind PROT and AUTH0):
+  /// it is read-protected until a password is given.
+  case readRefused(TransceiveError, command: String, address: Int?)
   /// The tag is not NDEF formatted (no or invalid CC / attribute block / NDEF application).
   case notFormatted(String)
   /// The tag's data structures are malformed (TLV past the end, bad length…). `offset` is in the data area.
@@ -81,6 +84,8 @@ public enum TagError: Error, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
+    case .readRefused(_, let command, let address):
+      return "the tag is read-protected (\(command)\(address.map { " at \($0)" } ?? "") refused)"
     case .transceive(let error, let command, let address), .writeRefused(let error, let command, let address):
       if let address { return "\(command) at \(address) failed: \(error)" }
       return "\(command) failed: \(error)"

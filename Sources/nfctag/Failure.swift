@@ -49,6 +49,9 @@ func advice(for error: NFCReaderError) -> String {
     return "; nothing was written"
   case .ndefReaderSessionErrorTagSizeTooSmall:
     return "; nothing was written"
+  case .readerErrorSecurityViolation:
+    if case .readRefused? = cause as? TagError { return ": give its password with --tag-password-file or --tag-password-env" }
+    return ""
   case .readerErrorUnsupportedFeature:
     if case .notFormatted? = cause as? TagError { return "; run `nfctag format` first" }
     return ""

@@ -14,7 +14,7 @@ enum FailureKind: String, Hashable, Sendable {
 
   init(_ error: TagError) {
     switch error {
-    case .transceive, .writeRefused: self = .transceive  // a refused write is a failed exchange here
+    case .transceive, .writeRefused, .readRefused: self = .transceive  // a refused exchange is a failed one here
     case .notFormatted: self = .notFormatted
     case .malformed: self = .malformed
     case .readOnly: self = .readOnly

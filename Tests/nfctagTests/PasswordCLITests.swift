@@ -77,4 +77,22 @@ import Testing
     #expect(!r.stderr.contains("73 75 70 65 72"))  // "super"
     #expect(try runNFCTag(["read", "--show-secrets", "--reader", reader]).stdout.contains("supersecretkey"))
   }
+
+  /// Hardening item 6: a read-protected tag read without its password is 77, not "tap again".
+  @Test func aReadProtectedTagAsksForItsPassword() throws {
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("protected.bin").path
+    #expect(try runNFCTag(["write", "text", "hidden", "--reader", reader]).status == 0)
+    let set = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--protect-reads", "--reader", reader],
+                            environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(set.status == 0, "\(set.stderr)")
+    let refused = try runNFCTag(["read", "--reader", reader])
+    #expect(refused.status == 77, "\(refused.stderr)")
+    #expect(refused.stderr.contains("read-protected"))
+    #expect(refused.stderr.contains("give its password"))
+    #expect(!refused.stderr.contains("tap"))
+    let read = try runNFCTag(["read", "--tag-password-env", "NFCTAG_TEST_PWD", "--reader", reader],
+                             environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("hidden"))
+  }
 }

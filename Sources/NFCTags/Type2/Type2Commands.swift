@@ -9,6 +9,9 @@ struct Type2Commands {
   private func exchange(_ command: [UInt8], name: String, address: Int?) throws(TagError) -> [UInt8] {
     do {
       return try link.transceive(command)
+    } catch .nak(let code) where command.first == 0x30 || command.first == 0x3A {
+      // READ and FAST_READ of pages the tag has are refused only behind a password (PROT, AUTH0).
+      throw .readRefused(.nak(code), command: name, address: address)
     } catch {
       throw .transceive(error, command: name, address: address)
     }

@@ -223,10 +223,18 @@ struct NDEFBytesKind: MessageKind {
   static let kindName = "ndef"
   static let abstract = "A raw NDEF message from a file (- for stdin)."
   @Argument(help: "The file, or - for stdin.") var file: String = "-"
-  @Option(help: "How the bytes are given: raw, hex or base64.") var input: InputEncodingArgument = .raw
+  @Option(help: "How the bytes are given: raw, hex or base64 (default: hex when the input is hex text, else raw).")
+  var input: InputEncodingArgument?
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    let bytes = try decodeInput(try readInputOrFail(file), as: input.encoding)
+    let given = try readInputOrFail(file)
+    let bytes: [UInt8]
+    if let input {
+      bytes = try decodeInput(given, as: input.encoding)
+    } else {
+      // What `ndef encode` and `dump` print between commands is hex text: take it as such.
+      bytes = parseLenientHex(given).flatMap { $0.isEmpty ? nil : $0 } ?? given
+    }
     do { return try NDEFMessage(decoding: bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
     }

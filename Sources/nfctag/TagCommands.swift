@@ -6,8 +6,9 @@ import NFCTags
 
 /// Output formats of `nfctag read`.
 enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }
-/// Output formats of `nfctag dump`.
-enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, json, raw }
+/// Output formats of `nfctag dump`: hex text between commands (what `ndef decode` and
+/// `write ndef` read), an annotated hexdump for people, JSON, raw bytes.
+enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, hexdump, json, raw }
 
 extension NFCTool {
   /// `nfctag read`: the NDEF message on one tag.
@@ -48,7 +49,8 @@ extension NFCTool {
     static let configuration = CommandConfiguration(abstract: "Dump the raw NDEF bytes, or the whole tag memory with --memory.")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Dump the whole memory in address order (the image-file layout) instead of the NDEF bytes.") var memory = false
-    @Option(help: "Output: hex, json or raw bytes.") var format: DumpFormat = .hex
+    @Option(help: "Output: hex (one line, what ndef decode reads), hexdump (addresses and ASCII), json or raw bytes.")
+    var format: DumpFormat = .hex
 
     func run() throws {
       do {
@@ -60,7 +62,8 @@ extension NFCTool {
         let output = StandardOutput()
         switch format {
         case .raw: output.write(bytes)
-        case .hex: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
+        case .hex: output.write(hexString(bytes) + "\n")
+        case .hexdump: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
         case .json:
           output.write("{\"kind\":\"\(memory ? "memory" : "ndef")\",\"platform\":\"\(platform.rawValue)\",\"length\":\(bytes.count),\"hex\":\"\(hexString(bytes))\"}\n")
         }

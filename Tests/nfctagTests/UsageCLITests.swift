@@ -149,3 +149,25 @@ import Testing
     #expect(try runNFCTag(["ndef", "encode", "url", "https://example.com"]).stderr.isEmpty)
   }
 }
+
+/// Hardening item 14: the pipes users build between commands work (hex text between commands).
+@Suite struct Pipes {
+  func shell(_ script: String) throws -> RunResult {
+    try runProgram("/bin/bash", ["-c", "set -o pipefail; N=\(nfctagBinary().path); " + script])
+  }
+
+  @Test func encodeIntoWriteNDEF() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-pipe-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("t.bin").path
+    let write = try shell("$N ndef encode text piped | $N write ndef - --reader \(reader)")
+    #expect(write.status == 0, "\(write.stderr)")
+    #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("piped"))
+    let decode = try shell("$N dump --reader \(reader) | $N ndef decode")
+    #expect(decode.status == 0, "\(decode.stderr)")
+    #expect(decode.stdout.contains("Text (en, utf-8): piped"))
+    let memory = try shell("$N dump --memory --reader \(reader) | wc -l")
+    #expect(memory.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")  // one line of hex
+    #expect(try runNFCTag(["dump", "--format", "hexdump", "--reader", reader]).stdout.hasPrefix("0000: d1"))
+  }
+}

@@ -279,7 +279,9 @@ public final class Type1Tag: NDEFTagPlatform {
     // dynamic memory ends where ADD8 does (256 blocks).
     let ccSize = (Int(cc[2]) + 1) * 8
     if dynamic {
-      memorySize = min(max(ccSize, 128), 2048)
+      // The CC's TMS is a claim: a Topaz 512 (HR0 HR1 12 4C) has 512 bytes whatever its CC says.
+      let chipSize = headerROM == [0x12, 0x4C] ? 512 : 2048
+      memorySize = min(max(ccSize, 128), chipSize)
       memory.limit = memorySize
       memory.skippable = [13, 15]
     } else {

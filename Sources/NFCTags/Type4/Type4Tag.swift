@@ -198,6 +198,7 @@ public final class Type4Tag: NDEFTagPlatform {
       }
       try select(file: cc.ndefFileID)
       let n = cc.lengthFieldSize
+      try checkFileHolds(n + message.count, claimed: cc.capacity, lengthFieldSize: n)
       let lengthField = Self.bigEndian(message.count, size: n)
       let chunk = writeChunk(cc)
       if n + message.count <= chunk {
@@ -487,6 +488,29 @@ public final class Type4Tag: NDEFTagPlatform {
       return data
     }
     throw .transceive(.malformedResponse([]), command: what, address: offset)
+  }
+
+  /// The CC's file size is a claim: before the first write, the last byte the message needs is
+  /// read (one READ BINARY), so a file smaller than its CC says fails here, untouched, and not
+  /// after NLEN was zeroed. When it is smaller, a binary search finds its real size for the message.
+  private func checkFileHolds(_ bytes: Int, claimed: Int, lengthFieldSize n: Int) throws(TagError) {
+    guard bytes > n else { return }
+    func readable(_ offset: Int) throws(TagError) -> Bool {
+      do {
+        _ = try readBinary(offset: offset, length: 1, what: "READ BINARY (size probe)")
+        return true
+      } catch {
+        if case .transceive(.status, _, _) = error { return false }
+        throw error
+      }
+    }
+    guard try !readable(bytes - 1) else { return }
+    var low = 0, high = bytes - 1  // low readable (NLEN is), high not
+    while high - low > 1 {
+      let middle = (low + high) / 2
+      if try readable(middle) { low = middle } else { high = middle }
+    }
+    throw .insufficientCapacity(needed: bytes - n, capacity: min(claimed, max(0, low + 1 - n)))
   }
 
   private func updateBinary(offset: Int, data: [UInt8]) throws(TagError) {

@@ -34,8 +34,14 @@ extension NFCTool {
         case .hex: output.write(hexString(bytes) + "\n")
         case .json, .text:
           let message = bytes.isEmpty ? NDEFMessage(records: []) : try decodeTagMessage(bytes)
-          output.write(format == .json ? messageJSON(message) + "\n"
-                                       : messageText(message, showSecrets: showSecrets))
+          if format == .json {
+            output.write(messageJSON(message) + "\n")
+          } else if message.records.isEmpty {
+            // Nothing in a pipe (an empty message has no lines); a person at a terminal is told.
+            if isatty(1) != 0 { output.write("(empty NDEF message)\n") }
+          } else {
+            output.write(messageText(message, showSecrets: showSecrets))
+          }
         }
         output.flush()
       } catch {

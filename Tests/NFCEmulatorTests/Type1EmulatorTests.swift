@@ -86,7 +86,7 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
     #expect(copy.memoryImage == tag.memoryImage)
     #expect(copy.identifier == uid)
     let error = #expect(throws: EmulatorError.self) { try VirtualTagKind.topaz512.makeTag(image: [UInt8](repeating: 0, count: 120)) }
-    #expect(error?.message == "a Topaz 512 (BCM20203T512) image has 512 bytes; this one has 120")
+    #expect(error?.message == "Topaz 512 (BCM20203T512) images have 512 bytes; this one has 120")
   }
 
   @Test func thePN532SpeaksShortFormsAndNotCommunicateThru() throws {

@@ -41,6 +41,24 @@ import Testing
 
 /// Hardening item 13's small ones.
 @Suite struct SmallFixes {
+  @Test func readingAnEmptyTagOnATerminalSaysSo() throws {
+    let tty = try runProgram("/usr/bin/script", ["-qec", "\(nfctagBinary().path) read --reader sim:ntag215", "/dev/null"])
+    #expect(tty.status == 0)
+    #expect(tty.stdout.contains("(empty NDEF message)"))
+    #expect(try runNFCTag(["read", "--reader", "sim:ntag215"]).stdout.isEmpty)  // a pipe gets nothing
+  }
+
+  @Test func noArticleBeforeAChipName() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-art-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let image = directory.appendingPathComponent("short.bin")
+    try Data(repeating: 0, count: 12).write(to: image)
+    let r = try runNFCTag(["read", "--reader", "sim:ntag216:\(image.path)"])
+    #expect(r.status == 64, "\(r.stderr)")
+    #expect(r.stderr.contains("NTAG216 images have 924 bytes"))
+    #expect(!r.stderr.contains("a NTAG216"))
+  }
+
   @Test func textDashReadsStandardInput() throws {
     let r = try runNFCTag(["ndef", "encode", "text", "-"], stdin: Data("from stdin\n".utf8))
     #expect(r.status == 0, "\(r.stderr)")

@@ -79,7 +79,7 @@ public final class Type1VirtualTag: VirtualTag {
   /// A tag from a memory image: the bytes in address order (120 for a Topaz, 512 for a Topaz 512).
   public init(chip: Type1Chip = .topaz512, image: [UInt8]) throws(EmulatorError) {
     guard image.count == chip.memorySize else {
-      throw EmulatorError("a \(chip.productName) image has \(chip.memorySize) bytes; this one has \(image.count)")
+      throw EmulatorError("\(chip.productName) images have \(chip.memorySize) bytes; this one has \(image.count)")
     }
     self.chip = chip
     memory = image

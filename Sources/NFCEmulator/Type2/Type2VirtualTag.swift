@@ -113,7 +113,7 @@ public final class Type2VirtualTag: VirtualTag {
   /// A tag loaded from a memory image: pages × 4 bytes in address order (nfc-mfultralight's dump).
   public init(chip: Type2Chip, image: [UInt8]) throws(EmulatorError) {
     guard image.count == chip.totalPages * 4 else {
-      throw EmulatorError("a \(chip.productName) image has \(chip.totalPages * 4) bytes (\(chip.totalPages) pages); this one has \(image.count)")
+      throw EmulatorError("\(chip.productName) images have \(chip.totalPages * 4) bytes (\(chip.totalPages) pages); this one has \(image.count)")
     }
     self.chip = chip
     memory = image

@@ -189,3 +189,21 @@ import Testing
     #expect(try runNFCTag(["dump", "--format", "hexdump", "--reader", reader]).stdout.hasPrefix("0000: d1"))
   }
 }
+
+/// `send` to every kind of tag the tag reader session types: FeliCa packets and ISO 15693 requests.
+@Suite struct SendToEveryKind {
+  @Test func iso15693GetSystemInformation() throws {
+    let r = try runNFCTag(["send", "022b", "--format", "json", "--reader", "sim:icode-slix2"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains(#""kind":"iso15693""#))
+    #expect(r.stdout.contains(#""command":"022b","response":"000f"#))  // flags 00, info flags 0F
+  }
+
+  @Test func feliCaReadWithoutEncryption() throws {
+    let scan = try runNFCTag(["scan", "--json", "--reader", "sim:felica-lite-s"])
+    let idm = try #require(scan.stdout.split(separator: "\"").drop { $0 != "uid" }.dropFirst(2).first)
+    let r = try runNFCTag(["send", "06\(idm)010b00018000", "--reader", "sim:felica-lite-s"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("< 07 \(stride(from: 0, to: idm.count, by: 2).map { i in String(idm.dropFirst(i).prefix(2)) }.joined(separator: " ")) 00 00 01"))
+  }
+}

@@ -57,7 +57,7 @@ let package = Package(
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
     .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
     .testTarget(name: "NFCTransportTests", dependencies: ["NFCTransport"]),
-    .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
+    .testTarget(name: "PCSCTests", dependencies: ["PCSC", "NFCReaders"]),
     .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCTestSupport", "NDEF"],
                 resources: [.copy("Fixtures")]),
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),

@@ -20,7 +20,9 @@ public final class PCSCCardTransport: APDUTransport {
       return try card.transmit(apdu)
     } catch {
       switch error.error {
-      case .removedCard, .noSmartcard, .resetCard, .unpoweredCard: throw .tagRemoved
+      // pcsc-lite turns a contactless exchange that failed because the tag left (IFD_COMMUNICATION_ERROR)
+      // into SCARD_E_NOT_TRANSACTED, whose own text ("end a non-existent transaction") misleads.
+      case .removedCard, .noSmartcard, .resetCard, .unpoweredCard, .notTransacted: throw .tagRemoved
       default:
         // pcsc-lite reports a reader that failed the exchange (the tag left mid-APDU, as vpcd
         // does when its card goes) as SCARD_E_NOT_TRANSACTED or a communication error: ask the

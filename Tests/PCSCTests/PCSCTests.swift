@@ -1,6 +1,8 @@
 import CPCSC
 import Testing
 @testable import PCSC
+import NFCReaders
+import NFCTransport
 
 /// A scripted seam: records calls and answers with canned results.
 ///
@@ -151,5 +153,17 @@ struct LivePnPNotification {
     #expect { try context.waitForStatusChange(&states, timeoutMilliseconds: 200) } throws: {
       ($0 as? PCSCFailure)?.error == .timeout
     }
+  }
+}
+
+/// Hardening item 8: a removal that pcsc-lite reports as SCARD_E_NOT_TRANSACTED is "the tag was removed".
+@Suite struct RemovalWords {
+  @Test func notTransactedWhileTheCardStillLooksPresentIsARemoval() throws {
+    let calls = ScriptedCalls()
+    calls.transmitReply = .failure(.notTransacted)
+    let card = try PCSCContext(calls: calls).connect(reader: "r")
+    let transport = PCSCCardTransport(card: card, readerName: "r", atr: [])
+    #expect(throws: TransceiveError.tagRemoved) { try transport.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00]) }
+    #expect(TransceiveError.tagRemoved.description == "the tag was removed")
   }
 }

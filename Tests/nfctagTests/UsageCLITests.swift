@@ -41,6 +41,18 @@ import Testing
 
 /// Hardening item 13's small ones.
 @Suite struct SmallFixes {
+  @Test func notFormattedIsSaidOnce() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-nf-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let image = directory.appendingPathComponent("blank.bin")
+    var bytes = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", "sim:felica-lite-s"]).stdoutBytes
+    bytes.replaceSubrange(0..<16, with: [UInt8](repeating: 0, count: 16))  // no attribute block
+    try bytes.write(to: image)
+    let r = try runNFCTag(["read", "--reader", "sim:felica-lite-s:\(image.path)"])
+    #expect(r.status == 65, "\(r.stderr)")
+    #expect(r.stderr.components(separatedBy: "not NDEF formatted").count == 2, "\(r.stderr)")
+  }
+
   @Test func readingAnEmptyTagOnATerminalSaysSo() throws {
     let tty = try runProgram("/usr/bin/script", ["-qec", "\(nfctagBinary().path) read --reader sim:ntag215", "/dev/null"])
     #expect(tty.status == 0)

@@ -440,7 +440,10 @@ public final class Type3Tag: NDEFTagPlatform {
     do {
       attributes = try Type3Attributes(block: block0)
     } catch {
-      return State(block0: block0, attributes: nil, mc: mc, report: notNDEF, why: "\(error)")
+      // The reason alone: it is wrapped in "not NDEF formatted" once, where it is thrown.
+      let why: String
+      if case .notFormatted(let reason) = error { why = reason } else { why = error.description }
+      return State(block0: block0, attributes: nil, mc: mc, report: notNDEF, why: why)
     }
     memory.limit = checkLimit(nbr: attributes.nbr)
     var blocks = attributes.nmaxb

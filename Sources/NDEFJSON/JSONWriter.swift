@@ -1,70 +1,112 @@
-/// Appends JSON to a byte buffer: strings escaped (control characters as `\u00XX`, never lost),
-/// hex written directly. Built for the `--lines` hot path: no intermediate Strings.
+@_exported import Hex
+
+/// Appends JSON to a byte buffer: the one JSON writer of the package.
+///
+/// Strings are escaped (`"`, `\`, C0 controls, DEL and C1 controls, never lost), hex is written
+/// directly. The message JSON (docs/json-format.md) and the tool's own objects (`JSONObjectWriter`
+/// in the tool) both write through it. Built for the `--lines` hot path: no intermediate Strings,
+/// and text without characters to escape is copied in runs.
 public struct JSONWriter {
+  /// The JSON written so far, as UTF-8.
   public var bytes: [UInt8] = []
 
+  /// An empty writer.
+  ///
+  /// - Parameter capacity: bytes to reserve up front.
   public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
-  static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+  /// The JSON written so far, as a String.
+  public var text: String { String(decoding: bytes, as: UTF8.self) }
 
+  /// Appends JSON text as it is (punctuation, a literal, a nested value already written).
   @inline(__always) public mutating func raw(_ text: StaticString) {
     text.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
+  /// Appends JSON text as it is.
+  public mutating func raw(json text: String) { bytes.append(contentsOf: text.utf8) }
+
+  /// Appends an integer.
   public mutating func number(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
 
-  /// A JSON string from UTF-8 bytes that are known to be valid.
+  /// Appends `true` or `false`.
+  public mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+  /// Appends a JSON string from UTF-8 bytes that are known to be valid.
+  ///
+  /// - Parameter source: valid UTF-8; C1 controls (`C2 80`–`C2 9F`) are escaped like C0 ones.
   public mutating func string<C: Collection>(utf8 source: C) where C.Element == UInt8 {
-    bytes.append(0x22)
-    for b in source {
-      switch b {
-      case 0x22: bytes.append(0x5C); bytes.append(0x22)
-      case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
-      case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
-      case 0x0D: bytes.append(0x5C); bytes.append(0x72)
-      case 0x09: bytes.append(0x5C); bytes.append(0x74)
-      case 0x00..<0x20, 0x7F:
-        bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(b >> 4)], Self.hexDigits[Int(b & 0x0F)]])
-      default: bytes.append(b)
-      }
+    if source.withContiguousStorageIfAvailable({ appendEscaped(UnsafeRawBufferPointer($0)) }) == nil {
+      Array(source).withUnsafeBytes { appendEscaped($0) }
     }
-    bytes.append(0x22)
   }
 
-  /// A JSON string; C1 controls (U+0080–U+009F) are escaped too.
+  /// Appends a JSON string.
   public mutating func string(_ text: String) {
-    var hasC1 = false
-    for s in text.unicodeScalars where (0x80...0x9F).contains(s.value) { hasC1 = true; break }
-    if !hasC1 { string(utf8: text.utf8); return }
-    bytes.append(0x22)
-    for s in text.unicodeScalars {
-      if (0x80...0x9F).contains(s.value) {
-        bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(s.value >> 4)], Self.hexDigits[Int(s.value & 0x0F)]])
-      } else {
-        var w = JSONWriter(capacity: 8)
-        w.string(utf8: String(s).utf8)
-        bytes.append(contentsOf: w.bytes.dropFirst().dropLast())
-      }
-    }
-    bytes.append(0x22)
+    var text = text
+    text.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0)) }
   }
 
-  /// A JSON string of lowercase hex.
+  /// Appends a JSON string of lowercase hex.
   public mutating func hexString<C: Collection>(_ source: C) where C.Element == UInt8 {
     bytes.append(0x22)
-    for b in source {
-      bytes.append(Self.hexDigits[Int(b >> 4)])
-      bytes.append(Self.hexDigits[Int(b & 0x0F)])
-    }
+    appendHex(source, to: &bytes)
     bytes.append(0x22)
   }
 
-  /// `"key":`, with a leading comma unless `first`.
+  /// Appends `"key":`, with a leading comma unless `first`.
   @inline(__always) public mutating func key(_ name: StaticString, first: Bool = false) {
     if !first { bytes.append(0x2C) }
     bytes.append(0x22)
     name.withUTF8Buffer { bytes.append(contentsOf: $0) }
     bytes.append(0x22)
     bytes.append(0x3A)
+  }
+
+  /// Appends `"key":` for a key known only at run time (escaped), with a leading comma unless `first`.
+  public mutating func key(named name: String, first: Bool = false) {
+    if !first { bytes.append(0x2C) }
+    string(name)
+    bytes.append(0x3A)
+  }
+
+  /// The escaper: copies runs of plain bytes, escapes the rest.
+  private mutating func appendEscaped(_ source: UnsafeRawBufferPointer) {
+    bytes.append(0x22)
+    var runStart = 0
+    var i = 0
+    let n = source.count
+    while i < n {
+      let b = source[i]
+      if b >= 0x20, b != 0x22, b != 0x5C, b != 0x7F, b != 0xC2 {
+        i += 1
+        continue
+      }
+      if b == 0xC2 {  // U+0080…U+00FF: escape only C1 controls (C2 80 – C2 9F)
+        guard i + 1 < n, (0x80...0x9F).contains(source[i + 1]) else { i += 1; continue }
+      }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[runStart..<i]))
+      switch b {
+      case 0x22: bytes.append(0x5C); bytes.append(0x22)
+      case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+      case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
+      case 0x0D: bytes.append(0x5C); bytes.append(0x72)
+      case 0x09: bytes.append(0x5C); bytes.append(0x74)
+      case 0xC2:
+        escapeControl(source[i + 1])
+        i += 1
+      default: escapeControl(b)
+      }
+      i += 1
+      runStart = i
+    }
+    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[runStart..<n]))
+    bytes.append(0x22)
+  }
+
+  /// `\u00XX`.
+  private mutating func escapeControl(_ code: UInt8) {
+    raw("\\u00")
+    appendHex(CollectionOfOne(code), to: &bytes)
   }
 }

@@ -126,12 +126,12 @@ extension JSONWriter {
         } else {
           key("networkKeyHex"); hexString(wifi.networkKey)
         }
-        key("macAddress"); string(NDEFJSON.hexString(wifi.macAddress, separator: ":"))
+        key("macAddress"); string(Hex.hexString(wifi.macAddress, separator: ":"))
         bytes.append(0x7D)
       } else if let bt = BluetoothOOBRecord(record) {
         key("bluetooth")
         raw("{\"kind\":"); string(bt.kind == .classic ? "br-edr" : "le")
-        key("address"); string(NDEFJSON.hexString(bt.address, separator: ":"))
+        key("address"); string(Hex.hexString(bt.address, separator: ":"))
         if let n = bt.name { key("name"); string(n) }
         if let c = bt.classOfDevice { key("classOfDevice"); number(Int(c)) }
         if let r = bt.role { key("role"); number(Int(r)) }
@@ -175,18 +175,4 @@ public func messageJSON(_ message: NDEFMessage) -> String {
   var writer = JSONWriter(capacity: 128)
   writer.message(message)
   return String(decoding: writer.bytes, as: UTF8.self)
-}
-
-/// Lowercase hex of `bytes`, separated by `separator`.
-public func hexString<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
-  var out = ""
-  out.reserveCapacity(bytes.count * (2 + separator.count))
-  var first = true
-  for b in bytes {
-    if !first { out += separator }
-    first = false
-    out.unicodeScalars.append(Unicode.Scalar(JSONWriter.hexDigits[Int(b >> 4)]))
-    out.unicodeScalars.append(Unicode.Scalar(JSONWriter.hexDigits[Int(b & 0x0F)]))
-  }
-  return out
 }

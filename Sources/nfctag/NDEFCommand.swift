@@ -150,7 +150,7 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
       }
       let out = StandardOutput()
       switch output {
-      case .hex: out.write(NDEFJSON.hexString(bytes) + "\n")
+      case .hex: out.write(hexString(bytes) + "\n")
       case .raw: out.write(bytes)
       case .base64: out.write(encodeBase64(bytes) + "\n")
       }

@@ -1,0 +1,51 @@
+import Testing
+import NDEFJSON
+
+@Suite struct JSONWriterEscaping {
+  private func quoted(_ text: String) -> String {
+    var w = JSONWriter()
+    w.string(text)
+    return w.text
+  }
+
+  @Test func plainTextIsCopiedAsItIs() {
+    #expect(quoted("") == #""""#)
+    #expect(quoted("héllo wörld ✓") == #""héllo wörld ✓""#)
+    #expect(quoted(String(repeating: "abc", count: 10_000)).utf8.count == 30_002)
+  }
+
+  @Test func quotesBackslashesAndEveryControlAreEscaped() {
+    #expect(quoted("say \"hi\"\\") == #""say \"hi\"\\""#)
+    #expect(quoted("a\nb\rc\td") == #""a\nb\rc\td""#)
+    #expect(quoted("\u{0}\u{1F}\u{7F}") == #""\u0000\u001f\u007f""#)
+    // C1 controls (UTF-8 C2 80 – C2 9F) are escaped; the rest of U+0080–U+00FF is not.
+    #expect(quoted("x\u{85}y\u{9F}\u{A0}é") == "\"x\\u0085y\\u009f\u{A0}é\"")
+  }
+
+  @Test func escapesAtTheEdgesOfARun() {
+    #expect(quoted("\"") == #""\"""#)
+    #expect(quoted("\u{85}") == #""\u0085""#)
+    #expect(quoted("ab\n") == #""ab\n""#)
+  }
+
+  @Test func utf8BytesAndStringsEscapeAlike() {
+    let text = "k\u{1B}[0m\u{85}\""
+    var a = JSONWriter(), b = JSONWriter()
+    a.string(text)
+    b.string(utf8: Array(text.utf8)[...])
+    #expect(a.bytes == b.bytes)
+  }
+
+  @Test func runTimeKeysBooleansAndRawJSON() {
+    var w = JSONWriter()
+    w.raw("{")
+    w.key(named: "na\"me", first: true); w.string("x")
+    w.key(named: "ok"); w.bool(true)
+    w.key(named: "no"); w.bool(false)
+    w.key(named: "list"); w.raw(json: "[1,2]")
+    w.key("hex"); w.hexString([0x00, 0xAB])
+    w.raw("}")
+    #expect(w.text == #"{"na\"me":"x","ok":true,"no":false,"list":[1,2],"hex":"00ab"}"#)
+    #expect((try? JSONParser.parse(w.bytes)) != nil)
+  }
+}

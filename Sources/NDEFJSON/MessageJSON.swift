@@ -126,12 +126,12 @@ extension JSONWriter {
         } else {
           key("networkKeyHex"); hexString(wifi.networkKey)
         }
-        key("macAddress"); string(Hex.hexString(wifi.macAddress, separator: ":"))
+        key("macAddress"); string(colonHex(wifi.macAddress))
         bytes.append(0x7D)
       } else if let bt = BluetoothOOBRecord(record) {
         key("bluetooth")
         raw("{\"kind\":"); string(bt.kind == .classic ? "br-edr" : "le")
-        key("address"); string(Hex.hexString(bt.address, separator: ":"))
+        key("address"); string(colonHex(bt.address))
         if let n = bt.name { key("name"); string(n) }
         if let c = bt.classOfDevice { key("classOfDevice"); number(Int(c)) }
         if let r = bt.role { key("role"); number(Int(r)) }
@@ -176,3 +176,6 @@ public func messageJSON(_ message: NDEFMessage) -> String {
   writer.message(message)
   return String(decoding: writer.bytes, as: UTF8.self)
 }
+
+/// `aa:bb:cc…` (a MAC or Bluetooth address); outside `JSONWriter`, whose `hexString` is a method.
+private func colonHex(_ bytes: [UInt8]) -> String { hexString(bytes, separator: ":") }

@@ -8,6 +8,9 @@ extension NFCTool {
   /// `nfctag doctor`: checks what a working setup needs and says the fix for each problem.
   struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
+      // Named, not derived from the type name: ArgumentParser derives it with String(describing:),
+      // which scans every protocol conformance in the binary, at every start of the tool.
+      commandName: "doctor",
       abstract: "Check pcscd, the readers and the kernel drivers, and say how to fix each problem.")
 
     func run() throws {

@@ -19,6 +19,7 @@ extension NDEFCommand {
   /// `nfctag ndef decode`.
   struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "decode",
       abstract: "Decode an NDEF message.",
       discussion: """
         Hex may contain spaces, colons and 0x prefixes. With --lines, every input line is one hex \
@@ -125,6 +126,7 @@ extension NDEFCommand {
   /// `nfctag ndef encode <kind>`.
   struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "encode",
       abstract: "Build an NDEF message and print its bytes.",
       subcommands: [
         EncodeKindCommand<TextKind>.self, EncodeKindCommand<URLKind>.self, EncodeKindCommand<MIMEKind>.self,

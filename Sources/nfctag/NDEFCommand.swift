@@ -23,7 +23,7 @@ extension NDEFCommand {
       abstract: "Decode an NDEF message.",
       discussion: """
         Hex may contain spaces, colons and 0x prefixes. With --lines, every input line is one hex \
-        message and every output line one JSON object; a bad line prints {"line":N,"error":"…"} and \
+        message and every output line one JSON object; a bad line prints {"line":N,"error":"..."} and \
         the others go on (exit 65 at the end).
         """)
     @Argument(help: "The message as hex, or - (the default) to read standard input.") var message: String = "-"

@@ -1,6 +1,19 @@
 /// Strict UTF-8 decoding: nil for invalid bytes (never repaired).
-func strictUTF8<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
-  String(validating: bytes, as: UTF8.self)
+///
+/// The same answer as `String(validating:as:)`, faster on contiguous bytes: the standard
+/// library's repairing decoder (specialized for UTF-8), then a check that nothing was repaired.
+/// `String(validating:as:)` is generic over the encoding and, unspecialized, looks up type
+/// metadata on every call: a tenth of `ndef decode --lines` went there.
+/// - Parameter bytes: the UTF-8 bytes (text record, URI, MIME text, record ID…).
+/// - Returns: the text, or nil when `bytes` is not valid UTF-8.
+public func strictUTF8<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
+  let decoded: String?? = bytes.withContiguousStorageIfAvailable { buffer in
+    var text = String(decoding: buffer, as: UTF8.self)
+    let unrepaired = text.withUTF8 { $0.count == buffer.count && $0.elementsEqual(buffer) }
+    return unrepaired ? text : nil
+  }
+  if let decoded { return decoded }
+  return String(validating: bytes, as: UTF8.self)
 }
 
 /// Strict UTF-16 decoding of bytes: a byte-order mark picks the order, none means big-endian.

@@ -70,37 +70,41 @@ public struct JSONWriter {
     bytes.append(0x3A)
   }
 
-  /// The escaper: copies runs of plain bytes, escapes the rest.
+  /// The escaper: copies runs of plain bytes (one table look-up each), escapes the rest.
   private mutating func appendEscaped(_ source: UnsafeRawBufferPointer) {
     bytes.append(0x22)
+    let n = source.count
+    guard n > 0, let input = source.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+      bytes.append(0x22)
+      return
+    }
     var runStart = 0
     var i = 0
-    let n = source.count
-    while i < n {
-      let b = source[i]
-      if b >= 0x20, b != 0x22, b != 0x5C, b != 0x7F, b != 0xC2 {
+    jsonEscapeClasses.withUnsafeBufferPointer { table in
+      while i < n {
+        while i < n, table[Int(input[i])] == 0 { i += 1 }
+        guard i < n else { break }
+        let b = input[i]
+        if table[Int(b)] == maybeC1 {  // U+0080…U+00FF: escape only C1 controls (C2 80 – C2 9F)
+          guard i + 1 < n, (0x80...0x9F).contains(input[i + 1]) else { i += 1; continue }
+        }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: input + runStart, count: i - runStart))
+        switch b {
+        case 0x22: bytes.append(0x5C); bytes.append(0x22)
+        case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+        case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
+        case 0x0D: bytes.append(0x5C); bytes.append(0x72)
+        case 0x09: bytes.append(0x5C); bytes.append(0x74)
+        case 0xC2:
+          escapeControl(input[i + 1])
+          i += 1
+        default: escapeControl(b)
+        }
         i += 1
-        continue
+        runStart = i
       }
-      if b == 0xC2 {  // U+0080…U+00FF: escape only C1 controls (C2 80 – C2 9F)
-        guard i + 1 < n, (0x80...0x9F).contains(source[i + 1]) else { i += 1; continue }
-      }
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[runStart..<i]))
-      switch b {
-      case 0x22: bytes.append(0x5C); bytes.append(0x22)
-      case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
-      case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
-      case 0x0D: bytes.append(0x5C); bytes.append(0x72)
-      case 0x09: bytes.append(0x5C); bytes.append(0x74)
-      case 0xC2:
-        escapeControl(source[i + 1])
-        i += 1
-      default: escapeControl(b)
-      }
-      i += 1
-      runStart = i
     }
-    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[runStart..<n]))
+    bytes.append(contentsOf: UnsafeRawBufferPointer(start: input + runStart, count: n - runStart))
     bytes.append(0x22)
   }
 
@@ -110,3 +114,10 @@ public struct JSONWriter {
     appendHex(CollectionOfOne(code), to: &bytes)
   }
 }
+
+/// What a UTF-8 byte is to the JSON string escaper: 0 plain, 1 escaped (quote, backslash, C0 controls,
+/// DEL), ``maybeC1`` the lead byte of U+0080–U+00BF, escaped when a C1 control follows.
+private let jsonEscapeClasses: [UInt8] = (0..<256).map { b in
+  b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F ? 1 : b == 0xC2 ? maybeC1 : 0
+}
+private let maybeC1: UInt8 = 2

@@ -49,7 +49,7 @@ extension JSONWriter {
     } else {
       key("typeHex"); hexString(record.type)
     }
-    if String(validating: record.identifier, as: UTF8.self) != nil {
+    if record.identifier.isEmpty || strictUTF8(record.identifier) != nil {
       key("id"); string(utf8: record.identifier)
     } else {
       key("idHex"); hexString(record.identifier)
@@ -114,14 +114,14 @@ extension JSONWriter {
     case .media:
       if let wifi = WiFiCredential(record) {
         key("wifi")
-        if let ssid = String(validating: wifi.ssid, as: UTF8.self) {
+        if let ssid = strictUTF8(wifi.ssid) {
           raw("{\"ssid\":"); string(ssid)
         } else {
           raw("{\"ssidHex\":"); hexString(wifi.ssid)
         }
         key("authentication"); stringArray(WiFiCredential.authenticationNames(wifi.authentication))
         key("encryption"); stringArray(WiFiCredential.encryptionNames(wifi.encryption))
-        if let k = String(validating: wifi.networkKey, as: UTF8.self) {
+        if let k = strictUTF8(wifi.networkKey) {
           key("networkKey"); string(k)
         } else {
           key("networkKeyHex"); hexString(wifi.networkKey)
@@ -140,7 +140,7 @@ extension JSONWriter {
       } else if let mime = MIMERecord(record) {
         key("mime")
         raw("{\"type\":"); string(mime.mediaType)
-        if mime.isText || mime.mediaType.lowercased().contains("vcard"), let text = String(validating: mime.data, as: UTF8.self) {
+        if mime.isText || mime.mediaType.lowercased().contains("vcard"), let text = strictUTF8(mime.data) {
           key("text"); string(text)
         }
         bytes.append(0x7D)

@@ -58,67 +58,54 @@ extension NDEFCommand {
       }
     }
 
-    /// Streams stdin: constant memory whatever the input length. Returns true when a line failed.
+    /// Streams stdin: memory bounded by the longest line, whatever the input length. Returns
+    /// true when a line failed (or standard input could not be read).
+    ///
+    /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
+    /// one reused byte buffer, and the JSON is written straight into the output buffer, which
+    /// goes out with write(2) once it holds a megabyte.
     private func decodeLines() -> Bool {
       let output = StandardOutput()
       var failed = false
       var lineNumber = 0
-      var pending: [UInt8] = []
-      var chunk = [UInt8](repeating: 0, count: 1 << 16)
-      var writer = JSONWriter(capacity: 1 << 12)
+      var bytes: [UInt8] = []
+      var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
 
-      func handle(_ line: ArraySlice<UInt8>) {
+      func lineError(_ reason: String) {
+        failed = true
+        writer.raw("{\"line\":"); writer.number(lineNumber)
+        writer.key("error"); writer.string(reason)
+        writer.bytes.append(0x7D)
+      }
+
+      let readAll = LineReader(fd: 0).forEachLine { line in
         lineNumber += 1
         var body = line
-        if body.last == 0x0D { body = body.dropLast() }
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        writer.bytes.removeAll(keepingCapacity: true)
-        if let bytes = parseLenientHex(body) {
+        if body.last == 0x0D { body = UnsafeRawBufferPointer(rebasing: body.dropLast()) }
+        bytes.removeAll(keepingCapacity: true)
+        if parseLenientHex(body, appendingTo: &bytes) {
+          if bytes.isEmpty, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
+          let mark = writer.bytes.count
           do {
             writer.message(try NDEFMessage(decoding: bytes))
           } catch {
-            failed = true
-            writer.bytes.removeAll(keepingCapacity: true)
-            writer.raw("{\"line\":"); writer.number(lineNumber)
-            writer.key("error"); writer.string("invalid NDEF message: \(error)")
-            writer.bytes.append(0x7D)
+            writer.bytes.removeLast(writer.bytes.count - mark)
+            lineError("invalid NDEF message: \(error)")
           }
         } else {
-          failed = true
-          writer.raw("{\"line\":"); writer.number(lineNumber)
-          writer.key("error"); writer.string("not hex")
-          writer.bytes.append(0x7D)
+          lineError("not hex")
         }
         writer.bytes.append(0x0A)
-        output.append { $0.append(contentsOf: writer.bytes) }
-      }
-
-      while true {
-        let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if n < 0 {
-          if errno == EINTR { continue }
-          break
+        if writer.bytes.count >= 1 << 20 {
+          output.writeThrough(writer.bytes)
+          writer.bytes.removeAll(keepingCapacity: true)
         }
-        if n == 0 { break }
-        var start = 0
-        var i = 0
-        while i < n {
-          if chunk[i] == 0x0A {
-            if pending.isEmpty {
-              handle(chunk[start..<i])
-            } else {
-              pending.append(contentsOf: chunk[start..<i])
-              handle(pending[...])
-              pending.removeAll(keepingCapacity: true)
-            }
-            start = i + 1
-          }
-          i += 1
-        }
-        if start < n { pending.append(contentsOf: chunk[start..<n]) }
       }
-      if !pending.isEmpty { handle(pending[...]) }
-      output.flush()
+      output.writeThrough(writer.bytes)
+      if !readAll {
+        writeStderr("nfctag: cannot read standard input: \(String(cString: strerror(errno)))\n")
+        return true
+      }
       return failed
     }
   }

@@ -90,4 +90,54 @@ import Testing
     #expect(parseLenientHex(text.lazy.filter { $0 != UInt8(ascii: "x") && $0 != UInt8(ascii: "y") })
             == [0xD1, 0x01])  // no contiguous storage
   }
+
+  /// The parser as first written: one character at a time. The fast parser must agree with it.
+  private func reference(_ text: [UInt8]) -> [UInt8]? {
+    var out: [UInt8] = []
+    var high: UInt8 = 0
+    var haveHigh = false
+    for c in text {
+      let v: UInt8
+      switch c {
+      case 0x30...0x39: v = c - 0x30
+      case 0x61...0x66: v = c - 0x57
+      case 0x41...0x46: v = c - 0x37
+      case 0x20, 0x09, 0x0A, 0x0D, 0x3A, 0x2D, 0x2C: continue
+      case 0x78, 0x58:
+        guard haveHigh, high == 0 else { return nil }
+        haveHigh = false
+        continue
+      default: return nil
+      }
+      if haveHigh { out.append(high << 4 | v); haveHigh = false } else { high = v; haveHigh = true }
+    }
+    return haveHigh ? nil : out
+  }
+
+  @Test func agreesWithTheOneCharacterParserOnRandomText() {
+    // Mostly digits (long fast-path runs), sometimes separators, prefixes and bad characters.
+    let digits = Array("0123456789abcdefABCDEF".utf8), others = Array(" :-,\t\nx0Xz|g".utf8)
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next() -> Int {
+      state = state &* 6364136223846793005 &+ 1442695040888963407
+      return Int(truncatingIfNeeded: state >> 33)
+    }
+    var accepted = 0, refused = 0
+    for _ in 0..<3000 {
+      let length = next() % 64
+      let text = (0..<length).map { _ in next() % 16 == 0 ? others[next() % others.count] : digits[next() % digits.count] }
+      let expected = reference(text)
+      #expect(parseLenientHex(text) == expected, "\(String(decoding: text, as: UTF8.self))")
+      if expected == nil { refused += 1 } else { accepted += 1 }
+    }
+    #expect(accepted > 300 && refused > 300)  // both outcomes were exercised
+  }
+
+  @Test func appendsToWhatIsThereAndLeavesItOnFailure() {
+    var out: [UInt8] = [0xAA]
+    #expect(Array("d1 01 0b54 02656e".utf8).withUnsafeBytes { parseLenientHex($0, appendingTo: &out) })
+    #expect(out == [0xAA, 0xD1, 0x01, 0x0B, 0x54, 0x02, 0x65, 0x6E])
+    #expect(!Array("d1010b5402656e6e65zz".utf8).withUnsafeBytes { parseLenientHex($0, appendingTo: &out) })
+    #expect(out == [0xAA, 0xD1, 0x01, 0x0B, 0x54, 0x02, 0x65, 0x6E])
+  }
 }

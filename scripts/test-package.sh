@@ -96,6 +96,8 @@ else
            usr/share/doc/nfctag/changelog.gz; do
     check "the package holds /$f" test -s "$unpacked/$f"
   done
+  check "apt resolves the package (apt-get install -s ./$deb)" \
+    bash -c "apt-get install -s './$deb' 2>/dev/null | grep -q '^Conf nfctag ($version'"
   check "lintian: no error, no warning" lintian --fail-on error,warning "$deb"
 fi
 

@@ -113,6 +113,25 @@ public func parseLenientHex(_ text: UnsafeRawBufferPointer, appendingTo output: 
   return true
 }
 
+/// Writes the bytes of lenient hex in `text` into `output`, which has room for `text.count / 2`
+/// bytes: the `--lines` hot path, where one buffer sized for the longest line serves every line.
+///
+/// - Parameters:
+///   - text: the hex as UTF-8 (or ASCII) bytes.
+///   - output: at least `text.count / 2` bytes; the first ones written are the result.
+/// - Returns: how many bytes were written, or nil when `text` is not lenient hex.
+public func parseLenientHex(_ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
+  precondition(output.count >= text.count / 2, "parseLenientHex: the output has no room for text.count / 2 bytes")
+  guard !text.isEmpty, let input = text.baseAddress, let out = output.baseAddress else { return 0 }
+  return hexValues.withUnsafeBufferPointer { table in
+    hexPairValues.withUnsafeBufferPointer { pairs in
+      guard let table = table.baseAddress, let pairs = pairs.baseAddress else { return nil }
+      return decodeLenient(input, count: text.count, into: out.assumingMemoryBound(to: UInt8.self),
+                           table: table, pairs: pairs)
+    }
+  }
+}
+
 /// The lenient parser's loop: `count` characters at `input` into bytes at `out` (room for
 /// `count / 2`). Returns how many bytes it wrote, or nil when the text is not lenient hex.
 private func decodeLenient(_ input: UnsafeRawPointer, count n: Int, into out: UnsafeMutablePointer<UInt8>,

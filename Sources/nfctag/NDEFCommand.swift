@@ -62,8 +62,8 @@ extension NDEFCommand {
     /// true when a line failed (or standard input could not be read).
     ///
     /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
-    /// one reused byte buffer, and the JSON is written straight into the output buffer, which
-    /// goes out with write(2) once it holds a megabyte.
+    /// one byte buffer sized for the longest line so far, and the JSON is written straight into
+    /// the output buffer, which goes out with write(2) once it holds a megabyte.
     private func decodeLines() -> Bool {
       let output = StandardOutput()
       var failed = false
@@ -82,12 +82,12 @@ extension NDEFCommand {
         lineNumber += 1
         var body = line
         if body.last == 0x0D { body = UnsafeRawBufferPointer(rebasing: body.dropLast()) }
-        bytes.removeAll(keepingCapacity: true)
-        if parseLenientHex(body, appendingTo: &bytes) {
-          if bytes.isEmpty, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
+        if bytes.count < body.count / 2 { bytes = [UInt8](repeating: 0, count: max(body.count / 2, bytes.count * 2)) }
+        if let count = bytes.withUnsafeMutableBytes({ parseLenientHex(body, into: $0) }) {
+          if count == 0, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
           let mark = writer.bytes.count
           do {
-            writer.message(try NDEFMessage(decoding: bytes))
+            writer.message(try NDEFMessage(decoding: bytes[0..<count]))
           } catch {
             writer.bytes.removeLast(writer.bytes.count - mark)
             lineError("invalid NDEF message: \(error)")

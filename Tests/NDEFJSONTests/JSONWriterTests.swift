@@ -48,4 +48,44 @@ import NDEFJSON
     #expect(w.text == #"{"na\"me":"x","ok":true,"no":false,"list":[1,2],"hex":"00ab"}"#)
     #expect((try? JSONParser.parse(w.bytes)) != nil)
   }
+
+  /// The escaping rules one scalar at a time, as the tool's jsonQuoted first had them.
+  private func reference(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      default:
+        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+          let h = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out + "\""
+  }
+
+  @Test func agreesWithTheScalarByScalarRulesOnRandomText() {
+    // Long plain runs (skipped eight bytes at a time) broken by every kind of byte to look at.
+    let alphabet: [Unicode.Scalar] = ["a", "b", " ", "é", "✓", "𝄞", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}",
+                                      "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{A9}", "\u{FFFD}"]
+    var state: UInt64 = 7
+    for _ in 0..<2000 {
+      state = state &* 6364136223846793005 &+ 1442695040888963407
+      var text = String.UnicodeScalarView()
+      for _ in 0..<Int(state >> 58) {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        let r = Int(state >> 33)
+        text.append(r % 4 == 0 ? alphabet[r / 4 % alphabet.count] : "x")
+      }
+      let string = String(text)
+      #expect(quoted(string) == reference(string))
+    }
+  }
 }

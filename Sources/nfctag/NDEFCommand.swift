@@ -39,8 +39,8 @@ extension NDEFCommand {
     func run() throws {
       if lines {
         guard message == "-" else { throw fail(CLIFailure(ExitStatus.usage, "--lines reads standard input: drop the argument")) }
-        let failed = decodeLines()
-        if failed { throw ExitCode(ExitStatus.dataError) }
+        let status = decodeLines()
+        if status != ExitStatus.ok { throw ExitCode(status) }
         return
       }
       do {
@@ -58,13 +58,13 @@ extension NDEFCommand {
       }
     }
 
-    /// Streams stdin: memory bounded by the longest line, whatever the input length. Returns
-    /// true when a line failed (or standard input could not be read).
+    /// Streams stdin: memory bounded by the longest line, whatever the input length. Returns the
+    /// exit status: 0, 65 when a line failed, 66 when standard input could not be read.
     ///
     /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
     /// one byte buffer sized for the longest line so far, and the JSON is written straight into
     /// the output buffer, which goes out with write(2) once it holds a megabyte.
-    private func decodeLines() -> Bool {
+    private func decodeLines() -> Int32 {
       let output = StandardOutput()
       var failed = false
       var lineNumber = 0
@@ -104,9 +104,9 @@ extension NDEFCommand {
       output.writeThrough(writer.bytes)
       if !readAll {
         writeStderr("nfctag: cannot read standard input: \(String(cString: strerror(errno)))\n")
-        return true
+        return ExitStatus.noInput
       }
-      return failed
+      return failed ? ExitStatus.dataError : ExitStatus.ok
     }
   }
 

@@ -53,4 +53,11 @@ import Testing
     #expect(lines.count == 3 && lines[1].hasPrefix(#"{"line":4,"error":"invalid NDEF message"#))
     #expect(lines.last?.contains(#""text":"hello""#) == true)
   }
+
+  @Test func unreadableInputIsExit66WithOneLine() throws {
+    // A directory as standard input: open(2) succeeds, read(2) fails with EISDIR.
+    let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec '\(nfctagBinary().path)' ndef decode --lines < /"])
+    #expect(r.status == 66)
+    #expect(r.stderr == "nfctag: cannot read standard input: Is a directory\n")
+  }
 }

@@ -13,8 +13,8 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FUZZ_SECONDS ?= 60
 APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
 # What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
-# whose completion scripts are checked.
-PACKAGE_TOOLS = dpkg-dev lintian man-db groff-base zsh fish
+# whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
+PACKAGE_TOOLS = dpkg-dev lintian man-db groff-base bsdextrautils zsh fish
 BENCH_TOOLS = hyperfine
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG = .build/debug/nfctag

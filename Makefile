@@ -29,7 +29,7 @@ DIST = $(RELEASE_SCRATCH)/dist
 # The man page is dated by the last commit, so the same tree gives the same page.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: all deps package-deps bench-deps build release dist test package-test bench fuzz \
+.PHONY: all deps package-deps bench-deps build release dist test package-test tsan docs bench fuzz \
         install install-files uninstall deb lint-deb demo pcscd clean
 
 all: build
@@ -64,9 +64,11 @@ pcscd: deps
 build: deps
 	$(SWIFT) build
 
-## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader,
-## then install, uninstall and the Debian package (scripts/test-package.sh).
+## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader
+## (the examples are built first: the end-to-end tests run them too), then install, uninstall
+## and the Debian package (scripts/test-package.sh).
 test: deps pcscd
+	$(SWIFT) build
 	NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory package-test
 
@@ -78,6 +80,24 @@ package-test: package-deps
 bench: deps bench-deps pcscd release
 	$(SWIFT_RELEASE) --product NFCBench >/dev/null
 	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
+
+## tsan: the whole test suite under ThreadSanitizer, end-to-end tests included; any report fails it.
+tsan: deps pcscd
+	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan
+	NFCTAG_E2E=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel 2>&1 | tee .build-tsan/test.log; \
+	  status=$${PIPESTATUS[0]}; \
+	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
+	  exit $$status
+
+## docs: the DocC documentation of NFCSession and NDEF (swift-docc-plugin); any DocC warning fails it.
+docs: deps
+	@mkdir -p .build; for target in NFCSession NDEF; do \
+	  $(SWIFT) package --disable-sandbox generate-documentation --target $$target > .build/docs-$$target.log 2>&1 || { cat .build/docs-$$target.log; exit 1; }; \
+	  if sed -n '/^Building documentation/,$$p' .build/docs-$$target.log | grep -q "warning:"; then \
+	    sed -n '/^Building documentation/,$$p' .build/docs-$$target.log; echo "docs: DocC warnings in $$target"; exit 1; fi; \
+	  echo "docs: $$target built without warnings (.build/plugins/Swift-DocC/outputs/$$target.doccarchive)"; \
+	done
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

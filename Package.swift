@@ -8,12 +8,14 @@ let package = Package(
     .library(name: "NDEF", targets: ["NDEF"]),
     .library(name: "PCSC", targets: ["PCSC"]),
     .library(name: "NFCSession", targets: ["NFCSession"]),
+    .library(name: "NFCReaders", targets: ["NFCReaders"]),
     .library(name: "NFCEmulator", targets: ["NFCEmulator"]),
     .library(name: "NFCTestSupport", targets: ["NFCTestSupport"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // C layer: pcsc-lite headers and the few helpers Swift cannot import.
@@ -34,8 +36,9 @@ let package = Package(
     // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
     .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport",
                                                .product(name: "Logging", package: "swift-log")]),
-    // Core NFC look-alike reader sessions.
-    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
+    // Core NFC look-alike reader sessions: the one road from a program to a tag.
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "NFCReaders", "PCSC",
+                                               .product(name: "Logging", package: "swift-log")]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator"]),
@@ -46,6 +49,9 @@ let package = Package(
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
+    // The seed sample and tutorial, on a real reader: what a library user writes.
+    .executableTarget(name: "ScanTags", dependencies: ["NFCSession"], path: "Examples/ScanTags"),
+    .executableTarget(name: "WriteText", dependencies: ["NFCSession"], path: "Examples/WriteText"),
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
@@ -53,6 +59,7 @@ let package = Package(
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
     .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
+    .testTarget(name: "NFCTransportTests", dependencies: ["NFCTransport"]),
     .testTarget(name: "PCSCTests", dependencies: ["PCSC"]),
     .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCTestSupport", "NDEF"],
                 resources: [.copy("Fixtures")]),

@@ -8,6 +8,8 @@ import NFCTags
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 func now() -> Double {

@@ -61,5 +61,6 @@ public struct NDEFError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-  public var description: String { "\(reason) (\(code.name) at byte \(offset))" }
+  /// For people: the reason and where (``code`` is for programs and stays out of it).
+  public var description: String { "\(reason) at byte \(offset)" }
 }

@@ -1,15 +1,27 @@
 import NDEF
 
-/// Removes control characters (C0 except none, DEL, C1) from text that came from tag data, so a
-/// tag cannot send escape sequences to the terminal. Newlines and tabs become spaces.
+/// Removes what a tag could use to deceive a terminal from text that came from tag data: control
+/// characters (C0, DEL, C1: escape sequences), bidirectional controls (U+061C, U+200E–200F,
+/// U+202A–202E, U+2066–2069: "Trojan Source" reordering), and invisible characters (U+200B–200D,
+/// U+2060–2064, U+FEFF). Newlines and tabs become spaces.
 public func sanitizedForTerminal(_ text: String) -> String {
   var out = String.UnicodeScalarView()
   for s in text.unicodeScalars {
     if s == "\n" || s == "\t" || s == "\r" { out.append(" "); continue }
-    if s.value < 0x20 || (0x7F...0x9F).contains(s.value) { continue }
+    if isDeceptiveScalar(s) { continue }
     out.append(s)
   }
   return String(out)
+}
+
+/// True for control, bidirectional-control and invisible scalars (see ``sanitizedForTerminal(_:)``).
+public func isDeceptiveScalar(_ s: Unicode.Scalar) -> Bool {
+  switch s.value {
+  case 0x00..<0x20, 0x7F...0x9F, 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF:
+    return true
+  default:
+    return false
+  }
 }
 
 /// Human-readable lines, one or more per record, each ending in a newline.

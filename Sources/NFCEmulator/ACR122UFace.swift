@@ -58,11 +58,11 @@ public final class ACR122UFace: VirtualCard {
   public func powerOff() { tag?.reset() }
   public func reset() { tag?.reset() }
 
-  private static let ok: [UInt8] = [0x90, 0x00]
-  private static let failed: [UInt8] = [0x63, 0x00]
+  private static let ok = StatusWord.success.bytes
+  private static let failed = StatusWord.noInformation.bytes
 
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count >= 4 else { return [0x67, 0x00] }
+    guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
     if apdu[0] != 0xFF { return tagAPDU(apdu) }
     let ins = apdu[1], p1 = apdu[2], p2 = apdu[3]
     switch (ins, p1) {
@@ -91,8 +91,8 @@ public final class ACR122UFace: VirtualCard {
     case 0x00: return tag.identifier + Self.ok
     case 0x01:
       if case .typeA(_, _, let ats?) = tag.technology { return ats + Self.ok }
-      return [0x6A, 0x81]
-    default: return [0x6A, 0x81]
+      return StatusWord.functionNotSupported.bytes
+    default: return StatusWord.functionNotSupported.bytes
     }
   }
 
@@ -124,7 +124,7 @@ public final class ACR122UFace: VirtualCard {
         guard answer.count <= Self.maximumChipAnswer else { return Self.failed }
         return answer
       }
-      return [0x6F, 0x00]
+      return StatusWord.noPreciseDiagnosis.bytes
     case .type3:
       if case .data(let answer) = tag.respond(to: apdu) { return answer + Self.ok }
       return Self.failed

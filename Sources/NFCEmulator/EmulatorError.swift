@@ -1,6 +1,11 @@
 /// Why a virtual tag or an image file could not be set up.
 public struct EmulatorError: Error, Hashable, Sendable, CustomStringConvertible {
   public let message: String
-  public init(_ message: String) { self.message = message }
+  /// The reader face that would take this tag, when the failure is a face that cannot.
+  public let workingFace: ReaderFaceKind?
+  public init(_ message: String, workingFace: ReaderFaceKind? = nil) {
+    self.message = message
+    self.workingFace = workingFace
+  }
   public var description: String { message }
 }

@@ -52,9 +52,9 @@ public final class PartThreeFace: VirtualCard {
   public init(tag: any VirtualTag, transparentExchange: Bool = true) throws(EmulatorError) {
     switch tag.technology {
     case .jewel:
-      throw EmulatorError("the Part 3 reader face does not handle Type 1 (Topaz) tags: use --reader acr122u")
+      throw EmulatorError("the Part 3 reader face does not handle Type 1 (Topaz) tags", workingFace: .acr122u)
     case .felica:
-      throw EmulatorError("the Part 3 reader face does not handle Type 3 (FeliCa) tags: use --reader acr122u")
+      throw EmulatorError("the Part 3 reader face does not handle Type 3 (FeliCa) tags", workingFace: .acr122u)
     case .typeA, .iso15693:
       break
     }
@@ -94,18 +94,18 @@ public final class PartThreeFace: VirtualCard {
     return Array(ats[start..<end])
   }
 
-  private static let ok: [UInt8] = [0x90, 0x00]
-  private static let failed: [UInt8] = [0x63, 0x00]
-  private static let notSupported: [UInt8] = [0x6A, 0x81]
+  private static let ok = StatusWord.success.bytes
+  private static let failed = StatusWord.noInformation.bytes
+  private static let notSupported = StatusWord.functionNotSupported.bytes
 
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count >= 4 else { return [0x67, 0x00] }
+    guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
     guard apdu[0] == 0xFF else {
       guard tag.platform == .type4 else { return Self.notSupported }
       if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2, answer.count <= Self.maximumAnswer {
         return answer
       }
-      return [0x6F, 0x00]
+      return StatusWord.noPreciseDiagnosis.bytes
     }
     switch apdu[1] {
     case 0xCA: return getData(apdu)
@@ -131,7 +131,7 @@ public final class PartThreeFace: VirtualCard {
     let le = Int(apdu[4])
     if le == 0 || le == value.count { return value + Self.ok }
     if le < value.count { return [0x6C, UInt8(truncatingIfNeeded: value.count)] }
-    return value + [0x62, 0x82]
+    return value + StatusWord.endOfFileReached.bytes
   }
 
   private func readBinary(_ apdu: [UInt8]) -> [UInt8] {
@@ -184,9 +184,9 @@ public final class PartThreeFace: VirtualCard {
   private func manageSession(_ apdu: [UInt8]) -> [UInt8] {
     guard apdu.count >= 5, apdu[2] == 0x00 else { return Self.notSupported }
     let lc = Int(apdu[4])
-    guard apdu.count == 5 + lc || apdu.count == 6 + lc else { return [0x67, 0x00] }
+    guard apdu.count == 5 + lc || apdu.count == 6 + lc else { return StatusWord.wrongLength.bytes }
     guard let objects = BERObject.parse(Array(apdu[5 ..< 5 + lc])) else {
-      return Self.status(index: 1, 0x67, 0x00) + Self.ok
+      return Self.status(index: 1, .wrongLength) + Self.ok
     }
     switch apdu[3] {
     case 0x00: return session(objects)
@@ -196,8 +196,9 @@ public final class PartThreeFace: VirtualCard {
     }
   }
 
-  private static func status(index: Int, _ sw1: UInt8, _ sw2: UInt8) -> [UInt8] {
-    [0xC0, 0x03, UInt8(truncatingIfNeeded: index), sw1, sw2]
+  /// The `C0 03 <index> SW1 SW2` status object of a Manage Session or transparent exchange answer.
+  private static func status(index: Int, _ sw: StatusWord) -> [UInt8] {
+    [0xC0, 0x03, UInt8(truncatingIfNeeded: index), sw.sw1, sw.sw2]
   }
 
   private func session(_ objects: [BERObject]) -> [UInt8] {
@@ -210,10 +211,10 @@ public final class PartThreeFace: VirtualCard {
       case 0x83: tag.reset()
       case 0x84: break
       case 0x5F46: break
-      default: return Self.status(index: i + 1, 0x6A, 0x81) + Self.ok
+      default: return Self.status(index: i + 1, .functionNotSupported) + Self.ok
       }
     }
-    return Self.status(index: 0, 0x90, 0x00) + Self.ok
+    return Self.status(index: 0, .success) + Self.ok
   }
 
   /// Switch Protocol (`8F 02 <standard> <layer>`, reference §4.3).
@@ -229,20 +230,20 @@ public final class PartThreeFace: VirtualCard {
   /// - Anything else (other standards, layers 2 and 4, a malformed object): `C0 03 01 6A 81`.
   private func switchProtocol(_ objects: [BERObject]) -> [UInt8] {
     guard objects.count == 1, let object = objects.first, object.tag == 0x8F, object.value.count == 2 else {
-      return Self.status(index: 1, 0x6A, 0x81) + Self.ok
+      return Self.status(index: 1, .functionNotSupported) + Self.ok
     }
     let standard = object.value[0], layer = object.value[1]
     switch (standard, layer) {
     case (0x02, 0x02), (0x02, 0x03):
-      guard tag.platform == .type5 else { return Self.status(index: 1, 0x64, 0x01) + Self.ok }
+      guard tag.platform == .type5 else { return Self.status(index: 1, .noResponse) + Self.ok }
     case (0x00, 0x03):
-      guard tag.platform == .type2 else { return Self.status(index: 1, 0x64, 0x01) + Self.ok }
+      guard tag.platform == .type2 else { return Self.status(index: 1, .noResponse) + Self.ok }
       tag.reset()
     default:
-      return Self.status(index: 1, 0x6A, 0x81) + Self.ok
+      return Self.status(index: 1, .functionNotSupported) + Self.ok
     }
     selectedProtocol = [standard, layer]
-    return Self.status(index: 0, 0x90, 0x00) + [0x8F, 0x01, 0x00] + Self.ok
+    return Self.status(index: 0, .success) + [0x8F, 0x01, 0x00] + Self.ok
   }
 
   /// Transparent Exchange. ISO 15693 tags answer without a prior Switch Protocol (as before);
@@ -252,7 +253,7 @@ public final class PartThreeFace: VirtualCard {
     switch tag.platform {
     case .type5: break
     case .type2 where selectedProtocol == [0x00, 0x03]: break
-    default: return Self.status(index: 1, 0x6A, 0x81) + Self.ok
+    default: return Self.status(index: 1, .functionNotSupported) + Self.ok
     }
     var out: [UInt8] = []
     for (i, object) in objects.enumerated() {
@@ -266,17 +267,17 @@ public final class PartThreeFace: VirtualCard {
         case .data(let bytes): (answer, validBits) = (bytes, 0)
         case .ack: (answer, validBits) = ([0x0A], 4)
         case .nak(let code): (answer, validBits) = ([code & 0x0F], 4)
-        case .mute: return Self.status(index: i + 1, 0x64, 0x01) + Self.ok
+        case .mute: return Self.status(index: i + 1, .noResponse) + Self.ok
         }
         let length: [UInt8] = answer.count < 0x80 ? [UInt8(answer.count)] : [0x81, UInt8(truncatingIfNeeded: answer.count)]
         out = [0x92, 0x01, validBits, 0x96, 0x02, 0x00, 0x00, 0x97] + length + answer
         guard answer.count <= 0xFF, 5 + out.count + 2 <= Self.maximumAnswer else {
-          return Self.status(index: i + 1, 0x67, 0x00) + Self.ok
+          return Self.status(index: i + 1, .wrongLength) + Self.ok
         }
       default:
-        return Self.status(index: i + 1, 0x6A, 0x81) + Self.ok
+        return Self.status(index: i + 1, .functionNotSupported) + Self.ok
       }
     }
-    return Self.status(index: 0, 0x90, 0x00) + out + Self.ok
+    return Self.status(index: 0, .success) + out + Self.ok
   }
 }

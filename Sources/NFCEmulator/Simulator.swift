@@ -70,7 +70,7 @@ public enum ReaderFaceKind: String, CaseIterable, Sendable {
     switch self {
     case .acr122u:
       guard tag.platform != .type5 else {
-        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags: use --reader part3")
+        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags", workingFace: .part3)
       }
       return ACR122UFace(tag: tag)
     case .part3:
@@ -121,12 +121,12 @@ public final class ImageFile {
   func save(_ tag: any VirtualTag) throws(EmulatorError) {
     let temporary = path + ".tmp"
     let image = tag.memoryImage
-    let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else { throw EmulatorError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
     var offset = 0
     let ok = image.withUnsafeBytes { raw -> Bool in
       while offset < raw.count {
-        let n = Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+        let n = writeFile(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
         if n <= 0 { return false }
         offset += n
       }
@@ -139,7 +139,7 @@ public final class ImageFile {
   }
 
   static func readFile(_ path: String) -> [UInt8]? {
-    let fd = Glibc.open(path, O_RDONLY)
+    let fd = openFile(path, O_RDONLY)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var out: [UInt8] = []
@@ -236,3 +236,8 @@ public struct SimulatorSpec: Sendable {
     imagePath = parts.count > 1 && !parts[1].isEmpty ? String(parts[1]) : nil
   }
 }
+
+// `ImageFile.open(path:kind:uid:)` hides the C function inside the type, so these file-level
+// forwarders name the C calls without a module prefix (Glibc on Linux, Darwin on macOS).
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
+private func writeFile(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }

@@ -113,7 +113,7 @@ public final class VPCDBridge: @unchecked Sendable {
   }
 
   private func connectOnce() -> Int32? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = socket(AF_INET, SocketPlatform.stream, 0)
     guard fd >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -131,6 +131,7 @@ public final class VPCDBridge: @unchecked Sendable {
     }
     var one: Int32 = 1
     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    SocketPlatform.noSigPipe(fd)
     return fd
   }
 
@@ -181,7 +182,7 @@ public final class VPCDBridge: @unchecked Sendable {
     var offset = 0
     return bytes.withUnsafeBytes { raw -> Bool in
       while offset < raw.count {
-        let n = send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, Int32(MSG_NOSIGNAL))
+        let n = send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, SocketPlatform.sendFlags)
         if n <= 0 { if errno == EINTR { continue }; return false }
         offset += n
       }

@@ -28,25 +28,25 @@ public struct ACR122UControl {
     if blinkRed { control |= 0x40 | 0x10 }
     if blinkGreen { control |= 0x80 | 0x20 }
     let reply = try transport.transmit([0xFF, 0x00, 0x40, control, 0x04, t1, t2, repetitions, buzzer.rawValue])
-    guard reply.count == 2, reply[0] == 0x90 else {
-      throw reply.count == 2 ? .status(UInt16(reply[0]) << 8 | UInt16(reply[1])) : .malformedResponse(reply)
-    }
-    return reply[1]
+    guard reply.count == 2, let sw = StatusWord(trailerOf: reply) else { throw .malformedResponse(reply) }
+    // The reader answers 90 <LED state>: SW1 90 is success here, SW2 carries the state.
+    guard sw.sw1 == 0x90 else { throw .status(sw) }
+    return sw.sw2
   }
 
   /// Turns the beep on card detection on or off (`FF 00 52 FF 00` / `FF 00 52 00 00`).
   public func setDetectionBuzzer(_ on: Bool) throws(TransceiveError) {
     let reply = try transport.transmit([0xFF, 0x00, 0x52, on ? 0xFF : 0x00, 0x00])
-    guard reply.count == 2, reply[0] == 0x90 else {
-      throw reply.count == 2 ? .status(UInt16(reply[0]) << 8 | UInt16(reply[1])) : .malformedResponse(reply)
-    }
+    guard reply.count == 2, let sw = StatusWord(trailerOf: reply) else { throw .malformedResponse(reply) }
+    guard sw.sw1 == 0x90 else { throw .status(sw) }
   }
 
   /// Reads the PICC operating parameter (`FF 00 50 00 00`): which card types the reader polls for.
   public func pollingParameter() throws(TransceiveError) -> UInt8 {
     let reply = try transport.transmit([0xFF, 0x00, 0x50, 0x00, 0x00])
-    guard reply.count == 2, reply[0] == 0x90 else { throw .malformedResponse(reply) }
-    return reply[1]
+    // The reader answers 90 <parameter>: SW1 90 is success here, SW2 carries the value.
+    guard reply.count == 2, let sw = StatusWord(trailerOf: reply), sw.sw1 == 0x90 else { throw .malformedResponse(reply) }
+    return sw.sw2
   }
 }
 
@@ -94,7 +94,7 @@ public final class ReaderCommandTransport: APDUTransport {
       switch error.error {
       case .noSmartcard, .removedCard:
         throw .readerUnavailable("\(reader) takes reader commands only with a tag in the field (its driver refuses "
-                                 + "escape commands): put a tag on it and try again")
+                                 + "escape commands)")
       default:
         throw pollError(error)
       }

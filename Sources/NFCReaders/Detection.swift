@@ -10,19 +10,19 @@ import NFCTransport
 public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil) throws(PollError) -> DetectedTarget {
   let link: any APDUTransport = logger.map { TracingTransport(transport, logger: $0) } ?? transport
   let atr = PartThreeATR(transport.atr)
-  var parameters: [String: [UInt8]] = [:]
+  var details = TargetDetails(historicalBytes: atr.historicalBytes)
   let isACR122: Bool
   do {
     if atr.platform == .type2 {
       // One APDU tells the reader path and names the chip: GET_VERSION (60) by direct transmit to
       // a PN532 (InCommunicateThru). An ACR122U answers D5 43 …; a plain Part 3 reader refuses.
       let reply = try link.transmit([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60])
-      isACR122 = reply.count >= 5 && reply[0] == 0xD5 && reply[1] == 0x43 && reply.suffix(2) == [0x90, 0x00]
-      if isACR122, reply[2] == 0x00, reply.count == 13 { parameters["version"] = Array(reply[3..<11]) }
+      isACR122 = reply.count >= 5 && reply[0] == 0xD5 && reply[1] == 0x43 && StatusWord(trailerOf: reply)?.isSuccess == true
+      if isACR122, reply[2] == 0x00, reply.count == 13 { details.type2Version = Array(reply[3..<11]) }
     } else {
       let firmware = try link.transmit([0xFF, 0x00, 0x48, 0x00, 0x00])
       isACR122 = firmware.starts(with: Array("ACR122".utf8))
-      if isACR122 { parameters["firmware"] = firmware }
+      if isACR122 { details.readerFirmware = String(decoding: firmware, as: UTF8.self) }
     }
   } catch {
     throw failure(error, transport.readerName)
@@ -30,7 +30,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   var identifier: [UInt8] = []
   do {
     let reply = try link.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
-    if reply.count >= 2, reply.suffix(2) == [0x90, 0x00] { identifier = Array(reply.dropLast(2)) }
+    if let answer = ResponseAPDU(reply), answer.statusWord.isSuccess { identifier = answer.data }
   } catch {
     throw failure(error, transport.readerName)
   }
@@ -44,11 +44,11 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
     do {
       let reply = try link.transmit(apdu)
       // D5 4B NbTg Tg POL_RES_len 01 IDm(8) PMm(8) [SC(2)] 90 00
-      if reply.count >= 24, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x01, reply.suffix(2) == [0x90, 0x00],
+      if reply.count >= 24, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x01, StatusWord(trailerOf: reply)?.isSuccess == true,
          Int(reply[4]) == reply.count - 6, reply[5] == 0x01 {
         identifier = Array(reply[6..<14])
-        parameters["pmm"] = Array(reply[14..<22])
-        if reply.count == 26 { parameters["systemCode"] = Array(reply[22..<24]) }
+        details.felicaPMm = Array(reply[14..<22])
+        if reply.count == 26 { details.felicaSystemCode = Array(reply[22..<24]) }
       }
     } catch {
       if error == .tagRemoved { throw failure(error, transport.readerName) }
@@ -65,12 +65,12 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   default: tagLink = PartThreeType2Link(transport: link)
   }
   return DetectedTarget(readerName: transport.readerName, identifier: identifier, atr: transport.atr,
-                        platform: platform, cardName: atr.cardName, parameters: parameters, link: tagLink)
+                        platform: platform, cardName: atr.cardName, details: details, link: tagLink)
 }
 
 private func failure(_ error: TransceiveError, _ reader: String) -> PollError {
   switch error {
-  case .tagRemoved: return .failed("the tag was removed while it was being identified on \(reader): tap it again")
-  default: return .failed("cannot identify the card on \(reader): \(error): keep the tag on the reader and tap it again")
+  case .tagRemoved: return .failed("the tag was removed while it was being identified on \(reader)")
+  default: return .failed("cannot identify the card on \(reader): \(error)")
   }
 }

@@ -26,14 +26,13 @@ public final class ACR122UType2Link: Transceiver {
 
 /// Checks a direct-transmit answer `D5 <cmd+1> <status> <data> 90 00` and returns the data.
 func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [UInt8] {
-  guard reply.count >= 2 else { throw .malformedResponse(reply) }
-  let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
-  guard sw == 0x9000 else { throw .status(sw) }
-  let body = reply.dropLast(2)
-  guard body.count >= 3, body[body.startIndex] == 0xD5, body[body.startIndex + 1] == command &+ 1 else {
+  guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+  guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
+  let body = response.data
+  guard body.count >= 3, body[0] == 0xD5, body[1] == command &+ 1 else {
     throw .malformedResponse(reply)
   }
-  let status = body[body.startIndex + 2] & 0x3F
+  let status = body[2] & 0x3F
   switch status {
   case 0x00: return Array(body.dropFirst(3))
   case 0x01: throw .timeout
@@ -167,10 +166,9 @@ public final class PartThreeType2Link: Transceiver {
   }
 
   static func data(_ reply: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    guard reply.count >= 2 else { throw .malformedResponse(reply) }
-    let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
-    guard sw == 0x9000 else { throw .status(sw) }
-    return Array(reply.dropLast(2))
+    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+    guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
+    return response.data
   }
 }
 

@@ -1,6 +1,7 @@
 import Logging
 import NFCTransport
 import PCSC
+import Synchronization
 
 /// A PC/SC card handle as an ``APDUTransport``.
 public final class PCSCCardTransport: APDUTransport {
@@ -44,17 +45,21 @@ public final class PCSCCardTransport: APDUTransport {
   }
 }
 
-/// Maps a PC/SC failure to a poll error with the advice to fix it.
-func pollError(_ failure: PCSCFailure) -> PollError {
-  switch failure.error {
-  case .noService, .serviceStopped, .commError: return .serviceUnavailable(failure.error.description)
-  case .noReadersAvailable, .unknownReader, .readerUnavailable: return .readerUnavailable(failure.description)
-  case .timeout: return .timeout
-  case .cancelled: return .cancelled
-  case .sharingViolation: return .busy(failure.description)
-  default: return .failed(failure.description)
+extension PollError {
+  /// The poll error a PC/SC failure amounts to.
+  public init(_ failure: PCSCFailure) {
+    switch failure.error {
+    case .noService, .serviceStopped, .commError: self = .serviceUnavailable(failure.error.description)
+    case .noReadersAvailable, .unknownReader, .readerUnavailable: self = .readerUnavailable(failure.description)
+    case .timeout: self = .timeout
+    case .cancelled: self = .cancelled
+    case .sharingViolation: self = .busy(failure.description)
+    default: self = .failed(failure.description)
+    }
   }
 }
+
+func pollError(_ failure: PCSCFailure) -> PollError { PollError(failure) }
 
 /// Picks a reader: a name, a unique prefix of one, or an index in the list; with none given, the
 /// first reader that holds a card, else the first reader.
@@ -62,7 +67,7 @@ public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError
   let readers: [String]
   do { readers = try context.listReaders() } catch { throw pollError(error) }
   guard !readers.isEmpty else {
-    throw .readerUnavailable("no reader found: plug in a reader, or start a virtual one with `nfctag emulate`")
+    throw .readerUnavailable("no reader found")
   }
   guard let spec else {
     var states = readers.map { ReaderState(reader: $0) }
@@ -82,18 +87,22 @@ public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError
 /// A PC/SC reader as a ``TagPoller``: waits with `SCardGetStatusChange`, connects, identifies.
 ///
 /// A reader unplugged and plugged back, or a restarted pcscd, does not end a wait: the poller
-/// re-establishes its context and goes on waiting.
-public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
+/// re-establishes its context and goes on waiting. One thread polls; ``cancel()`` may come from
+/// any other, so the context, the card and the cancel flag sit behind a mutex.
+public final class PCSCTagPoller: TagPoller {
   public let readerName: String
-  private var context: PCSCContext
   private let logger: Logger?
-  private var card: Card?
-  private var cancelled = false
-  var contextForWaits: PCSCContext { context }
-  var isCancelled: Bool { cancelled }
+  private struct State {
+    var context: PCSCContext
+    var card: Card?
+    var cancelled = false
+  }
+  private let state: Mutex<State>
+  var contextForWaits: PCSCContext { state.withLock { $0.context } }
+  var isCancelled: Bool { state.withLock { $0.cancelled } }
 
   public init(context: PCSCContext, readerName: String, logger: Logger? = nil) {
-    self.context = context
+    state = Mutex(State(context: context))
     self.readerName = readerName
     self.logger = logger
   }
@@ -103,12 +112,12 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
     try waitForState(present: true, timeoutMilliseconds: timeoutMilliseconds)
     let connected: Card
     do {
-      connected = try context.connect(reader: readerName)
+      connected = try contextForWaits.connect(reader: readerName)
     } catch {
-      if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read: tap it again") }
+      if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read") }
       throw pollError(error)
     }
-    card = connected
+    state.withLock { $0.card = connected }
     let atr = (try? connected.status().atr) ?? []
     let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr)
     return [try detectTarget(on: transport, logger: logger)]
@@ -118,13 +127,21 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
     try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds)
   }
 
-  public func release() {
-    if let card { try? card.disconnect(.leave) }
-    card = nil
+  public func release() { release(.leave) }
+
+  /// Disconnects with a card reset: the reader re-activates the tag, which ends any authentication.
+  public func releaseResetting() { release(.reset) }
+
+  private func release(_ disposition: Disposition) {
+    let card: Card? = state.withLock { s in defer { s.card = nil }; return s.card }
+    if let card { try? card.disconnect(disposition) }
   }
 
   public func cancel() {
-    cancelled = true
+    let context: PCSCContext = state.withLock {
+      $0.cancelled = true
+      return $0.context
+    }
     context.cancel()
   }
 
@@ -134,14 +151,14 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
     func pastDeadline() -> Bool { deadline.map { monotonicMilliseconds() >= $0 } ?? false }
     func pause() throws(PollError) {
       usleep(300_000)
-      if cancelled { throw .cancelled }
+      if isCancelled { throw .cancelled }
       if pastDeadline() { throw .timeout }
     }
     while true {
-      if cancelled { throw .cancelled }
+      if isCancelled { throw .cancelled }
       let slice = deadline.map { max(0, min($0 - monotonicMilliseconds(), 1000)) } ?? 1000
       do {
-        try context.waitForStatusChange(&states, timeoutMilliseconds: slice)
+        try contextForWaits.waitForStatusChange(&states, timeoutMilliseconds: slice)
       } catch {
         switch error.error {
         case .timeout:
@@ -151,7 +168,7 @@ public final class PCSCTagPoller: TagPoller, @unchecked Sendable {
         case .noService, .serviceStopped, .invalidHandle, .commError:
           // pcscd stopped or restarted: wait for it and carry on.
           try pause()
-          if let fresh = try? PCSCContext() { context = fresh }
+          if let fresh = try? PCSCContext() { state.withLock { $0.context = fresh } }
           states = [ReaderState(reader: readerName)]
           continue
         case .unknownReader, .readerUnavailable:
@@ -214,6 +231,8 @@ extension PCSCTagPoller {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 func monotonicMilliseconds() -> Int {

@@ -28,6 +28,12 @@ public struct PartThreeATR: Hashable, Sendable {
     }
   }
 
+  /// The historical bytes of an ISO-DEP card (from its ATS or ATQB), empty for any other kind.
+  public var historicalBytes: [UInt8] {
+    if case .isoDEP(let bytes) = kind { return bytes }
+    return []
+  }
+
   /// The NFC Forum platform, nil when the card is none (MIFARE Classic) or unknown.
   public var platform: TagPlatform? {
     switch kind {

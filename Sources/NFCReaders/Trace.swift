@@ -2,6 +2,8 @@ import Logging
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// An APDUTransport that logs every exchange with its duration. Passwords never reach the log:
@@ -20,7 +22,8 @@ final class TracingTransport: APDUTransport {
   var atr: [UInt8] { base.atr }
 
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    logger.trace("> \(maskedForTrace(apdu))")
+    let secret = SecretExchange.isActive
+    logger.trace("> \(secret ? secretForTrace(apdu) : maskedForTrace(apdu))")
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
     func elapsed() -> String {
@@ -31,7 +34,7 @@ final class TracingTransport: APDUTransport {
     }
     do {
       let reply = try base.transmit(apdu)
-      logger.trace("< \(hexString(reply, separator: " ")) (\(elapsed()))")
+      logger.trace("< \(secret && reply.count > 2 ? "******** " + hexString(reply.suffix(2), separator: " ") : hexString(reply, separator: " ")) (\(elapsed()))")
       return reply
     } catch {
       logger.trace("< error: \(error) (\(elapsed()))")
@@ -55,6 +58,26 @@ func maskedForTrace(_ apdu: [UInt8]) -> String {
     return hexString(apdu[...at], separator: " ") + " ********"
   }
   return hexString(apdu, separator: " ")
+}
+
+/// An APDU that carries a secret: the reader's header and the tag command with its address, then
+/// `********` for the data (direct transmit, transparent exchange, UPDATE BINARY; any other APDU
+/// shows only CLA INS P1 P2).
+func secretForTrace(_ apdu: [UInt8]) -> String {
+  // The tag command and its address byte stay; PWD_AUTH (1B) has no address: its data starts at once.
+  func frame(at index: Int) -> Int { index < apdu.count && apdu[index] == 0x1B ? index + 1 : index + 2 }
+  let shown: Int
+  if apdu.count >= 8, apdu.starts(with: [0xFF, 0x00, 0x00, 0x00]), apdu[5] == 0xD4 {
+    shown = frame(at: apdu[6] == 0x40 ? 8 : 7)
+  } else if apdu.count >= 8, apdu.starts(with: [0xFF, 0xC2, 0x00, 0x01]), let at = transceivedFrameStart(apdu) {
+    shown = frame(at: at)
+  } else if apdu.count >= 5, apdu[1] == 0xD6 {
+    shown = 5
+  } else {
+    shown = 4
+  }
+  guard apdu.count > shown else { return hexString(apdu, separator: " ") }
+  return hexString(apdu.prefix(shown), separator: " ") + " ********"
 }
 
 /// The index of the first frame byte of the `95` (transceive) object in a Transparent Exchange

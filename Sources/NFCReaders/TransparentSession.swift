@@ -76,10 +76,10 @@ final class TransparentSession {
   }
 
   static func sessionOK(_ reply: [UInt8]) -> Bool {
-    guard reply.count >= 7, reply.suffix(2) == [0x90, 0x00],
-          let objects = BERObject.parse(Array(reply.dropLast(2))),
+    guard reply.count >= 7, let response = ResponseAPDU(reply), response.statusWord.isSuccess,
+          let objects = BERObject.parse(response.data),
           let status = objects.first(where: { $0.tag == 0xC0 }) else { return false }
-    return status.value.count == 3 && status.value[1] == 0x90 && status.value[2] == 0x00
+    return status.value.count == 3 && StatusWord(trailerOf: status.value)?.isSuccess == true
   }
 
   /// What the reader reported for one transceived frame.
@@ -103,17 +103,17 @@ final class TransparentSession {
     objects += [0x95] + (frame.count < 0x80 ? [UInt8(frame.count)] : [0x81, UInt8(truncatingIfNeeded: frame.count)]) + frame
     guard objects.count <= 0xFF else { throw .unsupported("a frame of \(frame.count) bytes") }
     let reply = try send([0xFF, 0xC2, 0x00, 0x01, UInt8(objects.count)] + objects + [0x00])
-    guard reply.count >= 2 else { throw .malformedResponse(reply) }
-    let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
-    guard sw == 0x9000 else { throw .status(sw) }
-    guard let answer = BERObject.parse(Array(reply.dropLast(2))) else { throw .malformedResponse(reply) }
-    guard let status = answer.first(where: { $0.tag == 0xC0 }), status.value.count == 3 else {
+    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+    guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
+    guard let answer = BERObject.parse(response.data) else { throw .malformedResponse(reply) }
+    // C0 03 <index> SW1 SW2: the status of the data object at <index> (0 when all went well).
+    guard let status = answer.first(where: { $0.tag == 0xC0 }), status.value.count == 3,
+          let state = StatusWord(trailerOf: status.value) else {
       throw .malformedResponse(reply)
     }
-    let state = UInt16(status.value[1]) << 8 | UInt16(status.value[2])
     switch state {
-    case 0x9000: break
-    case 0x6401: throw .timeout
+    case .success: break
+    case .noResponse: throw .timeout
     default: throw .status(state)
     }
     guard let data = answer.first(where: { $0.tag == 0x97 })?.value else { throw .malformedResponse(reply) }

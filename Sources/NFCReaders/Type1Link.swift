@@ -139,10 +139,10 @@ public final class ACR122UType1Link: Transceiver {
   /// The values in `D5 <command+1> values… 90 00`; a reader status word other than 90 00 is
   /// thrown as ``TransceiveError/status(_:)``.
   private func registerAnswer(_ reply: [UInt8], command: UInt8, count: Int) throws(TransceiveError) -> [UInt8] {
-    guard reply.count >= 2 else { throw .malformedResponse(reply) }
-    let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
-    guard sw == 0x9000 else { throw .status(sw) }
-    guard reply.count == 4 + count, reply[0] == 0xD5, reply[1] == command &+ 1 else { throw .malformedResponse(reply) }
-    return Array(reply[2..<(2 + count)])
+    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+    guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
+    let body = response.data
+    guard body.count == 2 + count, body[0] == 0xD5, body[1] == command &+ 1 else { throw .malformedResponse(reply) }
+    return Array(body.dropFirst(2))
   }
 }

@@ -1,7 +1,7 @@
 import Dispatch
 import NDEF
-import NFCTags
 import NFCTransport
+import Synchronization
 
 /// The async/await face of a single-read session: begins, waits for the first NDEF message and
 /// returns it; the session ends as Core NFC's does (204).
@@ -13,37 +13,47 @@ extension NFCNDEFReaderSession {
       let delegate = OneShotDelegate(continuation)
       let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
                                          poller: poller, timeout: timeout)
-      delegate.session = session
+      delegate.keep(session)
       session.begin()
     }
     return try result.get()
   }
 }
 
-/// Keeps itself (and its session) alive until the session ends, then resumes the continuation once.
-final class OneShotDelegate: NFCNDEFReaderSessionDelegate, @unchecked Sendable {
-  private var continuation: CheckedContinuation<Result<NDEFMessage, NFCReaderError>, Never>?
-  private var message: NDEFMessage?
-  var session: NFCNDEFReaderSession?
-  private var keepAlive: OneShotDelegate?
+/// Keeps itself and its session alive until the session ends, then resumes the continuation once.
+final class OneShotDelegate: NFCNDEFReaderSessionDelegate {
+  private struct State {
+    var continuation: CheckedContinuation<Result<NDEFMessage, NFCReaderError>, Never>?
+    var message: NDEFMessage?
+    var session: NFCNDEFReaderSession?
+    var keepAlive: OneShotDelegate?
+  }
+  private let state: Mutex<State>
 
   init(_ continuation: CheckedContinuation<Result<NDEFMessage, NFCReaderError>, Never>) {
-    self.continuation = continuation
-    keepAlive = self
+    state = Mutex(State(continuation: continuation))
+  }
+
+  func keep(_ session: NFCNDEFReaderSession) {
+    state.withLock {
+      $0.session = session
+      $0.keepAlive = self
+    }
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage]) {
-    if message == nil { message = messages.first }
+    state.withLock { if $0.message == nil { $0.message = messages.first } }
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    let (continuation, message) = state.withLock { s in
+      defer { s = State() }
+      return (s.continuation, s.message)
+    }
     if let message, error.code == .readerSessionInvalidationErrorFirstNDEFTagRead {
       continuation?.resume(returning: .success(message))
     } else {
       continuation?.resume(returning: .failure(error))
     }
-    continuation = nil
-    self.session = nil
-    keepAlive = nil
   }
 }

@@ -1,4 +1,7 @@
 /// A Core NFC error: the same names and numbers as `NFCReaderError.Code` (NFCErrorDomain).
+///
+/// Every failure below a session (tag, reader, PC/SC) reaches its user as one of these, with the
+/// original failure in ``underlyingError``.
 public struct NFCReaderError: Error, Hashable, Sendable, CustomStringConvertible {
   /// Core NFC's error codes, with their numeric values.
   public struct Code: RawRepresentable, Hashable, Sendable {
@@ -28,15 +31,33 @@ public struct NFCReaderError: Error, Hashable, Sendable, CustomStringConvertible
     public static let ndefReaderSessionErrorZeroLengthMessage = Code(rawValue: 403)
   }
 
+  /// Core NFC's code: what kind of failure this is. Programs decide on it.
   public let code: Code
-  /// What happened, for people.
+  /// What happened, for people: a fact, with no advice.
   public let message: String
+  /// The failure of the layer below that caused this one (a `TagError`, `PollError`,
+  /// `TransceiveError`, `NDEFError`…), when there was one. Core NFC's `NSUnderlyingErrorKey`.
+  public let underlyingError: (any Error & Sendable)?
 
-  public init(_ code: Code, _ message: String) {
+  /// An error with `code`, a message for people and, optionally, the failure below it.
+  public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
     self.code = code
     self.message = message
+    self.underlyingError = underlying
   }
 
+  /// The chain of causes, this error first: each element's `underlyingError` is the next.
+  public var causes: [any Error] {
+    var chain: [any Error] = [self]
+    var next = underlyingError
+    while let error = next {
+      chain.append(error)
+      next = (error as? NFCReaderError)?.underlyingError
+    }
+    return chain
+  }
+
+  /// Two errors are equal when their codes are: the code is what programs compare.
   public static func == (a: Self, b: Self) -> Bool { a.code == b.code }
   public func hash(into hasher: inout Hasher) { hasher.combine(code) }
   public var description: String { "\(message) (NFCReaderError \(code.rawValue))" }

@@ -24,7 +24,7 @@ public func makePlatform(for target: DetectedTarget) throws(TagError) -> any NDE
   switch platform {
   case .type1: return try makeType1Platform(for: target)
   case .type2:
-    if let version = target.parameters["version"] {
+    if let version = target.details.type2Version {
       return Type2Tag(identifier: target.identifier, link: target.link, version: version)
     }
     return Type2Tag(identifier: target.identifier, link: target.link)

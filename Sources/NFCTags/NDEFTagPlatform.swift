@@ -61,6 +61,12 @@ public struct TagInfo: Sendable {
 public enum TagError: Error, Sendable, CustomStringConvertible {
   /// A command to the tag failed. `command` names it ("READ", "FAST_READ"), `address` the page/block/offset.
   case transceive(TransceiveError, command: String, address: Int?)
+  /// The tag refused a write (a NAK or an error answer): the page or block is locked or
+  /// password-protected. `command` and `address` as in ``transceive(_:command:address:)``.
+  case writeRefused(TransceiveError, command: String, address: Int?)
+  /// The tag refused a read of a page it has (NTAG21x: a NAK for a page behind PROT and AUTH0):
+  /// it is read-protected until a password is given.
+  case readRefused(TransceiveError, command: String, address: Int?)
   /// The tag is not NDEF formatted (no or invalid CC / attribute block / NDEF application).
   case notFormatted(String)
   /// The tag's data structures are malformed (TLV past the end, bad length…). `offset` is in the data area.
@@ -78,7 +84,9 @@ public enum TagError: Error, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .transceive(let error, let command, let address):
+    case .readRefused(_, let command, let address):
+      return "the tag is read-protected (\(command)\(address.map { " at \($0)" } ?? "") refused)"
+    case .transceive(let error, let command, let address), .writeRefused(let error, let command, let address):
       if let address { return "\(command) at \(address) failed: \(error)" }
       return "\(command) failed: \(error)"
     case .notFormatted(let why): return "the tag is not NDEF formatted: \(why)"
@@ -127,12 +135,35 @@ public protocol NDEFTagPlatform: AnyObject {
   func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError)
   /// Writes an empty NDEF structure onto a blank (or any) tag of this platform.
   func format() throws(TagError)
-  /// Replaces the NDEF message with an empty one (tear-safe; the layout stays).
-  func erase() throws(TagError)
+  /// Replaces the NDEF message with an empty one (tear-safe; the layout stays). With
+  /// `overwritingOldMessage`, the bytes the old message used are zeroed too, after its length
+  /// (a tear leaves the old message or an empty one); without, only the length changes.
+  func erase(overwritingOldMessage: Bool) throws(TagError)
   /// Makes the tag permanently read-only (CC access and lock bits). Irreversible.
   func makeReadOnly() throws(TagError)
   /// Chip, memory and lock facts.
   func info() throws(TagError) -> TagInfo
   /// The whole readable memory in address order (the image-file layout).
   func readMemory() throws(TagError) -> [UInt8]
+}
+
+/// Runs a read whose failure only leaves a fact out (a lock byte, a signature for `info`): nil
+/// when the tag refuses or cannot answer it, but a tag that left the field is the error it is,
+/// so a half-read tag never passes for a whole one.
+func unlessRemoved<T>(_ body: () throws(TagError) -> T) throws(TagError) -> T? {
+  do {
+    return try body()
+  } catch {
+    // A mute answer (timeout) is a chip without the command; a removal or a failed link is not.
+    guard case .transceive(let cause, _, _) = error else { return nil }
+    switch cause {
+    case .tagRemoved, .transport: throw error
+    default: return nil
+    }
+  }
+}
+
+extension NDEFTagPlatform {
+  /// Erases and overwrites the old message's bytes: nothing of it stays readable in memory.
+  public func erase() throws(TagError) { try erase(overwritingOldMessage: true) }
 }

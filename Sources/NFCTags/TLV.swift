@@ -430,7 +430,9 @@ public enum TLVWriter {
   ///
   /// The 1-byte length form is used below 255 bytes, `FF hh ll` from 255 on (nfcpy does the same).
   /// - Throws: ``TagError/insufficientCapacity(needed:capacity:)`` when it does not fit.
-  public static func plan(message: [UInt8], layout: TLVLayout) throws(TagError) -> TLVWritePlan {
+  /// - Parameter clearing: usable bytes from the TLV's start that must read 00 afterwards where
+  ///   the new TLV does not write (the old TLV, its message and its Terminator, when erasing).
+  public static func plan(message: [UInt8], layout: TLVLayout, clearing: Int = 0) throws(TagError) -> TLVWritePlan {
     guard let start = layout.writeAddress else {
       throw .insufficientCapacity(needed: message.count, capacity: 0)
     }
@@ -450,6 +452,7 @@ public enum TLVWriter {
     for (i, value) in (header + message).enumerated() { bytes[addresses[i]] = value }
     let end = headerSize + message.count
     if end < addresses.count { bytes[addresses[end]] = 0xFE }
+    for i in (end + 1)..<max(end + 1, min(clearing, addresses.count)) { bytes[addresses[i]] = 0x00 }
     return TLVWritePlan(tlvAddress: addresses[0], lengthFieldSize: lengthFieldSize, messageLength: message.count,
                         bytes: bytes, firstLengthAddress: addresses[1])
   }
@@ -485,10 +488,16 @@ extension TLVAreaSnapshot {
   /// The tear-safe plan for writing `message`, checked before anything is written.
   /// - Throws: ``TagError/notFormatted(_:)``, ``TagError/readOnly``, or
   ///   ``TagError/insufficientCapacity(needed:capacity:)`` from the planner.
-  func writePlan(for message: [UInt8]) throws(TagError) -> (plan: TLVWritePlan, layout: TLVLayout) {
+  /// With `clearingOldMessage`, the old NDEF TLV, its message and its Terminator are zeroed
+  /// where the new TLV does not reach (erase).
+  func writePlan(for message: [UInt8], clearingOldMessage: Bool = false) throws(TagError) -> (plan: TLVWritePlan, layout: TLVLayout) {
     guard let layout else { throw .notFormatted(why) }
     guard report.status == .readWrite else { throw .readOnly }
     let parsed = try layout.get()
-    return (try TLVWriter.plan(message: message, layout: parsed), parsed)
+    var clearing = 0
+    if clearingOldMessage, let old = report.messageLength {
+      clearing = (old < 255 ? 2 : 4) + old + 1
+    }
+    return (try TLVWriter.plan(message: message, layout: parsed, clearing: clearing), parsed)
   }
 }

@@ -14,7 +14,49 @@ public enum TagPlatform: String, Hashable, Sendable, CaseIterable {
   }
 }
 
+/// What detection learnt about a target beyond its identifier, ATR and platform.
+///
+/// Every field is what a reader driver actually asked for or parsed while identifying the card;
+/// a field stays nil (or empty) when this reader path does not learn it. The values come from the
+/// tag or the reader, so they are checked for length before they are stored, and users of them
+/// must still treat them as untrusted.
+public struct TargetDetails: Hashable, Sendable {
+  /// The Type 2 GET_VERSION (`60`) answer, 8 bytes (vendor, product type, subtype, major and minor
+  /// version, storage size, protocol type), when the reader could send it (ACR122U direct
+  /// transmit). It names the chip (NTAG213/215/216, Ultralight EV1) without further probes.
+  /// NXP NTAG213/215/216 datasheet §10.1.
+  public var type2Version: [UInt8]?
+  /// The reader's firmware string (`FF 00 48 00 00`, for example "ACR122U207"), when the reader is
+  /// an ACR122U and was asked (ACS ACR122U Application Programming Interface, Get Firmware Version).
+  public var readerFirmware: String?
+  /// The FeliCa PMm, 8 bytes (IC code in bytes 0–1, maximum response times after), from the
+  /// Polling answer when the reader polled for it (ACR122U InListPassiveTarget). JIS X 6319-4.
+  public var felicaPMm: [UInt8]?
+  /// The FeliCa system code the Polling answer returned, 2 bytes (12FCh for NDEF, 88B4h for a
+  /// Lite-S), when the reader asked for it (request code 01).
+  public var felicaSystemCode: [UInt8]?
+  /// The historical bytes of an ISO-DEP (Type 4) card: a PC/SC Part 3 reader builds the ATR of a
+  /// contactless ISO 14443-4 card from the ATS historical bytes (type A) or the ATQB application
+  /// data and protocol info (type B). Empty for storage cards and when there is no ATR.
+  /// PC/SC Part 3 §3.1.3.2.3.
+  public var historicalBytes: [UInt8]
+
+  /// Details from what detection learnt; everything not given is unknown.
+  public init(type2Version: [UInt8]? = nil, readerFirmware: String? = nil, felicaPMm: [UInt8]? = nil,
+              felicaSystemCode: [UInt8]? = nil, historicalBytes: [UInt8] = []) {
+    self.type2Version = type2Version
+    self.readerFirmware = readerFirmware
+    self.felicaPMm = felicaPMm
+    self.felicaSystemCode = felicaSystemCode
+    self.historicalBytes = historicalBytes
+  }
+}
+
 /// A tag found in a reader's field, with the link to talk to it.
+///
+/// Not `Sendable`: ``link`` is a connection object used from one thread at a time. Everything
+/// else (``identifier``, ``atr``, ``platform``, ``cardName``, ``details``) is a `Sendable` value
+/// and can be copied out to cross threads.
 public struct DetectedTarget {
   /// The reader that found it.
   public var readerName: String
@@ -26,22 +68,29 @@ public struct DetectedTarget {
   public var platform: TagPlatform?
   /// What the reader said about the card, for people (for example "MIFARE Ultralight", "FeliCa").
   public var cardName: String
-  /// Extra identification: FeliCa PMm and system code, Type 1 header ROM, ATS, and so on.
-  public var parameters: [String: [UInt8]]
+  /// What detection learnt beyond the identifier: GET_VERSION, FeliCa PMm and system code,
+  /// historical bytes, the reader's firmware.
+  public var details: TargetDetails
   /// The link to the tag.
   public var link: any Transceiver
 
+  /// A target as a reader driver (or a test) found it; see each property for its meaning.
   public init(readerName: String, identifier: [UInt8], atr: [UInt8], platform: TagPlatform?,
-              cardName: String, parameters: [String: [UInt8]] = [:], link: any Transceiver) {
+              cardName: String, details: TargetDetails = TargetDetails(), link: any Transceiver) {
     self.readerName = readerName
     self.identifier = identifier
     self.atr = atr
     self.platform = platform
     self.cardName = cardName
-    self.parameters = parameters
+    self.details = details
     self.link = link
   }
 }
+
+/// The link is a non-Sendable connection, so a target must not cross threads; this says so
+/// explicitly instead of leaving it to inference.
+@available(*, unavailable, message: "DetectedTarget holds a non-Sendable link; copy out its Sendable fields instead")
+extension DetectedTarget: Sendable {}
 
 /// Why a reader could not be polled.
 public enum PollError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -70,7 +119,7 @@ public enum PollError: Error, Hashable, Sendable, CustomStringConvertible {
 /// A reader that can wait for tags: a PC/SC reader, or an emulated one.
 ///
 /// Sessions are built on this, so they run the same code over hardware and the emulator.
-public protocol TagPoller: AnyObject {
+public protocol TagPoller: AnyObject, Sendable {
   /// The reader's name, as PC/SC lists it.
   var readerName: String { get }
   /// Waits until at least one tag is in the field and returns the targets found, connected.
@@ -81,6 +130,14 @@ public protocol TagPoller: AnyObject {
   func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError)
   /// Releases the current target so the next ``waitForTargets(timeoutMilliseconds:)`` starts fresh.
   func release()
+  /// Releases the current target and resets it (PC/SC: `SCARD_RESET_CARD`), so that no state a
+  /// command set (an authentication, a selected sector) outlives the connection.
+  func releaseResetting()
   /// Makes a blocked wait return ``PollError/cancelled``. Safe to call from another thread.
   func cancel()
+}
+
+extension TagPoller {
+  /// Pollers with nothing to reset release as usual.
+  public func releaseResetting() { release() }
 }

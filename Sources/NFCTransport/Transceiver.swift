@@ -12,7 +12,7 @@ public enum TransceiveError: Error, Hashable, Sendable, CustomStringConvertible 
   /// A Type 2 tag answered with a 4-bit NAK (0 invalid argument, 1 CRC, 4 auth counter, 5 EEPROM).
   case nak(UInt8)
   /// An ISO 7816 or reader status word that means failure (for example `63 00`, `6A 82`).
-  case status(UInt16)
+  case status(StatusWord)
   /// The reader's contactless chip reported an error status (PN53x error code, low 6 bits).
   case chipError(UInt8)
   /// This reader cannot send this kind of command (for example FAST_READ through plain Part 3).
@@ -32,7 +32,7 @@ public enum TransceiveError: Error, Hashable, Sendable, CustomStringConvertible 
       // Type 2 NAKs are 4-bit values; ISO 15693 error codes read better in hex (12h: locked).
       return code < 0x10 ? "the tag refused the command (NAK \(code))"
                          : "the tag refused the command (error \(hexString(UInt16(code), width: 2))h)"
-    case .status(let sw): return "status word \(hexString(sw, width: 4))"
+    case .status(let sw): return sw.isKnown ? "status word \(sw) (\(sw.meaning))" : "status word \(sw)"
     case .chipError(let code): return "reader chip error 0x\(hexString(UInt16(code), width: 2))"
     case .unsupported(let what): return "not supported by this reader: \(what)"
     case .malformedResponse(let bytes): return "malformed response (\(bytes.count) bytes)"

@@ -5,6 +5,8 @@ import NFCEmulatorVPCD
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 extension LatencyModel: ExpressibleByArgument {}
@@ -34,7 +36,13 @@ extension NFCTool {
       guard VirtualTagKind(rawValue: tag) != nil else { throw ValidationError("unknown tag '\(tag)': use one of \(VirtualTagKind.names).") }
       if let removeAfter, removeAfter < 1 { throw ValidationError("--remove-after must be at least 1.") }
       guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
-      if let uid, parseLenientHex(Array(uid.utf8)) == nil { throw ValidationError("--uid must be hex.") }
+      if let uid {
+        guard let bytes = parseLenientHex(Array(uid.utf8)) else { throw ValidationError("--uid must be hex.") }
+        // The tag model knows its UID length: a wrong one is a wrong command line (64), not bad data.
+        if let kind = VirtualTagKind(rawValue: tag) {
+          do { _ = try kind.makeTag(uid: bytes) } catch { throw ValidationError("--uid: \(error.message)") }
+        }
+      }
     }
 
     func run() throws {
@@ -57,14 +65,13 @@ extension NFCTool {
       do {
         face = try (reader ?? kind.defaultFace).makeFace(tag: virtualTag)
       } catch {
-        throw fail(CLIFailure(ExitStatus.usage, error.description))
+        throw fail(CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
       }
       let bridge = VPCDBridge(card: face, host: host, port: port, removeAfter: removeAfter, latency: latency) {
         do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
       }
       let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
-      let box = UncheckedBox(bridge)
-      let interrupt = InterruptFlag.install { box.value.stop() }
+      let interrupt = InterruptFlag.install { bridge.stop() }
       _ = interrupt
       do {
         let end = try bridge.run(firstConnectTimeout: 5) {

@@ -21,6 +21,8 @@ enum ExitStatus {
   static let tempFail: Int32 = 75
   /// EX_NOPERM: the tag is read-only.
   static let noPermission: Int32 = 77
+  /// 128 + SIGINT: Ctrl-C ended the wait for a tag (Core NFC's user cancel, 200).
+  static let interrupted: Int32 = 130
 }
 
 /// An error that ends the command with one line on stderr and a documented exit code.

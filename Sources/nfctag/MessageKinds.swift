@@ -34,11 +34,21 @@ private func inlineOrFile(data: String?, file: String?) throws(CLIFailure) -> [U
 struct TextKind: MessageKind {
   static let kindName = "text"
   static let abstract = "A Text record."
-  @Argument(help: "The text.") var text: String
+  @Argument(help: "The text, or - to read it from standard input (one trailing newline dropped).") var text: String
   @Option(help: "IANA language code.") var lang: String = "en"
   @Flag(help: "Encode as UTF-16 (big-endian with a byte-order mark) instead of UTF-8.") var utf16 = false
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
+    var text = text
+    if text == "-" {
+      var input = try readInputOrFail("-")
+      if input.last == 0x0A { input.removeLast() }
+      if input.last == 0x0D { input.removeLast() }
+      guard let decoded = String(validating: input, as: UTF8.self) else {
+        throw CLIFailure(ExitStatus.dataError, "standard input is not UTF-8 text")
+      }
+      text = decoded
+    }
     let record = TextRecord(text: text, language: lang, encoding: utf16 ? .utf16 : .utf8)
     do { try record.validate() } catch { throw CLIFailure(ExitStatus.usage, error.reason) }
     return NDEFMessage(records: [record.record])
@@ -50,9 +60,15 @@ struct URLKind: MessageKind {
   static let aliases = ["uri"]
   static let abstract = "A URI record (the longest standard prefix is abbreviated)."
   @Argument(help: "The URL or URI.") var url: String
+  @Flag(help: "Refuse a URL without a scheme (https:, tel:…) instead of warning.") var strict = false
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
     guard !url.isEmpty else { throw CLIFailure(ExitStatus.usage, "the URL is empty") }
+    if !hasScheme(url) {
+      let problem = "'\(url)' has no scheme (such as https://): phones may not open it"
+      if strict { throw CLIFailure(ExitStatus.usage, problem) }
+      writeStderr("nfctag: warning: \(problem)\n")
+    }
     return NDEFMessage(records: [URIRecord(uri: url).record])
   }
 }
@@ -144,7 +160,38 @@ struct WiFiKind: MessageKind {
     var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: key)
     credential.authentication = try bits(auth ?? (key.isEmpty ? "open" : "wpa2-personal"), WiFiCredential.authenticationBit, "--auth")
     credential.encryption = try bits(encryption ?? (key.isEmpty ? "none" : "aes"), WiFiCredential.encryptionBit, "--encryption")
+    try checkJoinable(authentication: credential.authentication, encryption: credential.encryption, key: key)
     return NDEFMessage(records: [credential.record])
+  }
+
+  /// Refuses credentials no phone can join (Wi-Fi Simple Config 2.0 §12; IEEE 802.11i passphrases):
+  /// an open network takes no key and no WPA cipher; WPA/WPA2-Personal needs TKIP or AES and a
+  /// key of 8 to 63 printable ASCII characters or 64 hex digits.
+  private func checkJoinable(authentication: UInt16, encryption: UInt16, key: [UInt8]) throws(CLIFailure) {
+    func bit(_ name: String, _ lookup: (String) -> UInt16?) -> UInt16 { lookup(name) ?? 0 }
+    let open = bit("open", WiFiCredential.authenticationBit), shared = bit("shared", WiFiCredential.authenticationBit)
+    let personal = bit("wpa-personal", WiFiCredential.authenticationBit) | bit("wpa2-personal", WiFiCredential.authenticationBit)
+    let none = bit("none", WiFiCredential.encryptionBit), wep = bit("wep", WiFiCredential.encryptionBit)
+    let wpaCiphers = bit("tkip", WiFiCredential.encryptionBit) | bit("aes", WiFiCredential.encryptionBit)
+    if authentication & ~(open | shared) == 0 {
+      guard encryption & wpaCiphers == 0 else {
+        throw CLIFailure(ExitStatus.usage, "--auth open (or shared) does not go with TKIP or AES encryption: use --auth wpa2-personal")
+      }
+      if encryption & ~none == 0, !key.isEmpty {
+        throw CLIFailure(ExitStatus.usage, "an open network takes no key: drop the key, or use --auth wpa2-personal")
+      }
+      if encryption & wep != 0, key.isEmpty { throw CLIFailure(ExitStatus.usage, "WEP needs a key") }
+    }
+    if authentication & personal != 0 {
+      guard encryption & wpaCiphers != 0, encryption & (none | wep) == 0 else {
+        throw CLIFailure(ExitStatus.usage, "WPA/WPA2-Personal needs --encryption tkip or aes")
+      }
+      let printable = key.allSatisfy { (0x20...0x7E).contains($0) }
+      let hex64 = key.count == 64 && key.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+      guard hex64 || (printable && (8...63).contains(key.count)) else {
+        throw CLIFailure(ExitStatus.usage, "a WPA/WPA2 key is 8 to 63 printable ASCII characters or 64 hex digits (this one has \(key.count) bytes)")
+      }
+    }
   }
 
   private func bits(_ text: String, _ lookup: (String) -> UInt16?, _ option: String) throws(CLIFailure) -> UInt16 {
@@ -163,7 +210,8 @@ struct JSONKind: MessageKind {
   @Argument(help: "A JSON file, or - for stdin.") var file: String = "-"
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    let bytes = try readInputOrFail(file)
+    var bytes = try readInputOrFail(file)
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as Windows editors write it
     do throws(MessageJSONError) { return try NDEFJSON.message(fromJSONText: bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)")
     }
@@ -175,10 +223,18 @@ struct NDEFBytesKind: MessageKind {
   static let kindName = "ndef"
   static let abstract = "A raw NDEF message from a file (- for stdin)."
   @Argument(help: "The file, or - for stdin.") var file: String = "-"
-  @Option(help: "How the bytes are given: raw, hex or base64.") var input: InputEncodingArgument = .raw
+  @Option(help: "How the bytes are given: raw, hex or base64 (default: hex when the input is hex text, else raw).")
+  var input: InputEncodingArgument?
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    let bytes = try decodeInput(try readInputOrFail(file), as: input.encoding)
+    let given = try readInputOrFail(file)
+    let bytes: [UInt8]
+    if let input {
+      bytes = try decodeInput(given, as: input.encoding)
+    } else {
+      // What `ndef encode` and `dump` print between commands is hex text: take it as such.
+      bytes = parseLenientHex(given).flatMap { $0.isEmpty ? nil : $0 } ?? given
+    }
     do { return try NDEFMessage(decoding: bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
     }
@@ -208,3 +264,11 @@ func decodeInput(_ bytes: [UInt8], as encoding: InputEncoding) throws(CLIFailure
 let messageKindTypes: [any MessageKind.Type] = [
   TextKind.self, URLKind.self, MIMEKind.self, ExternalKind.self, AARKind.self, SmartPosterKind.self, WiFiKind.self, JSONKind.self,
 ]
+
+/// True when `uri` starts with an RFC 3986 scheme (a letter, then letters, digits, + - ., then ':').
+func hasScheme(_ uri: String) -> Bool {
+  guard let colon = uri.firstIndex(of: ":") else { return false }
+  let scheme = uri[..<colon].unicodeScalars
+  guard let first = scheme.first, first.isASCII, first.properties.isAlphabetic else { return false }
+  return scheme.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }
+}

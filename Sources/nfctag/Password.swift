@@ -1,8 +1,9 @@
 import ArgumentParser
-import NFCTags
-import NFCTransport
+import NFCSession
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Where a 4-byte NTAG password comes from: a file or an environment variable, never argv (the
@@ -74,8 +75,8 @@ extension NFCTool {
           }
           let page = fromPage
           let reads = protectReads
-          try TagAccess(options: readerOptions).withTag { tag in
-            try type2(tag).setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)
+          try TagSession(options: readerOptions).withTag { tag in
+            try tag.setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)
           }
           writeStderr("nfctag: password set; pages from \(page) are protected (\(reads ? "reads and writes" : "writes"))\n")
         } catch {
@@ -94,8 +95,8 @@ extension NFCTool {
           guard let current = try readerOptions.tagPassword() else {
             throw CLIFailure(ExitStatus.usage, "give the current password with --tag-password-file or --tag-password-env")
           }
-          try TagAccess(options: readerOptions).withTag { tag in
-            try type2(tag).setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)
+          try TagSession(options: readerOptions).withTag { tag in
+            try tag.setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)
           }
           writeStderr("nfctag: password protection is off\n")
         } catch {
@@ -104,12 +105,4 @@ extension NFCTool {
       }
     }
   }
-}
-
-/// The tag as a Type 2 platform, or a clear "unsupported".
-func type2(_ tag: TagAccess.Connected) throws(TagError) -> Type2Tag {
-  guard let platform = tag.platform as? Type2Tag else {
-    throw .unsupported("password protection is an NTAG21x / Ultralight EV1 (Type 2) feature; this is a \(tag.platform.platform.displayName) tag")
-  }
-  return platform
 }

@@ -34,7 +34,9 @@ extension NFCTool {
       @Flag(help: "Sound the buzzer during each blink.") var beep = false
 
       func validate() throws {
-        guard (100...25_500).contains(period) else { throw ValidationError("--period takes 100 to 25500 milliseconds.") }
+        guard (100...25_500).contains(period), period % 100 == 0 else {
+          throw ValidationError("--period takes 100 to 25500 milliseconds, in steps of 100.")
+        }
       }
 
       func run() throws {
@@ -74,7 +76,13 @@ struct ReaderTarget: ParsableArguments {
     do {
       let context = try PCSCContext()
       let name = try selectReader(reader, context: context)
-      let transport = try ReaderCommandTransport(context: context, reader: name)
+      let transport: ReaderCommandTransport
+      do {
+        transport = try ReaderCommandTransport(context: context, reader: name)
+      } catch .readerUnavailable(let why) {
+        // Only a reader whose driver refuses escape commands without a card says so here.
+        throw CLIFailure(ExitStatus.unavailable, "\(why): put a tag on it and try again")
+      }
       defer { transport.close() }
       let control = ACR122UControl(transport: transport)
       do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import Synchronization
 
 /// Options every tag command shares: which reader, how long to wait, whether to trace APDUs.
 struct ReaderOptions: ParsableArguments {
@@ -7,8 +8,8 @@ struct ReaderOptions: ParsableArguments {
           help: "Reader name, a unique prefix of it, its index in `nfctag readers`, or sim:KIND[:IMAGE] for the built-in simulator.")
   var reader: String?
 
-  @Option(help: "Seconds to wait for a tag.")
-  var timeout: Double = 60
+  @Option(parsing: .unconditional, help: "Seconds to wait for a tag (default 60; with scan --continuous, seconds without a tag before it ends, default never).")
+  var timeout: Double?
 
   @Flag(help: "Print every APDU in and out, with timings, on stderr (passwords are masked).")
   var trace = false
@@ -25,14 +26,16 @@ struct ReaderOptions: ParsableArguments {
   }
 
   func validate() throws {
-    guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be between 0 and 86400 seconds.") }
+    if let timeout, !(timeout > 0 && timeout <= 86_400) {
+      throw ValidationError("--timeout must be more than 0 and at most 86400 seconds.")
+    }
     if tagPasswordFile != nil && tagPasswordEnv != nil {
       throw ValidationError("give the tag password with one of --tag-password-file or --tag-password-env, not both.")
     }
   }
 
-  /// The timeout in milliseconds, as pollers take it.
-  var timeoutMilliseconds: Int { Int(timeout * 1000) }
+  /// The session's time limit: seconds without a tag before it ends.
+  func waitSeconds(continuous: Bool) -> Double { timeout ?? (continuous ? .infinity : 60) }
 
   /// The APDU trace logger, when --trace was given.
   func makeLogger() -> Logger? {
@@ -61,10 +64,9 @@ struct StderrLogHandler: LogHandler {
 }
 
 enum TraceLogging {
-  nonisolated(unsafe) private static var done = false
+  private static let done = Mutex(false)
   static func bootstrapOnce() {
-    guard !done else { return }
-    done = true
-    LoggingSystem.bootstrap { label in StderrLogHandler(label: label) }
+    let first = done.withLock { done in defer { done = true }; return !done }
+    if first { LoggingSystem.bootstrap { label in StderrLogHandler(label: label) } }
   }
 }

@@ -2,19 +2,20 @@ import ArgumentParser
 import Dispatch
 import NDEF
 import NDEFJSON
+import NFCSession
 import NFCTags
-import NFCTransport
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension NFCTool {
-  /// `nfctag scan`: one tag described, or every arrival with --continuous.
+  /// `nfctag scan`: one tag described (a single-read session), or every arrival with
+  /// --continuous (a multi-read session).
   struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Wait for a tag and describe it: reader, UID, ATR, chip, NDEF status and records.",
-      discussion: "With --continuous, report every tag that arrives (a tag left in place is reported once) until Ctrl-C.")
+      discussion: """
+        With --continuous, report every tag that arrives (a tag left in place is reported once) until \
+        Ctrl-C (exit 0) or --timeout seconds without a tag (exit 0 after at least one tag, else 75).
+        """)
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Print one JSON object (one per line with --continuous).") var json = false
     @Flag(help: "Keep scanning: one line per tag arrival, until Ctrl-C (exit 0).") var continuous = false
@@ -25,10 +26,12 @@ extension NFCTool {
         if continuous {
           try scanContinuously()
         } else {
-          let report = try TagAccess(options: readerOptions).withTag { tag in try ScanReport(tag) }
+          let report = try TagSession(options: readerOptions).withTag { tag in try ScanReport(tag) }
           let output = StandardOutput()
           output.write(json ? report.json() + "\n" : report.text(showSecrets: showSecrets))
           output.flush()
+          // The tag was identified and reported; its NDEF content is bad data (65).
+          if let problem = report.messageError { throw fail(CLIFailure(ExitStatus.dataError, sanitizeLine(problem))) }
         }
       } catch let exit as ExitCode {
         throw exit
@@ -37,64 +40,110 @@ extension NFCTool {
       }
     }
 
-    /// A multi-read loop: wait for arrival, report, wait for removal; Ctrl-C cancels the wait.
+    /// A multi-read session: one line per tag, until Ctrl-C or the idle timeout.
     private func scanContinuously() throws {
-      let poller = try TagAccess(options: readerOptions).makePoller()
-      let box = UncheckedBox(poller)
-      let stop = InterruptFlag.install { box.value.cancel() }
-      let output = StandardOutput()
-      while !stop.isSet {
-        let targets: [DetectedTarget]
-        do {
-          targets = try poller.waitForTargets(timeoutMilliseconds: nil)
-        } catch PollError.cancelled {
-          break
-        } catch PollError.timeout {
-          continue
-        }
-        for target in targets {
-          let line: String
-          do {
-            let platform = try makePlatform(for: target)
-            let report = try ScanReport(TagAccess.Connected(target: target, platform: platform))
-            line = json ? report.json() : report.oneLine()
-          } catch {
-            let failure = cliFailure(for: error)
-            line = json ? "{\"reader\":\(jsonQuoted(target.readerName)),\"uid\":\"\(hexString(target.identifier))\",\"error\":\(jsonQuoted(failure.message))}"
-                        : "\(target.readerName): \(hexString(target.identifier, separator: ":")): error: \(failure.message)"
-          }
-          output.write(line + "\n")
-          output.flush()
-        }
-        do {
-          try poller.waitForRemoval(timeoutMilliseconds: nil)
-        } catch PollError.cancelled {
-          break
-        } catch {
-          // The reader went away: release and wait for it (or another tag) again.
-        }
-        poller.release()
+      let session = TagSession(options: readerOptions)
+      let delegate = ContinuousScanDelegate(json: json)
+      let reader = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
+                                        poller: try session.makePoller(),
+                                        timeout: readerOptions.waitSeconds(continuous: true))
+      ProcessLifetime.keep(reader)
+      let interrupt = InterruptFlag.install { reader.invalidate() }
+      defer { interrupt.uninstall() }
+      reader.begin()
+      let (ending, reported) = delegate.wait()
+      switch ending.code {
+      case .readerSessionInvalidationErrorUserCanceled: throw ExitCode.success
+      case .readerSessionInvalidationErrorSessionTimeout where reported > 0: throw ExitCode.success
+      default: throw fail(cliFailure(for: ending))
       }
-      poller.release()
-      throw ExitCode.success
     }
   }
 }
 
+/// Prints one line per tag of a multi-read session; a tag left in place is reported once, more
+/// than one tag in the field is reported and polling restarts.
+final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
+  let wantsTags = true
+  private let json: Bool
+  private let output = Mutex(StandardOutput())
+  private let reported = Mutex(0)
+  private let ended = Mutex<NFCReaderError?>(nil)
+  private let done = DispatchSemaphore(value: 0)
+
+  init(json: Bool) { self.json = json }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    guard tags.count == 1, let tag = tags.first else {
+      print(json ? "{\"reader\":\(jsonQuoted(session.readerName)),\"error\":\"more than one tag is in the field\"}"
+                 : "\(sanitizeLine(session.readerName)): more than one tag is in the field: remove all but one")
+      session.queue.asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
+      return
+    }
+    let line: String
+    do {
+      try session.connect(to: tag)
+      let report = try ScanReport(tag)
+      line = json ? report.json() : report.oneLine()
+    } catch {
+      let failure = cliFailure(for: error)
+      let summary = TargetSummary(tag)
+      line = json ? "{\"reader\":\(jsonQuoted(summary.readerName)),\"uid\":\"\(hexString(summary.identifier))\",\"error\":\(jsonQuoted(failure.message))}"
+                  : "\(sanitizeLine(summary.readerName)): \(hexString(summary.identifier, separator: ":")): error: \(failure.message)"
+    }
+    print(line)
+    reported.withLock { $0 += 1 }
+    session.restartPollingAfterRemoval()
+  }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError) {
+    let failure = cliFailure(for: error)
+    print(json ? "{\"reader\":\(jsonQuoted(session.readerName)),\"error\":\(jsonQuoted(failure.message))}"
+               : "\(sanitizeLine(session.readerName)): error: \(failure.message)")
+  }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    ended.withLock { $0 = error }
+    done.signal()
+  }
+
+  private func print(_ line: String) {
+    output.withLock { out in
+      out.write(line + "\n")
+      out.flush()
+    }
+  }
+
+  /// Blocks until the session ended: why, and how many tags were reported.
+  func wait() -> (NFCReaderError, Int) {
+    done.wait()
+    let error = ended.withLock { $0 } ?? NFCReaderError(.readerSessionInvalidationErrorUserCanceled, "ended")
+    return (error, reported.withLock { $0 })
+  }
+}
+
 /// What `scan` says about one tag.
-struct ScanReport {
-  var target: DetectedTarget
+struct ScanReport: Sendable {
+  var target: TargetSummary
   var info: TagInfo?
   var ndefBytes: [UInt8]?
   var message: NDEFMessage?
   var messageError: String?
 
-  init(_ tag: TagAccess.Connected) throws {
-    target = tag.target
-    let info = try tag.platform.info()
+  init(_ tag: any NFCNDEFTag) throws {
+    target = TargetSummary(tag)
+    let info = try tag.tagInfo()
     self.info = info
     if info.ndef.status != .notSupported {
-      let bytes = try tag.platform.readNDEF()
+      let bytes: [UInt8]
+      do {
+        bytes = try tag.readNDEFBytes()
+      } catch {
+        // Broken NDEF structures: what was identified is still reported, then the problem.
+        guard exitStatus(for: error.code) == ExitStatus.dataError else { throw error }
+        messageError = error.message
+        return
+      }
       ndefBytes = bytes
       if bytes.isEmpty {
         message = NDEFMessage(records: [])
@@ -132,7 +181,7 @@ struct ScanReport {
     if let message {
       out += message.records.isEmpty ? "(empty NDEF message)\n" : messageText(message, showSecrets: showSecrets)
     }
-    if let messageError { out += "invalid NDEF message: \(sanitizeLine(messageError))\n" }
+    if let messageError { out += "ndef problem: \(sanitizeLine(messageError))\n" }
     return out
   }
 
@@ -148,34 +197,4 @@ struct ScanReport {
     }
     return parts.joined(separator: "  ")
   }
-}
-
-/// Set once SIGINT or SIGTERM arrived; the handler also runs a cancel action off the signal context.
-final class InterruptFlag: @unchecked Sendable {
-  private let lock = Mutex(())
-  private var set = false
-  private var sources: [DispatchSourceSignal] = []
-
-  var isSet: Bool { lock.withLock { _ in set } }
-
-  static func install(onInterrupt: @escaping @Sendable () -> Void) -> InterruptFlag {
-    let flag = InterruptFlag()
-    for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-      source.setEventHandler {
-        flag.lock.withLock { _ in flag.set = true }
-        onInterrupt()
-      }
-      source.resume()
-      flag.sources.append(source)
-    }
-    return flag
-  }
-}
-
-/// Hands a non-Sendable object to a signal handler that only calls its thread-safe `cancel()`.
-struct UncheckedBox<T>: @unchecked Sendable {
-  let value: T
-  init(_ value: T) { self.value = value }
 }

@@ -1,13 +1,14 @@
 import ArgumentParser
 import NDEF
 import NDEFJSON
+import NFCSession
 import NFCTags
-import NFCTransport
 
 /// Output formats of `nfctag read`.
 enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }
-/// Output formats of `nfctag dump`.
-enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, json, raw }
+/// Output formats of `nfctag dump`: hex text between commands (what `ndef decode` and
+/// `write ndef` read), an annotated hexdump for people, JSON, raw bytes.
+enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, hexdump, json, raw }
 
 extension NFCTool {
   /// `nfctag read`: the NDEF message on one tag.
@@ -16,10 +17,17 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     @Option(help: "Output: text, json, hex or raw bytes.") var format: ReadFormat = .text
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
+    @Flag(help: "Write raw bytes even to a terminal.") var force = false
+
+    func validate() throws {
+      if format == .raw, !force, isatty(1) != 0 {
+        throw ValidationError("refusing to write raw bytes to a terminal: redirect the output or add --force.")
+      }
+    }
 
     func run() throws {
       do {
-        let bytes = try TagAccess(options: readerOptions).withTag { tag in try tag.platform.readNDEF() }
+        let bytes = try TagSession(options: readerOptions).withTag { tag in try tag.readNDEFBytes() }
         let output = StandardOutput()
         switch format {
         case .raw: output.write(bytes)
@@ -41,17 +49,21 @@ extension NFCTool {
     static let configuration = CommandConfiguration(abstract: "Dump the raw NDEF bytes, or the whole tag memory with --memory.")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Dump the whole memory in address order (the image-file layout) instead of the NDEF bytes.") var memory = false
-    @Option(help: "Output: hex, json or raw bytes.") var format: DumpFormat = .hex
+    @Option(help: "Output: hex (one line, what ndef decode reads), hexdump (addresses and ASCII), json or raw bytes.")
+    var format: DumpFormat = .hex
 
     func run() throws {
       do {
-        let (bytes, platform) = try TagAccess(options: readerOptions).withTag { tag in
-          (memory ? try tag.platform.readMemory() : try tag.platform.readNDEF(), tag.platform.platform)
+        let memory = memory
+        let (bytes, info) = try TagSession(options: readerOptions).withTag { tag in
+          (memory ? try tag.readMemory() : try tag.readNDEFBytes(), tag.platformType)
         }
+        guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
         let output = StandardOutput()
         switch format {
         case .raw: output.write(bytes)
-        case .hex: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
+        case .hex: output.write(hexString(bytes) + "\n")
+        case .hexdump: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
         case .json:
           output.write("{\"kind\":\"\(memory ? "memory" : "ndef")\",\"platform\":\"\(platform.rawValue)\",\"length\":\(bytes.count),\"hex\":\"\(hexString(bytes))\"}\n")
         }
@@ -64,11 +76,19 @@ extension NFCTool {
 
   /// `nfctag format`: writes an empty NDEF structure.
   struct Format: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Format a tag for NDEF (an empty message).")
+    static let configuration = CommandConfiguration(
+      abstract: "Format a tag for NDEF (an empty message).",
+      discussion: "By default the old message's bytes are overwritten with zeros first; --fast leaves them in memory.")
     @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Only write the NDEF structures: the old message's bytes stay in memory (default: overwrite them).")
+    var fast = false
     func run() throws {
       do {
-        try TagAccess(options: readerOptions).withTag { tag in try tag.platform.format() }
+        let fast = fast
+        try TagSession(options: readerOptions).withTag { tag in
+          if !fast, (try? tag.queryNDEFStatus().0) == .readWrite { try tag.erase(overwritingOldMessage: true) }
+          try tag.format()
+        }
         writeStderr("nfctag: formatted\n")
       } catch {
         throw fail(cliFailure(for: error))
@@ -78,11 +98,19 @@ extension NFCTool {
 
   /// `nfctag erase`: replaces the message with an empty one.
   struct Erase: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Erase the NDEF message (the tag keeps its NDEF format).")
+    static let configuration = CommandConfiguration(
+      abstract: "Erase the NDEF message (the tag keeps its NDEF format).",
+      discussion: """
+        By default the bytes the old message used are overwritten with zeros too (after its length, \
+        so a tear leaves the old message or an empty one); --fast only empties the length.
+        """)
     @OptionGroup var readerOptions: ReaderOptions
+    @Flag(help: "Only set the message length to 0: the old bytes stay in memory (default: overwrite them).")
+    var fast = false
     func run() throws {
       do {
-        try TagAccess(options: readerOptions).withTag { tag in try tag.platform.erase() }
+        let fast = fast
+        try TagSession(options: readerOptions).withTag { tag in try tag.erase(overwritingOldMessage: !fast) }
         writeStderr("nfctag: erased\n")
       } catch {
         throw fail(cliFailure(for: error))
@@ -102,11 +130,12 @@ extension NFCTool {
 
     func run() throws {
       do {
-        try TagAccess(options: readerOptions).withTag { tag in
-          if try tag.platform.queryNDEFStatus().status == .readOnly { throw TagError.readOnly }
-          try tag.platform.makeReadOnly()
+        let already = try TagSession(options: readerOptions).withTag { tag -> Bool in
+          if try tag.queryNDEFStatus().0 == .readOnly { return true }
+          try tag.writeLock()
+          return false
         }
-        writeStderr("nfctag: the tag is now read-only\n")
+        writeStderr(already ? "nfctag: the tag is already read-only\n" : "nfctag: the tag is now read-only\n")
       } catch {
         throw fail(cliFailure(for: error))
       }
@@ -121,7 +150,7 @@ extension NFCTool {
 
     func run() throws {
       do {
-        let (target, info) = try TagAccess(options: readerOptions).withTag { tag in (tag.target, try tag.platform.info()) }
+        let (target, info) = try TagSession(options: readerOptions).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
         let output = StandardOutput()
         if json {
           var o = JSONObjectWriter()
@@ -133,7 +162,7 @@ extension NFCTool {
           o.number("memorySize", info.memorySize)
           o.raw("ndef", ndefStatusJSON(info.ndef))
           o.string("capabilityContainer", hexString(info.capabilityContainer))
-          o.string("version", hexString(info.version))
+          if !info.version.isEmpty { o.string("version", hexString(info.version)) }
           o.string("lockState", info.lockState)
           var details = JSONObjectWriter()
           for (key, value) in info.details { details.string(key, value) }
@@ -163,7 +192,19 @@ extension NFCTool {
 
 /// Decodes a message read from a tag; its errors are bad data (65).
 func decodeTagMessage(_ bytes: [UInt8]) throws -> NDEFMessage {
-  try NDEFMessage(decoding: bytes)
+  do { return try NDEFMessage(decoding: bytes) } catch { throw NFCReaderError(error) }
+}
+
+/// What the reader learnt about a tag, for output: reader, UID, ATR.
+struct TargetSummary: Sendable {
+  var readerName: String
+  var identifier: [UInt8]
+  var atr: [UInt8]
+  init(_ tag: any NFCNDEFTag) {
+    readerName = tag.connection.readerName
+    identifier = tag.identifier
+    atr = tag.connection.atr
+  }
 }
 
 func ndefStatusText(_ report: NDEFStatusReport) -> String {
@@ -221,3 +262,9 @@ func alignedLines(_ lines: [(String, String)]) -> String {
     key + ":" + String(repeating: " ", count: width - key.count + 1) + sanitizeLine(value)
   }.joined(separator: "\n") + "\n"
 }
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,6 +1,6 @@
 import ArgumentParser
 import NDEF
-import NFCTags
+import NFCSession
 
 extension NFCTool {
   /// `nfctag write <kind> …`: the kinds of `ndef encode`, plus `ndef FILE|-`.
@@ -34,21 +34,23 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
   func run() throws {
     do {
       let message = try kind.makeMessage()
-      let written = try TagAccess(options: readerOptions).withTag { tag -> Int in
+      let (append, verify, lock) = (append, !noVerify, lock)
+      let written = try TagSession(options: readerOptions).withTag { tag -> Int in
         var records = message.records
         if append {
-          let existing = try tag.platform.readNDEF()
-          if !existing.isEmpty { records = try NDEFMessage(decoding: existing).records + records }
+          let existing = try tag.readNDEFBytes()
+          if !existing.isEmpty { records = try decodeTagMessage(existing).records + records }
         }
         let bytes = try NDEFMessage(records: records).encoded()
         // writeNDEF checks format, read-only state and capacity before its first command (every
         // platform's contract), so no separate status query costs round trips here.
-        do {
-          try tag.platform.writeNDEF(bytes, verify: !noVerify)
-        } catch TagError.notFormatted(let why) {
-          throw TagError.notFormatted("\(why); run `nfctag format` first")
+        // A Wi-Fi credential's key travels in the written pages: the trace masks that write.
+        if records.contains(where: { WiFiCredential($0) != nil }) {
+          try SecretExchange.run { () throws(NFCReaderError) in try tag.writeNDEFBytes(bytes, verify: verify) }
+        } else {
+          try tag.writeNDEFBytes(bytes, verify: verify)
         }
-        if lock { try tag.platform.makeReadOnly() }
+        if lock { try tag.writeLock() }
         return bytes.count
       }
       writeStderr("nfctag: wrote \(written) bytes\(noVerify ? "" : ", verified")\(lock ? "; the tag is now read-only" : "")\n")

@@ -20,6 +20,8 @@ import NDEFJSON
     #expect(quoted("\u{0}\u{1F}\u{7F}") == #""\u0000\u001f\u007f""#)
     // C1 controls (UTF-8 C2 80 – C2 9F) are escaped; the rest of U+0080–U+00FF is not.
     #expect(quoted("x\u{85}y\u{9F}\u{A0}é") == "\"x\\u0085y\\u009f\u{A0}é\"")
+    // Bidirectional controls, zero-width characters and the BOM too; their neighbours are not.
+    #expect(quoted("a\u{202E}b\u{200B}\u{2010}\u{FEFF}") == "\"a\\u202eb\\u200b\u{2010}\\ufeff\"")
   }
 
   @Test func escapesAtTheEdgesOfARun() {
@@ -49,7 +51,8 @@ import NDEFJSON
     #expect((try? JSONParser.parse(w.bytes)) != nil)
   }
 
-  /// The escaping rules one scalar at a time, as the tool's jsonQuoted first had them.
+  /// The escaping rules one scalar at a time: the tool's first jsonQuoted, with the deceptive
+  /// scalars of `isDeceptiveScalar` (bidirectional controls, invisible characters, BOM) added.
   private func reference(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
@@ -60,7 +63,7 @@ import NDEFJSON
       case "\r": out += "\\r"
       case "\t": out += "\\t"
       default:
-        if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+        if scalar.value < 0x20 || isDeceptiveScalar(scalar) {
           let h = String(scalar.value, radix: 16)
           out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
         } else {
@@ -74,7 +77,10 @@ import NDEFJSON
   @Test func agreesWithTheScalarByScalarRulesOnRandomText() {
     // Long plain runs (skipped eight bytes at a time) broken by every kind of byte to look at.
     let alphabet: [Unicode.Scalar] = ["a", "b", " ", "é", "✓", "𝄞", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}",
-                                      "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{A9}", "\u{FFFD}"]
+                                      "\u{7F}", "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{A9}", "\u{FFFD}",
+                                      "\u{600}", "\u{61C}", "\u{200B}", "\u{200F}", "\u{2010}", "\u{202A}",
+                                      "\u{202E}", "\u{2060}", "\u{2065}", "\u{2066}", "\u{2069}", "\u{FEFE}",
+                                      "\u{FEFF}"]
     var state: UInt64 = 7
     for _ in 0..<2000 {
       state = state &* 6364136223846793005 &+ 1442695040888963407

@@ -240,7 +240,9 @@ func decodeError(_ bytes: [UInt8]) -> NDEFError? {
     #expect(error?.offset == 6)
   }
   @Test func errorDescriptionNamesRuleAndOffset() {
-    #expect(decodeError(hex("D1 01 00 54 00"))?.description.contains("trailingBytes at byte 4") == true)
+    #expect(decodeError(hex("D1 01 00 54 00"))?.code == .trailingBytes)
+    #expect(decodeError(hex("D1 01 00 54 00"))?.description.hasSuffix(" at byte 4") == true)
+    #expect(decodeError(hex("D1 01 00 54 00"))?.description.contains("trailingBytes") == false)  // no internal names
   }
 }
 

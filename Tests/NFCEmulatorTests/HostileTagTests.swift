@@ -32,22 +32,38 @@ final class CorruptingTransport: APDUTransport {
 
 /// Tag data is hostile: whatever a tag or an image holds, and whatever a reader answers, the
 /// platforms and the emulator answer with errors, never a trap.
+///
+/// Each case records what every step did (``HostileCase``): a returned value must keep the
+/// platform's invariants, and a failure must be a ``TagError`` (or, for detection, a
+/// ``PollError``) of a kind that input can cause. Across the seeds of each tag kind, reads (and
+/// with faithful answers, writes) must both succeed and fail, so the cases are not vacuous.
 @Suite struct HostileTags {
   static let kinds = VirtualTagKind.allCases.filter { (try? $0.makeTag(uid: nil)) != nil }
 
-  func run(_ transport: any APDUTransport) {
-    guard let target = try? detectTarget(on: transport), let platform = try? makePlatform(for: target) else { return }
-    _ = try? platform.queryNDEFStatus()
-    _ = try? platform.readNDEF()
-    _ = try? platform.info()
-    _ = try? platform.readMemory()
-    _ = try? platform.writeNDEF([0xD1, 0x01, 0x04, 0x54, 0x02, 0x65, 0x6E, 0x78], verify: true)
+  /// What garbage memory behind a faithful reader may cause: the tag is not NDEF, its structures
+  /// are bad, it is locked or full, or it refuses a command (random passwords, locks, MC bits).
+  static let imageFailures: Set<FailureKind> = [.notFormatted, .malformed, .readOnly, .insufficientCapacity, .transceive]
+  /// What a reader that damages answers may cause on top: detection failing, an unusable
+  /// identifier or answer (unsupported), a read-back that differs.
+  static let damageFailures = imageFailures.union([.poll, .unsupported, .verifyFailed])
+
+  /// Every outcome each step had across the cases of one test, to show both kinds occurred.
+  struct Tally {
+    private(set) var seen: [HostileStep: Set<StepOutcome>] = [:]
+    private(set) var cases = 0
+    mutating func add(_ report: HostileCase) {
+      cases += 1
+      for (step, outcome) in report.outcomes { seen[step, default: []].insert(outcome) }
+    }
+    func returned(_ step: HostileStep) -> Bool { seen[step]?.contains(.returned) == true }
+    func threw(_ step: HostileStep) -> Bool { seen[step]?.contains { $0 != .returned } == true }
   }
 
   @Test(arguments: kinds)
   func randomMemoryImages(kind: VirtualTagKind) throws {
     let size = try kind.makeTag(uid: nil).memoryImage.count
     var random = SplitMix64(state: 0x5EED)
+    var tally = Tally()
     for round in 0..<150 {
       var image = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
       if round % 3 == 0, let factory = try? kind.makeTag(uid: nil).memoryImage {
@@ -55,18 +71,33 @@ final class CorruptingTransport: APDUTransport {
         image = factory
         for _ in 0..<4 { image[Int.random(in: 0..<size, using: &random)] = UInt8.random(in: 0...255, using: &random) }
       }
-      guard let tag = try? kind.makeTag(image: image), let face = try? kind.defaultFace.makeFace(tag: tag) else { continue }
-      run(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face))
+      let tag = try kind.makeTag(image: image)  // any bytes of the right size make a tag
+      let face = try kind.defaultFace.makeFace(tag: tag)
+      let report = HostileCase.run(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face), clean: true)
+      tally.add(report)
+      #expect(report.outcomes[.detect] == .returned, "\(kind) image \(round): a faithful reader identifies any card")
+      #expect(report.violations.isEmpty, "\(kind) image \(round): \(report.violations)")
+      #expect(report.unexpected(Self.imageFailures).isEmpty, "\(kind) image \(round): \(report.unexpected(Self.imageFailures))")
     }
+    #expect(tally.cases == 150)
+    #expect(tally.returned(.read) && tally.threw(.read), "\(kind): reads \(tally.seen[.read] ?? [])")
+    #expect(tally.returned(.write) && tally.threw(.write), "\(kind): writes \(tally.seen[.write] ?? [])")
   }
 
   @Test(arguments: kinds)
   func damagedAnswers(kind: VirtualTagKind) throws {
+    var tally = Tally()
     for seed in 0..<150 as Range<UInt64> {
       let tag = try kind.makeTag(uid: nil)
       let face = try kind.defaultFace.makeFace(tag: tag)
-      run(CorruptingTransport(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face), seed: seed))
+      let transport = CorruptingTransport(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face), seed: seed)
+      let report = HostileCase.run(transport, clean: false)
+      tally.add(report)
+      #expect(report.violations.isEmpty, "\(kind) seed \(seed): \(report.violations)")
+      #expect(report.unexpected(Self.damageFailures).isEmpty, "\(kind) seed \(seed): \(report.unexpected(Self.damageFailures))")
     }
+    #expect(tally.cases == 150)
+    #expect(tally.returned(.read) && tally.threw(.read), "\(kind): reads \(tally.seen[.read] ?? [])")
   }
 
   @Test(arguments: kinds)

@@ -149,7 +149,9 @@ private func runError(_ body: () throws -> Void) -> TagError? {
   @Test func detectsWritesReadsFormatsErasesAndLocks() throws {
     let tag = try FeliCaLiteSVirtualTag()
     let (p, target) = try platform(on: tag)
-    #expect(target.parameters["pmm"] == hex("00F1000000014300"))
+    #expect(target.details.felicaPMm == hex("00F1000000014300"))
+    #expect(target.details.readerFirmware?.hasPrefix("ACR122U") == true)  // FF 00 48 told the reader path
+    #expect(target.details.historicalBytes.isEmpty && target.details.type2Version == nil)
     #expect(target.identifier == idm)
     let t3 = try #require(p as? Type3Tag)
     #expect(t3.chipName == "FeliCa Lite-S (RC-S966)")
@@ -200,7 +202,7 @@ private func runError(_ body: () throws -> Void) -> TagError? {
     _ = tag.respond(to: updateFrame(0x88, mc))
     _ = tag.respond(to: updateFrame(0x00, [UInt8](repeating: 0, count: 16)))
     let (p, target) = try platform(on: tag)
-    #expect(target.parameters["systemCode"] == hex("88B4"))
+    #expect(target.details.felicaSystemCode == hex("88B4"))
     #expect(try p.queryNDEFStatus().status == .notSupported)
     #expect(throws: TagError.self) { try p.readNDEF() }
     try p.format()
@@ -250,16 +252,16 @@ private func runError(_ body: () throws -> Void) -> TagError? {
     let full = textMessage(208, seed: 3)
 
     let writeLink = CountingTransceiver(target.link)
-    let writer = Type3Tag(identifier: target.identifier, link: writeLink, pmm: target.parameters["pmm"],
-                          systemCode: target.parameters["systemCode"])
+    let writer = Type3Tag(identifier: target.identifier, link: writeLink, pmm: target.details.felicaPMm,
+                          systemCode: target.details.felicaSystemCode)
     try writer.writeNDEF(full, verify: true)
     // 4 Checks (attribute block, MC, 13 data blocks), WriteF 0F, 13 Updates, the final attribute
     // block, and 4 Checks of read-back. Naive (one block per command): 1 + 1 + 13 + 1 + 14 = 30.
     #expect(writeLink.count == 23)
 
     let readLink = CountingTransceiver(target.link)
-    let reader = Type3Tag(identifier: target.identifier, link: readLink, pmm: target.parameters["pmm"],
-                          systemCode: target.parameters["systemCode"])
+    let reader = Type3Tag(identifier: target.identifier, link: readLink, pmm: target.details.felicaPMm,
+                          systemCode: target.details.felicaSystemCode)
     #expect(try reader.readNDEF() == full)
     // 14 blocks at 4 per Check (the Lite-S limit; the ACR122U would carry 14): ⌈14/4⌉ = 4.
     // Naive: the attribute block, then 13 Checks of one block = 14.

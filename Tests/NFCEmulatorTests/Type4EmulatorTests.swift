@@ -277,7 +277,7 @@ private func caught(_ body: () throws -> Void) -> (any Error)? {
     let ideal = 4 + (2 + 254 + frame - 1) / frame                       // 6
     #expect(abs(reader.count - ideal) <= 1)
     #expect(reader.count == 6)
-    #expect(writer.count == 10)                                         // 4 + 1 + 2 + 1 + 2 (read-back)
+    #expect(writer.count == 11)                                         // 4 + 1 (size probe) + 1 + 2 + 1 + 2 (read-back)
     // Naive, one 16-byte block per command as nfcpy's dump reads: SELECT app, SELECT CC, READ CCLEN,
     // READ CC, SELECT NDEF, READ NLEN, then 16 READs of 16 bytes = 22; a write of 16-byte UPDATEs:
     // 4 + NLEN 0000 + 16 UPDATEs + NLEN + 16 read-back READs = 38.

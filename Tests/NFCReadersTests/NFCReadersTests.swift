@@ -41,6 +41,8 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     #expect(PartThreeATR(desfire).kind == .isoDEP(historicalBytes: [0x80]))
     #expect(PartThreeATR(desfire).platform == .type4)
     #expect(PartThreeATR(desfire).checksumValid)
+    #expect(PartThreeATR(desfire).historicalBytes == [0x80])
+    #expect(PartThreeATR(ultralightATR).historicalBytes.isEmpty)  // a storage card has none
   }
 
   @Test func badChecksumIsReported() {
@@ -60,7 +62,7 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     let target = try detectTarget(on: transport)
     #expect(target.platform == .type2)
     #expect(target.identifier == [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06])
-    #expect(target.parameters["version"] == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
+    #expect(target.details.type2Version == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])
     #expect(target.link is ACR122UType2Link)
     #expect(transport.script.isEmpty)
   }
@@ -73,6 +75,33 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     let target = try detectTarget(on: transport)
     #expect(target.link is PartThreeType2Link)
     #expect(target.link.capabilities.rawCommands == false)
+    #expect(target.details == TargetDetails())  // learnt nothing beyond the UID
+  }
+
+  @Test func anISODEPCardOnAnACR122UKeepsItsHistoricalBytesAndTheFirmware() throws {
+    let desfire: [UInt8] = [0x3B, 0x81, 0x80, 0x01, 0x80, 0x80]  // historical bytes: 80
+    let transport = ScriptedAPDU(atr: desfire, [
+      ([0xFF, 0x00, 0x48, 0x00, 0x00], Array("ACR122U207".utf8)),                  // firmware, no SW
+      ([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x90, 0x00]),  // UID
+    ])
+    let target = try detectTarget(on: transport)
+    #expect(target.platform == .type4)
+    #expect(target.details == TargetDetails(readerFirmware: "ACR122U207", historicalBytes: [0x80]))
+    #expect(target.link.capabilities == APDUPassthroughLink.acr122u)
+    #expect(transport.script.isEmpty)
+  }
+
+  @Test func anotherReadersFirmwareAnswerIsNotKept() throws {
+    let desfire: [UInt8] = [0x3B, 0x81, 0x80, 0x01, 0x80, 0x80]
+    let transport = ScriptedAPDU(atr: desfire, [
+      ([0xFF, 0x00, 0x48, 0x00, 0x00], [0x6A, 0x81]),                               // not an ACR122U
+      ([0xFF, 0xCA, 0x00, 0x00, 0x00], [0x6A, 0x81]),                               // no UID either
+    ])
+    let target = try detectTarget(on: transport)
+    #expect(target.details.readerFirmware == nil)
+    #expect(target.details.historicalBytes == [0x80])
+    #expect(target.identifier.isEmpty)
+    #expect(target.link.capabilities == APDUPassthroughLink.shortAPDUs)
   }
 }
 
@@ -104,7 +133,7 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     let link = PartThreeType2Link(transport: transport)
     #expect(try link.transceive([0x30, 0x04]) == [UInt8](repeating: 1, count: 16))
     #expect(try link.transceive([0xA2, 0x04, 9, 9, 9, 9]) == [0x0A])
-    #expect(throws: TransceiveError.status(0x6300)) { try link.transceive([0x30, 0xF0]) }
+    #expect(throws: TransceiveError.status(.noInformation)) { try link.transceive([0x30, 0xF0]) }
     #expect(throws: TransceiveError.self) { try link.transceive([0x3A, 0x00, 0x10]) }
   }
 }
@@ -131,7 +160,7 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
     #expect(try acr.firmware() == "ACR122U207")
     #expect(try acr.signal(red: false, green: true, t1: 3, repetitions: 1, buzzer: .duringT1) == 0x02)
     #expect(try acr.pollingParameter() == 0xFF)
-    #expect(throws: TransceiveError.status(0x6300)) { try acr.signal(red: true, green: false) }
+    #expect(throws: TransceiveError.status(.noInformation)) { try acr.signal(red: true, green: false) }
   }
 }
 

@@ -44,7 +44,7 @@ private func answerHead(bits: UInt8, length: UInt8) -> [UInt8] {
     #expect(throws: TransceiveError.nak(0)) { try link.transceive([0xA2, 0x02, 1, 2, 3, 4]) }
     #expect(throws: TransceiveError.timeout) { try link.transceive([0x1B, 0xFF, 0xFF, 0xFF, 0xFF]) }
     #expect(throws: TransceiveError.chipError(0x01)) { try link.transceive([0x30, 0x04]) }
-    #expect(throws: TransceiveError.status(0x6F00)) { try link.transceive([0x30, 0x04]) }
+    #expect(throws: TransceiveError.status(.noPreciseDiagnosis)) { try link.transceive([0x30, 0x04]) }
     #expect(link.apduCount == 10)
     #expect(transport.script.isEmpty)
   }

@@ -3,6 +3,7 @@ import NDEF
 import NFCEmulator
 import NFCTags
 import NFCTransport
+import Synchronization
 import Testing
 @testable import NFCSession
 
@@ -21,73 +22,121 @@ final class DirectLink: Transceiver {
   }
 }
 
-/// A scripted field: each step is the set of tags present until the next `advance()`.
-final class ScriptedPoller: TagPoller, @unchecked Sendable {
+/// A scripted field: each step is the set of tags present until the next `advance()`. A tag
+/// counts as removed once the field no longer holds it, so tests move the field from the
+/// delegate's callbacks instead of sleeping.
+final class ScriptedPoller: TagPoller {
   let readerName: String
-  private var steps: [[any VirtualTag]]
-  private let lock = DispatchSemaphore(value: 1)
-  private var cancelled = false
-  private(set) var arrivals = 0
+  private struct State {
+    var steps: [[any VirtualTag]]
+    var cancelled = false
+    var arrivals = 0
+    var delivered: [ObjectIdentifier] = []
+  }
+  /// Virtual tags are used by one thread at a time (the session serialises tag commands).
+  private let state: Mutex<State>
+  private let changed = DispatchSemaphore(value: 0)
 
-  init(readerName: String = "test reader", _ steps: [[any VirtualTag]]) {
+  init(readerName: String = "test reader \(UInt64.random(in: 0...UInt64.max))", _ steps: [[any VirtualTag]]) {
     self.readerName = readerName
-    self.steps = steps
+    // The virtual tags go into the mutex and are touched only under it or by the session,
+    // which serialises tag commands.
+    nonisolated(unsafe) let owned = State(steps: steps)
+    state = Mutex(owned)
   }
 
-  private var current: [any VirtualTag] {
-    lock.wait(); defer { lock.signal() }
-    return steps.first ?? []
-  }
+  var arrivals: Int { state.withLock { $0.arrivals } }
 
   /// The field changes to the next step.
-  func advance() { lock.wait(); if !steps.isEmpty { steps.removeFirst() }; lock.signal() }
+  func advance() {
+    state.withLock { if !$0.steps.isEmpty { $0.steps.removeFirst() } }
+    changed.signal()
+  }
 
   func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
-    let deadline = nowSeconds() + Double(timeoutMilliseconds ?? 60_000) / 1000
-    while nowSeconds() < deadline {
-      if cancelled { throw .cancelled }
-      let tags = current
-      if !tags.isEmpty {
-        arrivals += 1
-        return tags.map { DetectedTarget(readerName: readerName, identifier: $0.identifier, atr: [], platform: .type2,
-                                         cardName: "test", link: DirectLink($0)) }
+    let deadline = DispatchTime.now() + .milliseconds(timeoutMilliseconds ?? 60_000)
+    while true {
+      let (cancelled, targets): (Bool, [DetectedTarget]) = state.withLock { s in
+        guard !s.cancelled else { return (true, []) }
+        let tags = s.steps.first ?? []
+        guard !tags.isEmpty else { return (false, []) }
+        s.arrivals += 1
+        s.delivered = tags.map { ObjectIdentifier($0) }
+        // Handed to the session's poll loop, which alone uses them until it passes them on.
+        nonisolated(unsafe) let made = tags.map {
+          DetectedTarget(readerName: readerName, identifier: $0.identifier, atr: [], platform: .type2,
+                         cardName: "test", link: DirectLink($0))
+        }
+        return (false, made)
       }
-      usleep(5_000)
+      if cancelled { throw .cancelled }
+      if !targets.isEmpty { return targets }
+      if changed.wait(timeout: deadline) == .timedOut { throw .timeout }
     }
-    throw .timeout
   }
 
   func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
-    if cancelled { throw .cancelled }
-    if current.isEmpty { return }
-    usleep(UInt32(min(timeoutMilliseconds ?? 100, 100)) * 1000)
-    throw .timeout
+    let deadline = DispatchTime.now() + .milliseconds(timeoutMilliseconds ?? 60_000)
+    while true {
+      let (cancelled, gone): (Bool, Bool) = state.withLock { s in
+        let present = Set((s.steps.first ?? []).map { ObjectIdentifier($0) })
+        return (s.cancelled, s.delivered.allSatisfy { !present.contains($0) })
+      }
+      if cancelled { throw .cancelled }
+      if gone { return }
+      if changed.wait(timeout: deadline) == .timedOut { throw .timeout }
+    }
   }
 
   func release() {}
-  func cancel() { cancelled = true }
+  func cancel() {
+    state.withLock { $0.cancelled = true }
+    changed.signal()
+  }
 }
 
 /// Records delegate calls; `wait` blocks until the session is invalidated.
-final class Recorder: NFCNDEFReaderSessionDelegate, @unchecked Sendable {
-  var active = 0
-  var messages: [[NDEFMessage]] = []
-  var tags: [[NFCNDEFTag]] = []
-  var error: NFCReaderError?
+final class Recorder: NFCNDEFReaderSessionDelegate {
+  private struct Log {
+    var active = 0
+    var messages: [[NDEFMessage]] = []
+    var tags: [[any NFCNDEFTag]] = []
+    var failures: [NFCReaderError] = []
+    var error: NFCReaderError?
+  }
+  private let log = Mutex(Log())
   let wantsTags: Bool
   let done = DispatchSemaphore(value: 0)
-  var onTags: ((NFCNDEFReaderSession, [NFCNDEFTag]) -> Void)?
+  let onTags: (@Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void)?
+  let onMessages: (@Sendable (NFCNDEFReaderSession, [NDEFMessage]) -> Void)?
 
-  init(wantsTags: Bool = false) { self.wantsTags = wantsTags }
-  func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) { active += 1 }
+  init(wantsTags: Bool = false, onTags: (@Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void)? = nil,
+       onMessages: (@Sendable (NFCNDEFReaderSession, [NDEFMessage]) -> Void)? = nil) {
+    self.wantsTags = wantsTags
+    self.onTags = onTags
+    self.onMessages = onMessages
+  }
+  var active: Int { log.withLock { $0.active } }
+  var messages: [[NDEFMessage]] { log.withLock { $0.messages } }
+  var tags: [[any NFCNDEFTag]] { log.withLock { $0.tags } }
+  var failures: [NFCReaderError] { log.withLock { $0.failures } }
+  var error: NFCReaderError? { log.withLock { $0.error } }
+
+  func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) { log.withLock { $0.active += 1 } }
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
-    self.error = error
+    log.withLock { $0.error = error }
     done.signal()
   }
-  func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage]) { self.messages.append(messages) }
-  func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [NFCNDEFTag]) {
-    self.tags.append(tags)
+  func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage]) {
+    log.withLock { $0.messages.append(messages) }
+    onMessages?(session, messages)
+  }
+  func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    log.withLock { $0.tags.append(tags) }
     onTags?(session, tags)
+  }
+  func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError) {
+    log.withLock { $0.failures.append(error) }
   }
   func wait() -> Bool { done.wait(timeout: .now() + 10) == .success }
 }
@@ -127,14 +176,13 @@ func sampleAlert(for error: NFCReaderError) -> String? {
   @Test func theSampleWriteFlow() throws {
     let target = try tagWith(nil)
     let poller = ScriptedPoller([[try tagWith(nil), try tagWith(nil)], [target]])
-    let recorder = Recorder(wantsTags: true)
-    var alerts: [String] = []
-    recorder.onTags = { session, tags in
+    let alerts = Mutex<[String]>([])
+    let recorder = Recorder(wantsTags: true, onTags: { session, tags in
       if tags.count > 1 {
         session.alertMessage = "More than 1 tag is detected. Please remove all tags and try again."
-        alerts.append(session.alertMessage)
+        alerts.withLock { $0.append(session.alertMessage) }
         poller.advance()
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
+        session.restartPolling()
         return
       }
       guard let tag = tags.first else { return }
@@ -148,11 +196,11 @@ func sampleAlert(for error: NFCReaderError) -> String? {
       } catch {
         session.invalidate(errorMessage: "Write failed: \(error)")
       }
-    }
+    })
     let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false, poller: poller, timeout: 10)
     session.begin()
     #expect(recorder.wait())
-    #expect(alerts == ["More than 1 tag is detected. Please remove all tags and try again."])
+    #expect(alerts.withLock { $0 } == ["More than 1 tag is detected. Please remove all tags and try again."])
     #expect(recorder.tags.map(\.count) == [2, 1])
     #expect(session.alertMessage == "Update success!")
     #expect(recorder.error?.code == .readerSessionInvalidationErrorUserCanceled)
@@ -187,16 +235,14 @@ func sampleAlert(for error: NFCReaderError) -> String? {
   }
 
   @Test func commandRules() throws {
-    let recorder = Recorder(wantsTags: true)
     let small = try Type2VirtualTag(chip: .ntag213)
     let found = DispatchSemaphore(value: 0)
-    var tag: NFCNDEFTag?
-    recorder.onTags = { _, tags in tag = tags.first; found.signal() }
+    let recorder = Recorder(wantsTags: true, onTags: { _, _ in found.signal() })
     let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false,
                                        poller: ScriptedPoller([[small]]), timeout: 10)
     session.begin()
     #expect(found.wait(timeout: .now() + 5) == .success)
-    let t = try #require(tag)
+    let t = try #require(recorder.tags.first?.first)
     #expect(throws: NFCReaderError(.readerTransceiveErrorTagNotConnected, "")) { try t.queryNDEFStatus() }
     try session.connect(to: t)
     let big = NDEFMessage(records: [TextRecord(text: String(repeating: "x", count: 300)).record])
@@ -204,31 +250,169 @@ func sampleAlert(for error: NFCReaderError) -> String? {
     #expect(throws: NFCReaderError(.ndefReaderSessionErrorZeroLengthMessage, "")) { try t.readNDEF() }
     session.restartPolling()
     #expect(throws: NFCReaderError(.readerTransceiveErrorSessionInvalidated, "")) { try t.queryNDEFStatus() }
+    #expect(!t.isAvailable)
     session.invalidate()
     #expect(recorder.wait())
     #expect(throws: NFCReaderError(.readerTransceiveErrorSessionInvalidated, "")) { try t.readNDEF() }
   }
 
   @Test func multiReadReportsEachArrivalOnce() throws {
-    let poller = ScriptedPoller([[try tagWith("one")], [], [try tagWith("two")]])
-    let recorder = Recorder()
+    let one = try tagWith("one"), two = try tagWith("two")
+    let poller = ScriptedPoller([[one], [], [two]])
+    let recorder = Recorder(onMessages: { session, messages in
+      let text = messages.first?.records.first.flatMap(TextRecord.init)?.text
+      if text == "one" {
+        poller.advance()  // removed
+        poller.advance()  // "two" arrives
+      } else {
+        session.invalidate()
+      }
+    })
     let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false, poller: poller, timeout: 10)
     session.begin()
-    usleep(300_000)          // "one" stays in the field: reported once
-    poller.advance()         // removed
-    usleep(300_000)
-    poller.advance()         // "two" arrives
-    usleep(300_000)
-    session.invalidate()
     #expect(recorder.wait())
     let texts = recorder.messages.flatMap { $0 }.compactMap { $0.records.first.flatMap(TextRecord.init)?.text }
     #expect(texts == ["one", "two"])
+    #expect(poller.arrivals == 2)
     #expect(recorder.error.map { sampleAlert(for: $0) } == .some(nil))
+  }
+
+  @Test func aMalformedMessageEndsASingleReadSessionAtOnceWith102() throws {
+    let tag = try Type2VirtualTag(chip: .ntag215)
+    // A TLV that announces 5 bytes of NDEF holding a record header that runs past them.
+    try Type2Tag(identifier: tag.identifier, link: DirectLink(tag)).writeNDEF([0xD1, 0x01, 0x20], verify: true)
+    let recorder = Recorder()
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: true,
+                                       poller: ScriptedPoller([[tag]]), timeout: 60)
+    session.begin()
+    #expect(recorder.wait())  // well before the 60 s timeout: the wait gives up after 10
+    #expect(recorder.error?.code == .readerTransceiveErrorTagResponseError)
+    #expect(recorder.error?.underlyingError is NDEFError)
+    #expect(recorder.messages.isEmpty)
+  }
+
+  @Test func aMultiReadSessionReportsBadAndEmptyTagsAndGoesOn() throws {
+    let bad = try Type2VirtualTag(chip: .ntag213)
+    try Type2Tag(identifier: bad.identifier, link: DirectLink(bad)).writeNDEF([0xD1, 0x01, 0x20], verify: true)
+    let empty = try tagWith(nil), good = try tagWith("good")
+    let poller = ScriptedPoller([[bad], [empty], [good]])
+    let recorder = Recorder(onMessages: { session, _ in session.invalidate() })
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false, poller: poller, timeout: 10)
+    session.begin()
+    // Each failure is reported before the poller moves on: advance the field as reports come.
+    for expected in 1...2 {
+      let deadline = DispatchTime.now() + 5
+      while recorder.failures.count < expected, DispatchTime.now() < deadline { usleep(1000) }
+      poller.advance()
+    }
+    #expect(recorder.wait())
+    #expect(recorder.failures.map(\.code) == [.readerTransceiveErrorTagResponseError, .ndefReaderSessionErrorZeroLengthMessage])
+    #expect(recorder.messages.count == 1)
+  }
+
+  @Test func restartAfterRemovalDoesNotReportTheSameTagAgain() throws {
+    let first = try tagWith("a"), second = try tagWith("b")
+    let poller = ScriptedPoller([[first], [second]])
+    let seen = Mutex(0)
+    let recorder = Recorder(wantsTags: true, onTags: { session, tags in
+      if seen.withLock({ n in n += 1; return n }) == 1 {
+        session.restartPollingAfterRemoval()
+        poller.advance()
+      } else {
+        session.invalidate()
+      }
+    })
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false, poller: poller, timeout: 10)
+    session.begin()
+    #expect(recorder.wait())
+    #expect(recorder.tags.count == 2)
+    #expect(poller.arrivals == 2)
+  }
+
+  @Test func invalidateWhileWaitingIsUserCancel200() throws {
+    let active = DispatchSemaphore(value: 0)
+    final class ActiveRecorder: NFCNDEFReaderSessionDelegate {
+      let active: DispatchSemaphore
+      let ended = Mutex<NFCReaderError?>(nil)
+      let done = DispatchSemaphore(value: 0)
+      init(_ active: DispatchSemaphore) { self.active = active }
+      func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) { active.signal() }
+      func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+        ended.withLock { $0 = error }
+        done.signal()
+      }
+    }
+    let recorder = ActiveRecorder(active)
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: true,
+                                       poller: ScriptedPoller([[]]), timeout: 60)
+    session.begin()
+    #expect(active.wait(timeout: .now() + 5) == .success)
+    session.invalidate()
+    #expect(recorder.done.wait(timeout: .now() + 5) == .success)
+    #expect(recorder.ended.withLock { $0 }?.code.rawValue == 200)
+  }
+}
+
+/// Core NFC's tag reader session: typed tags and their native commands.
+@Suite struct TagReaderSessions {
+  final class TagRecorder: NFCTagReaderSessionDelegate {
+    let onTags: @Sendable (NFCTagReaderSession, [NFCTag]) -> Void
+    let ended = Mutex<NFCReaderError?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    init(_ onTags: @escaping @Sendable (NFCTagReaderSession, [NFCTag]) -> Void) { self.onTags = onTags }
+    func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) { onTags(session, tags) }
+    func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {
+      ended.withLock { $0 = error }
+      done.signal()
+    }
+  }
+
+  @Test func aMiFareTagAnswersGetVersionAndReadsNDEF() throws {
+    let answers = Mutex<([UInt8], [UInt8], String?)?>(nil)
+    let recorder = TagRecorder { session, tags in
+      guard case .miFare(let tag)? = tags.first else { session.invalidate(errorMessage: "not MiFare"); return }
+      do {
+        try session.connect(to: .miFare(tag))
+        let version = try tag.sendMiFareCommand([0x60])
+        let nak = try tag.sendMiFareCommand([0x30, 0xFF])  // READ past the end: NAK 0
+        let text = try tag.readNDEF().records.first.flatMap(TextRecord.init)?.text
+        answers.withLock { $0 = (version, nak, text) }
+        #expect(tag.mifareFamily == .ultralight)
+        session.invalidate()
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let session = NFCTagReaderSession(pollingOption: [.iso14443], delegate: recorder,
+                                      poller: ScriptedPoller([[try tagWith("typed")]]), timeout: 10)
+    session.begin()
+    #expect(recorder.done.wait(timeout: .now() + 10) == .success)
+    let (version, nak, text) = try #require(answers.withLock { $0 })
+    #expect(version == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03])  // NTAG215
+    #expect(nak == [0x00])
+    #expect(text == "typed")
+  }
+
+  @Test func tagsOfOtherKindsArePassedOver() throws {
+    let recorder = TagRecorder { session, _ in session.invalidate(errorMessage: "should not be reported") }
+    let session = NFCTagReaderSession(pollingOption: [.iso15693], delegate: recorder,
+                                      poller: ScriptedPoller([[try tagWith(nil)]]), timeout: 0.5)
+    session.begin()
+    #expect(recorder.done.wait(timeout: .now() + 10) == .success)
+    #expect(recorder.ended.withLock { $0 }?.code == .readerSessionInvalidationErrorSessionTimeout)
+  }
+
+  @Test func apdusParse() {
+    #expect(NFCISO7816APDU(data: [0x00, 0xA4]) == nil)
+    #expect(NFCISO7816APDU(data: [0x00, 0xA4, 0x04, 0x00, 0x07, 1, 2, 3]) == nil)
+    #expect(NFCISO7816APDU(data: [0x00, 0xA4, 0x04, 0x00, 0x02, 0xE1, 0x03, 0x00])?.instructionCode == 0xA4)
   }
 }
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 @Suite struct AsyncFace {

@@ -252,13 +252,14 @@ let uid = hex("04 6F 12 8A 5C 4D 80")
     #expect(link.finish() == .clean)
   }
 
+  /// The length-only erase (`erase --fast`): one page.
   @Test func erasesWithOnePageWrite() throws {
     let link = EmbeddedTransceiver(opening(elephantPages) + [
       (hex("A2 04 0300FE01"), .success([0x0A])),                            // empty NDEF TLV + Terminator
       (hex("3A 04 04"), .success(hex("0300FE01"))),                         // read-back
     ])
     let tag = Type2Tag(identifier: uid, link: link)
-    try tag.erase()
+    try tag.erase(overwritingOldMessage: false)
     #expect(link.finish() == .clean)
   }
 

@@ -123,9 +123,10 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
       (hex("00 A4 04 00 07 D2 76 00 00 85 01 00"), .success(hex("6A 82"))),
     ])
     let tag = Type4Tag(identifier: t4UID, link: link)
-    guard case .notFormatted? = tagError({ () throws(TagError) in _ = try tag.readNDEF() }) else {
+    guard case .notFormatted(let reason)? = tagError({ () throws(TagError) in _ = try tag.readNDEF() }) else {
       Issue.record("expected notFormatted"); return
     }
+    #expect(reason.hasSuffix("answered 6a 82 (v2, file or application not found) and 6a 82 (v1, file or application not found)"))
     guard case .unsupported(let why)? = tagError({ () throws(TagError) in try tag.format() }) else {
       Issue.record("expected unsupported"); return
     }
@@ -161,6 +162,7 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
       (selectCC, .success(ok)),                                           // SELECT CC file
       (readCC, .success(ntag424CC + ok)),                                 // READ BINARY CC: write access 00, 254-byte capacity
       (selectNDEF, .success(ok)),                                         // SELECT NDEF file E104
+      (hex("00 B0 00 10 01"), .success(hex("00") + ok)),                  // READ BINARY the message's last byte: the file is that big
       (hex("00 D6 00 00 11 000F") + elephant, .success(ok)),              // UPDATE BINARY at 0: NLEN 000F ‖ message, one APDU
       (hex("00 B0 00 00 11"), .success(hex("000F") + elephant + ok)),     // READ BINARY 17 bytes: read-back
     ], capabilities: acr122uISODEP)
@@ -173,6 +175,7 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
     let message = (0..<20).map { UInt8($0) }
     // A link that carries 16 data bytes per UPDATE (5-byte header + 16).
     let link = EmbeddedTransceiver(discovery() + [
+      (hex("00 B0 00 15 01"), .success(hex("00") + ok)),                    // READ BINARY byte 21: the file holds the message
       (hex("00 D6 00 00 02 0000"), .success(ok)),                           // UPDATE NLEN 0000: the file holds an empty message
       (hex("00 D6 00 02 10") + Array(message[0..<16]), .success(ok)),       // UPDATE 16 data bytes at 2
       (hex("00 D6 00 12 04") + Array(message[16...]), .success(ok)),        // UPDATE the last 4 at 18
@@ -201,12 +204,13 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
     #expect(full.finish() == .clean)
   }
 
+  /// The length-only erase (`erase --fast`): one UPDATE BINARY.
   @Test func erasesWithOneUpdate() throws {
     let link = EmbeddedTransceiver(discovery() + [
       (hex("00 D6 00 00 02 0000"), .success(ok)),                 // UPDATE NLEN 0000
       (hex("00 B0 00 00 02"), .success(hex("0000") + ok)),        // read-back
     ])
-    try Type4Tag(identifier: t4UID, link: link).erase()
+    try Type4Tag(identifier: t4UID, link: link).erase(overwritingOldMessage: false)
     #expect(link.finish() == .clean)
   }
 

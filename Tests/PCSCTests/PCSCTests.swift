@@ -3,6 +3,9 @@ import Testing
 @testable import PCSC
 
 /// A scripted seam: records calls and answers with canned results.
+///
+/// `@unchecked Sendable` because `PCSCCalls` requires it; each test uses its own instance on its
+/// own thread only.
 final class ScriptedCalls: PCSCCalls, @unchecked Sendable {
   var readers: Result<[UInt8], PCSCError> = .success([])
   var transmitReply: Result<[UInt8], PCSCError> = .success([0x90, 0x00])
@@ -40,8 +43,10 @@ final class ScriptedCalls: PCSCCalls, @unchecked Sendable {
     #expect(PCSCError.noService.rawValue == 0x8010001D)
     #expect(PCSCError.removedCard.rawValue == 0x80100069)
     #expect(PCSCError.noReadersAvailable.rawValue == 0x8010002E)
-    #expect(PCSCError.noService.description.contains("start pcscd"))
-    #expect(PCSCError.removedCard.description.contains("tap it again"))
+    // Facts only: what to do about them is the tool's to say.
+    #expect(PCSCError.noService.description.contains("pcscd"))
+    #expect(PCSCError.removedCard.description.contains("removed"))
+    #expect(!PCSCError.noReadersAvailable.description.contains("nfctag"))
     #expect(PCSCError(rawValue: 0x8010FFFF).description == "PC/SC error 0x8010ffff")
   }
 
@@ -126,6 +131,8 @@ enum Environment {
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The PnP notification reader against the machine's pcscd: it answers, and a wait on it times

@@ -57,6 +57,9 @@ func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, en
 }
 
 /// Reads a pipe to its end on a background thread.
+///
+/// `@unchecked Sendable`: `data` is written once by the reading thread before it signals `done`,
+/// and read only after `done` was waited for, so the semaphore orders every access.
 private final class PipeDrain: @unchecked Sendable {
   private var data = Data()
   private let done = DispatchSemaphore(value: 0)

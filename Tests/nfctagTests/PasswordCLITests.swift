@@ -23,6 +23,14 @@ import Testing
     let set = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef", "--reader", reader],
                             environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
     #expect(set.status == 0, "\(set.stderr)")
+    // Traced, neither the new password nor the PACK shows (hardening item 1).
+    let traced = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef",
+                                "--tag-password-env", "NFCTAG_TEST_PWD", "--trace", "--reader", reader],
+                               environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(traced.status == 0, "\(traced.stderr)")
+    #expect(!traced.stderr.contains("1a 2b 3c 4d"))
+    #expect(!traced.stderr.contains("be ef"))
+    #expect(traced.stderr.contains("a2 86 ********"))  // the PWD page of an NTAG215 (86h), data masked
 
     // Reads stay open (writes only are protected); a write without the password is refused: 77.
     #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("before"))
@@ -57,5 +65,34 @@ import Testing
     #expect(try runNFCTag(["read", "--tag-password-env", "NFCTAG_NO_SUCH_VARIABLE", "--reader", reader]).status == 64)
     #expect(try runNFCTag(["read", "--tag-password-file", directory.appendingPathComponent("none").path, "--reader", reader]).status == 66)
     #expect(try runNFCTag(["password", "set", "--reader", reader]).status == 64)
+  }
+
+  /// A Wi-Fi key travels in the written pages: the trace masks that write (hardening item 1).
+  @Test func theTraceOfAWiFiWriteDoesNotShowTheKey() throws {
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("wifi.bin").path
+    let key = try file("key.txt", "supersecretkey\n")
+    let r = try runNFCTag(["write", "wifi", "--ssid", "Home", "--password-file", key, "--trace", "--reader", reader])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("trace: >"))
+    #expect(!r.stderr.contains("73 75 70 65 72"))  // "super"
+    #expect(try runNFCTag(["read", "--show-secrets", "--reader", reader]).stdout.contains("supersecretkey"))
+  }
+
+  /// Hardening item 6: a read-protected tag read without its password is 77, not "tap again".
+  @Test func aReadProtectedTagAsksForItsPassword() throws {
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("protected.bin").path
+    #expect(try runNFCTag(["write", "text", "hidden", "--reader", reader]).status == 0)
+    let set = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--protect-reads", "--reader", reader],
+                            environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(set.status == 0, "\(set.stderr)")
+    let refused = try runNFCTag(["read", "--reader", reader])
+    #expect(refused.status == 77, "\(refused.stderr)")
+    #expect(refused.stderr.contains("read-protected"))
+    #expect(refused.stderr.contains("give its password"))
+    #expect(!refused.stderr.contains("tap"))
+    let read = try runNFCTag(["read", "--tag-password-env", "NFCTAG_TEST_PWD", "--reader", reader],
+                             environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("hidden"))
   }
 }

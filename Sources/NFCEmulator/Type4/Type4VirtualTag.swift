@@ -111,17 +111,17 @@ public final class Type4VirtualTag: VirtualTag {
 
   // MARK: - Status words
 
-  private static let ok: [UInt8] = [0x90, 0x00]
-  private static let wrongLength: [UInt8] = [0x67, 0x00]
-  private static let securityNotSatisfied: [UInt8] = [0x69, 0x82]
-  private static let noCurrentEF: [UInt8] = [0x69, 0x86]
-  private static let functionNotSupported: [UInt8] = [0x6A, 0x81]
-  private static let notFound: [UInt8] = [0x6A, 0x82]
-  private static let wrongP1P2: [UInt8] = [0x6A, 0x86]
-  private static let offsetOutside: [UInt8] = [0x6B, 0x00]
-  private static let unknownINS: [UInt8] = [0x6D, 0x00]
-  private static let unknownCLA: [UInt8] = [0x6E, 0x00]
-  private static let endOfFile: [UInt8] = [0x62, 0x82]
+  private static let ok = StatusWord.success.bytes
+  private static let wrongLength = StatusWord.wrongLength.bytes
+  private static let securityNotSatisfied = StatusWord.securityStatusNotSatisfied.bytes
+  private static let noCurrentEF = StatusWord.commandNotAllowed.bytes
+  private static let functionNotSupported = StatusWord.functionNotSupported.bytes
+  private static let notFound = StatusWord.fileNotFound.bytes
+  private static let wrongP1P2 = StatusWord.incorrectP1P2.bytes
+  private static let offsetOutside = StatusWord.wrongParameters.bytes
+  private static let unknownINS = StatusWord.instructionNotSupported.bytes
+  private static let unknownCLA = StatusWord.classNotSupported.bytes
+  private static let endOfFile = StatusWord.endOfFileReached.bytes
 
   // MARK: - Commands
 

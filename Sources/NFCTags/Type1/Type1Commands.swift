@@ -11,9 +11,11 @@ struct Type1Commands {
 
   private static let zeros8 = [UInt8](repeating: 0, count: 8)
 
-  private func send(_ frame: [UInt8], _ name: String, address: Int?) throws(TagError) -> [UInt8] {
+  private func send(_ frame: [UInt8], _ name: String, address: Int?, writes: Bool = false) throws(TagError) -> [UInt8] {
     do {
       return try link.transceive(frame)
+    } catch .nak(let code) where writes {
+      throw .writeRefused(.nak(code), command: name, address: address)
     } catch {
       throw .transceive(error, command: name, address: address)
     }
@@ -54,7 +56,7 @@ struct Type1Commands {
     guard (0..<128).contains(address) else {
       throw .malformed("\(name) addresses bytes 0-127, not \(address)", offset: nil)
     }
-    let answer = try send([erase ? 0x53 : 0x1A, UInt8(address), value] + uid, name, address: address)
+    let answer = try send([erase ? 0x53 : 0x1A, UInt8(address), value] + uid, name, address: address, writes: true)
     guard answer.count == 2, answer[0] == UInt8(address) else {
       throw .transceive(.malformedResponse(answer), command: name, address: address)
     }
@@ -67,7 +69,7 @@ struct Type1Commands {
     guard data.count == 8, (0..<256).contains(block) else {
       throw .malformed("\(name) writes 8 bytes to blocks 0-255", offset: nil)
     }
-    let answer = try send([erase ? 0x54 : 0x1B, UInt8(block)] + data + uid, name, address: block * 8)
+    let answer = try send([erase ? 0x54 : 0x1B, UInt8(block)] + data + uid, name, address: block * 8, writes: true)
     guard answer.count == 9, answer.first == UInt8(block) else {
       throw .transceive(.malformedResponse(answer), command: name, address: block * 8)
     }

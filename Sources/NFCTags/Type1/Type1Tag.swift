@@ -110,8 +110,10 @@ public final class Type1Tag: NDEFTagPlatform {
     }
   }
 
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let memory = beginOperation()
+    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
+    try commit(plan, layout: layout, memory: memory)
   }
 
   /// Makes the tag read-only: CC byte 11 gets write access 0Fh (WRITE-NE), then every lock bit a
@@ -185,7 +187,7 @@ public final class Type1Tag: NDEFTagPlatform {
       if !controls.isEmpty {
         var dynamic: [UInt8] = []
         for control in controls {
-          if let bytes = try? memory.bytes(in: control.range) { dynamic += bytes }
+          if let bytes = try unlessRemoved({ () throws(TagError) in try memory.bytes(in: control.range) }) { dynamic += bytes }
         }
         lockWords += "; dynamic lock bytes \(hexString(dynamic, separator: " "))"
         lockWords += dynamic.allSatisfy { $0 == 0 } ? " (none set)" : " (some set)"
@@ -277,7 +279,9 @@ public final class Type1Tag: NDEFTagPlatform {
     // dynamic memory ends where ADD8 does (256 blocks).
     let ccSize = (Int(cc[2]) + 1) * 8
     if dynamic {
-      memorySize = min(max(ccSize, 128), 2048)
+      // The CC's TMS is a claim: a Topaz 512 (HR0 HR1 12 4C) has 512 bytes whatever its CC says.
+      let chipSize = headerROM == [0x12, 0x4C] ? 512 : 2048
+      memorySize = min(max(ccSize, 128), chipSize)
       memory.limit = memorySize
       memory.skippable = [13, 15]
     } else {

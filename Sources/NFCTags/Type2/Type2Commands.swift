@@ -9,6 +9,9 @@ struct Type2Commands {
   private func exchange(_ command: [UInt8], name: String, address: Int?) throws(TagError) -> [UInt8] {
     do {
       return try link.transceive(command)
+    } catch .nak(let code) where command.first == 0x30 || command.first == 0x3A {
+      // READ and FAST_READ of pages the tag has are refused only behind a password (PROT, AUTH0).
+      throw .readRefused(.nak(code), command: name, address: address)
     } catch {
       throw .transceive(error, command: name, address: address)
     }
@@ -47,7 +50,14 @@ struct Type2Commands {
   func write(page: Int, _ data: [UInt8]) throws(TagError) {
     let pg = try pageByte(page, command: "WRITE")
     guard data.count == 4 else { throw .unsupported("WRITE of \(data.count) bytes to page \(page); a page is 4 bytes") }
-    let reply = try exchange([0xA2, pg] + data, name: "WRITE", address: page)
+    let reply: [UInt8]
+    do {
+      reply = try link.transceive([0xA2, pg] + data)
+    } catch .nak(let code) {
+      throw .writeRefused(.nak(code), command: "WRITE", address: page)
+    } catch {
+      throw .transceive(error, command: "WRITE", address: page)
+    }
     guard reply == [0x0A] else {
       throw .transceive(.malformedResponse(reply), command: "WRITE", address: page)
     }

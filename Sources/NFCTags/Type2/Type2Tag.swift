@@ -77,7 +77,7 @@ public final class Type2Tag: NDEFTagPlatform {
     guard link.capabilities.rawCommands else {
       throw .unsupported("PWD_AUTH needs a reader that passes raw Type 2 commands")
     }
-    return try commands.passwordAuth(password)
+    return try SecretExchange.run { () throws(TagError) in try commands.passwordAuth(password) }
   }
 
   /// Sets the password and PACK and turns protection on from page `page` on.
@@ -100,8 +100,10 @@ public final class Type2Tag: NDEFTagPlatform {
     }
     let cfg = try memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4)
     guard cfg.count == 8 else { throw .malformed("configuration pages unreadable", offset: nil) }
-    try memory.write(page: pwdPage, pwd)
-    try memory.write(page: packPage, pack + [0x00, 0x00])
+    try SecretExchange.run { () throws(TagError) in
+      try memory.write(page: pwdPage, pwd)
+      try memory.write(page: packPage, pack + [0x00, 0x00])
+    }
     let access = protectReads ? cfg[4] | 0x80 : cfg[4] & 0x7F
     if access != cfg[4] {
       try memory.write(page: cfg1, [access, cfg[5], cfg[6], cfg[7]])
@@ -114,11 +116,11 @@ public final class Type2Tag: NDEFTagPlatform {
   // MARK: NDEFTagPlatform
 
   public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
-    try analyse(try beginOperation()).checkedReport()
+    try analyse(try beginReadOperation()).checkedReport()
   }
 
   public func readNDEF() throws(TagError) -> [UInt8] {
-    let memory = try beginOperation()
+    let memory = try beginReadOperation()
     return try analyse(memory).readMessage(from: memory)
   }
 
@@ -164,8 +166,10 @@ public final class Type2Tag: NDEFTagPlatform {
     }
   }
 
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let memory = try beginOperation()
+    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
+    try commit(plan, area: layout.area, memory: memory, verify: true)
   }
 
   /// Makes the tag read-only: CC write access 0Fh, then the dynamic lock bytes (by chip, else by
@@ -216,7 +220,7 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   public func info() throws(TagError) -> TagInfo {
-    let memory = try beginOperation()
+    let memory = try beginReadOperation()
     let snapshot = try analyse(memory)
     var report = snapshot.report
     var details: [(String, String)] = []
@@ -237,7 +241,7 @@ public final class Type2Tag: NDEFTagPlatform {
     var lockWords = "static lock bytes \(hexString(lock[2..<4], separator: " "))"
     lockWords += lock[2] == 0 && lock[3] == 0 ? " (none set)" : (lock[2] & 0xF8 == 0xF8 && lock[3] == 0xFF ? " (all pages locked)" : " (some pages locked)")
     if let page = product?.dynamicLockPage {
-      if let dyn = try? memory.page(page) {
+      if let dyn = try unlessRemoved({ () throws(TagError) in try memory.page(page) }) {
         lockWords += "; dynamic lock bytes \(hexString(dyn[0..<3], separator: " "))"
         lockWords += dyn[0..<3].allSatisfy { $0 == 0 } ? " (none set)" : " (some set)"
       } else {
@@ -248,7 +252,7 @@ public final class Type2Tag: NDEFTagPlatform {
     lockWords += "; CC write access \(hexString([access]).dropFirst())"
     lockWords += access == 0 ? " (granted)" : (access == 0x0F ? " (read-only)" : " (proprietary)")
     if let product, let cfg0 = product.cfg0Page, let cfg1 = product.cfg1Page,
-       let cfg = try? memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4), cfg.count == 8 {
+       let cfg = try unlessRemoved({ () throws(TagError) in try memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4) }), cfg.count == 8 {
       let auth0 = cfg[3]
       if Int(auth0) >= product.totalPages {
         details.append(("Password protection", "off (AUTH0 \(hexString([auth0])))"))
@@ -258,7 +262,7 @@ public final class Type2Tag: NDEFTagPlatform {
       }
     }
     if link.capabilities.rawCommands, product?.hasExtendedCommands == true,
-       let signature = try? commands.readSignature(), !signature.allSatisfy({ $0 == 0 }) {
+       let signature = try unlessRemoved({ () throws(TagError) in try commands.readSignature() }), !signature.allSatisfy({ $0 == 0 }) {
       details.append(("Originality signature", hexString(signature)))  // READ_SIG (3Ch), NXP ECC
     }
     let memorySize: Int
@@ -337,7 +341,20 @@ public final class Type2Tag: NDEFTagPlatform {
     }
   }
 
+  /// Pages the read-only operations on this connection have read (status, info, the message):
+  /// `scan` asks for info and then the message, and should read the tag once. Any other
+  /// operation (a write, a password) drops it and starts from the tag.
+  private var readCache: Type2PageCache?
+
+  private func beginReadOperation() throws(TagError) -> Type2PageCache {
+    if let readCache { return readCache }
+    let memory = try beginOperation()
+    readCache = memory
+    return memory
+  }
+
   private func beginOperation() throws(TagError) -> Type2PageCache {
+    readCache = nil
     try identify()
     let fast = link.capabilities.rawCommands && (product?.hasExtendedCommands ?? false)
     return Type2PageCache(commands: commands, pageLimit: product?.totalPages ?? 4,

@@ -96,7 +96,7 @@ struct Type3Commands {
     }
     let sf1 = reply[10], sf2 = reply[11]
     guard sf1 == 0 else {
-      throw .transceive(.status(UInt16(sf1) << 8 | UInt16(sf2)),
+      throw .transceive(.status(StatusWord(sf1, sf2)),
                         command: "\(name) (status flags \(Type3StatusFlags.describe(sf1, sf2)))", address: address)
     }
     return Array(reply[12...])

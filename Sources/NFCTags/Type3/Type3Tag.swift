@@ -1,14 +1,15 @@
 import NFCTransport
 
 /// Builds the Type 3 platform for a detected target: the IDm from `target.identifier`, and the
-/// PMm and system code from `target.parameters["pmm"]` / `["systemCode"]` when the reader driver
-/// polled for them (ACR122U: InListPassiveTarget).
+/// PMm and system code from `target.details` (``TargetDetails/felicaPMm``,
+/// ``TargetDetails/felicaSystemCode``) when the reader driver polled for them (ACR122U:
+/// InListPassiveTarget).
 func makeType3Platform(for target: DetectedTarget) throws(TagError) -> any NDEFTagPlatform {
   guard target.identifier.count == 8 else {
     throw .unsupported("a FeliCa IDm has 8 bytes; the reader reported \(target.identifier.count)")
   }
-  let pmm = target.parameters["pmm"].flatMap { $0.count == 8 ? $0 : nil }
-  let systemCode = target.parameters["systemCode"].flatMap { $0.count == 2 ? $0 : nil }
+  let pmm = target.details.felicaPMm.flatMap { $0.count == 8 ? $0 : nil }
+  let systemCode = target.details.felicaSystemCode.flatMap { $0.count == 2 ? $0 : nil }
   return Type3Tag(identifier: target.identifier, link: target.link, pmm: pmm, systemCode: systemCode)
 }
 
@@ -222,8 +223,17 @@ public final class Type3Tag: NDEFTagPlatform {
   }
 
   public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
+    try write(message, verify: verify, clearingOldMessage: false)
+  }
+
+  /// Writes `message`; with `clearingOldMessage`, the blocks of the old message beyond the new one
+  /// are zeroed in the same WriteF-guarded pass.
+  private func write(_ message: [UInt8], verify: Bool, clearingOldMessage: Bool) throws(TagError) {
     let memory = beginOperation()
-    let blockCount = (message.count + 15) / 16
+    var blockCount = (message.count + 15) / 16
+    if clearingOldMessage, let old = try analyse(memory, prefetch: []).attributes?.length {
+      blockCount = max(blockCount, (min(old, 0xFFFF) + 15) / 16)
+    }
     let dataBlocks = blockCount > 0 ? Array(1...blockCount) : []
     // The message blocks are read with the attribute block (and the MC) so unchanged ones are skipped.
     let state = try analyse(memory, prefetch: isLiteFamily ? Array(dataBlocks.prefix(14)) : [])
@@ -238,7 +248,7 @@ public final class Type3Tag: NDEFTagPlatform {
     try memory.fetch(dataBlocks)
     var writes: [(Int, [UInt8])] = []
     for (i, block) in dataBlocks.enumerated() {
-      var contents = Array(message[(i * 16)..<min(message.count, i * 16 + 16)])
+      var contents = i * 16 < message.count ? Array(message[(i * 16)..<min(message.count, i * 16 + 16)]) : []
       contents += [UInt8](repeating: 0, count: 16 - contents.count)
       if try memory.block(block) != contents { writes.append((block, contents)) }
     }
@@ -308,8 +318,8 @@ public final class Type3Tag: NDEFTagPlatform {
   }
 
   /// Writes an empty message (Ln 0): a single attribute-block write unless a data block changes.
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    try write([], verify: true, clearingOldMessage: overwritingOldMessage)
   }
 
   /// Makes the tag read-only: RWFlag 00h in the attribute block, then (FeliCa Lite/Lite-S) the

@@ -198,6 +198,7 @@ public final class Type4Tag: NDEFTagPlatform {
       }
       try select(file: cc.ndefFileID)
       let n = cc.lengthFieldSize
+      try checkFileHolds(n + message.count, claimed: cc.capacity, lengthFieldSize: n)
       let lengthField = Self.bigEndian(message.count, size: n)
       let chunk = writeChunk(cc)
       if n + message.count <= chunk {
@@ -246,8 +247,22 @@ public final class Type4Tag: NDEFTagPlatform {
   }
 
   /// Writes NLEN 0000 (one UPDATE BINARY), then reads it back.
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let old = overwritingOldMessage ? (try queryNDEFStatus().messageLength ?? 0) : 0
+    try writeNDEF([], verify: true)  // NLEN 0 first: from here on the tag holds an empty message
+    guard old > 0 else { return }
+    try withSelectionRecovery { () throws(TagError) in
+      let cc = try discover()
+      try select(file: cc.ndefFileID)
+      let chunk = writeChunk(cc)
+      var offset = 0
+      let clear = min(old, cc.capacity)
+      while offset < clear {
+        let end = min(clear, offset + chunk)
+        try updateBinary(offset: cc.lengthFieldSize + offset, data: [UInt8](repeating: 0, count: end - offset))
+        offset = end
+      }
+    }
   }
 
   /// Makes the NDEF file permanently read-only with ST's EnablePermanentState command.
@@ -269,13 +284,13 @@ public final class Type4Tag: NDEFTagPlatform {
       try select(file: cc.ndefFileID)
       let (_, sw) = try exchange([0xA2, 0x28, 0x00, 0x02], what: "EnablePermanentState", address: nil)
       switch sw {
-      case 0x9000: break
-      case 0x6E00, 0x6D00:
+      case .success: break
+      case .classNotSupported, .instructionNotSupported:
         throw .unsupported("this tag does not know ST's EnablePermanentState (A2 28 00 02 answered "
-                           + "\(hexString(Self.swBytes(sw), separator: " "))); NFC Forum Type 4 has no lock command, "
+                           + "\(hexString(sw.bytes, separator: " ")), \(sw.meaning)); NFC Forum Type 4 has no lock command, "
                            + "and NTAG 424 DNA needs ChangeFileSettings with AES authentication, which is not "
                            + "supported")
-      case 0x6982:
+      case .securityStatusNotSatisfied:
         throw .unsupported("the tag refused EnablePermanentState (69 82, security status not satisfied): it "
                            + "needs its write password verified first (ST25TA VERIFY 00 20 00 02)")
       default:
@@ -385,7 +400,8 @@ public final class Type4Tag: NDEFTagPlatform {
     do {
       return try body()
     } catch {
-      guard reused, case .transceive(.status(let sw), _, _) = error, sw == 0x6A82 || sw == 0x6986 else { throw error }
+      guard reused, case .transceive(.status(let sw), _, _) = error, sw == .fileNotFound || sw == .commandNotAllowed
+      else { throw error }
       selection = .none
       return try body()
     }
@@ -413,17 +429,16 @@ public final class Type4Tag: NDEFTagPlatform {
     selection = .none
     let (_, sw2) = try exchange([0x00, 0xA4, 0x04, 0x00, 0x07] + Self.applicationV2 + [0x00],
                                 what: "SELECT (NDEF application)", address: nil)
-    if sw2 == 0x9000 {
+    if sw2.isSuccess {
       isVersion1 = false
       selection = .application
       return
     }
     let (_, sw1) = try exchange([0x00, 0xA4, 0x04, 0x00, 0x07] + Self.applicationV1,
                                 what: "SELECT (NDEF application v1)", address: nil)
-    guard sw1 == 0x9000 else {
+    guard sw1.isSuccess else {
       throw .notFormatted("no NDEF Tag Application: SELECT by name answered "
-                          + "\(hexString(Self.swBytes(sw2), separator: " ")) (v2) and "
-                          + "\(hexString(Self.swBytes(sw1), separator: " ")) (v1)")
+                          + "\(Self.spaced(sw2, "v2")) and \(Self.spaced(sw1, "v1"))")
     }
     isVersion1 = true
     selection = .application
@@ -435,9 +450,9 @@ public final class Type4Tag: NDEFTagPlatform {
     if selection == .none { try selectApplication() }
     let p2: UInt8 = isVersion1 ? 0x00 : 0x0C
     let (_, sw) = try exchange([0x00, 0xA4, 0x00, p2, 0x02] + fid, what: "SELECT (file \(hexString(fid)))", address: nil)
-    guard sw == 0x9000 else {
+    guard sw.isSuccess else {
       selection = .application
-      if let notFound { throw .notFormatted("\(notFound): SELECT answered \(hexString(Self.swBytes(sw), separator: " "))") }
+      if let notFound { throw .notFormatted("\(notFound): SELECT answered \(Self.spaced(sw))") }
       throw .transceive(.status(sw), command: "SELECT (file \(hexString(fid)))", address: nil)
     }
     selection = .file(fid)
@@ -460,19 +475,42 @@ public final class Type4Tag: NDEFTagPlatform {
         apdu.append(UInt8(le & 0xFF))  // 00 = 256
       }
       let (data, sw) = try exchange(apdu, what: what, address: offset)
-      if sw >> 8 == 0x6C, attempt == 0, sw & 0xFF != 0 {
-        le = Int(sw & 0xFF)
+      if let exact = sw.exactLength, attempt == 0, sw.sw2 != 0 {
+        le = exact
         continue
       }
-      guard sw == 0x9000 || (acceptShort && sw == 0x6282) else {
+      guard sw.isSuccess || (acceptShort && sw == .endOfFileReached) else {
         throw .transceive(.status(sw), command: what, address: offset)
       }
       guard !data.isEmpty, data.count <= le else {
-        throw .transceive(.malformedResponse(data + Self.swBytes(sw)), command: what, address: offset)
+        throw .transceive(.malformedResponse(data + sw.bytes), command: what, address: offset)
       }
       return data
     }
     throw .transceive(.malformedResponse([]), command: what, address: offset)
+  }
+
+  /// The CC's file size is a claim: before the first write, the last byte the message needs is
+  /// read (one READ BINARY), so a file smaller than its CC says fails here, untouched, and not
+  /// after NLEN was zeroed. When it is smaller, a binary search finds its real size for the message.
+  private func checkFileHolds(_ bytes: Int, claimed: Int, lengthFieldSize n: Int) throws(TagError) {
+    guard bytes > n else { return }
+    func readable(_ offset: Int) throws(TagError) -> Bool {
+      do {
+        _ = try readBinary(offset: offset, length: 1, what: "READ BINARY (size probe)")
+        return true
+      } catch {
+        if case .transceive(.status, _, _) = error { return false }
+        throw error
+      }
+    }
+    guard try !readable(bytes - 1) else { return }
+    var low = 0, high = bytes - 1  // low readable (NLEN is), high not
+    while high - low > 1 {
+      let middle = (low + high) / 2
+      if try readable(middle) { low = middle } else { high = middle }
+    }
+    throw .insufficientCapacity(needed: bytes - n, capacity: min(claimed, max(0, low + 1 - n)))
   }
 
   private func updateBinary(offset: Int, data: [UInt8]) throws(TagError) {
@@ -486,14 +524,14 @@ public final class Type4Tag: NDEFTagPlatform {
       apdu.append(UInt8(data.count))
     }
     let (_, sw) = try exchange(apdu + data, what: "UPDATE BINARY", address: offset)
-    guard sw == 0x9000 else {
-      if sw == 0x6982 { throw .readOnly }
+    guard sw.isSuccess else {
+      if sw == .securityStatusNotSatisfied { throw .readOnly }
       throw .transceive(.status(sw), command: "UPDATE BINARY", address: offset)
     }
   }
 
   /// Sends one APDU; returns the data and SW1 SW2. `61 xx` is followed by GET RESPONSE.
-  private func exchange(_ apdu: [UInt8], what: String, address: Int?) throws(TagError) -> ([UInt8], UInt16) {
+  private func exchange(_ apdu: [UInt8], what: String, address: Int?) throws(TagError) -> ([UInt8], StatusWord) {
     var data: [UInt8] = []
     var command = apdu
     for _ in 0..<256 {
@@ -503,13 +541,13 @@ public final class Type4Tag: NDEFTagPlatform {
       } catch {
         throw .transceive(error, command: what, address: address)
       }
-      guard reply.count >= 2 else {
+      guard let response = ResponseAPDU(reply) else {
         throw .transceive(.malformedResponse(reply), command: what, address: address)
       }
-      let sw = UInt16(reply[reply.count - 2]) << 8 | UInt16(reply[reply.count - 1])
-      data += reply.dropLast(2)
-      guard sw >> 8 == 0x61 else { return (data, sw) }
-      command = [0x00, 0xC0, 0x00, 0x00, UInt8(sw & 0xFF)]  // GET RESPONSE
+      data += response.data
+      let sw = response.statusWord
+      guard sw.moreDataLength != nil else { return (data, sw) }
+      command = [0x00, 0xC0, 0x00, 0x00, sw.sw2]  // GET RESPONSE
     }
     throw .transceive(.malformedResponse(data), command: what, address: address)
   }
@@ -531,5 +569,11 @@ public final class Type4Tag: NDEFTagPlatform {
     (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
   }
 
-  private static func swBytes(_ sw: UInt16) -> [UInt8] { [UInt8(sw >> 8), UInt8(sw & 0xFF)] }
+  /// "6a 82 (v2, file or application not found)": the status word as people read it in messages,
+  /// with `note` and the status word's meaning in parentheses when there are any.
+  private static func spaced(_ sw: StatusWord, _ note: String? = nil) -> String {
+    let details = [note, sw.isKnown ? sw.meaning : nil].compactMap { $0 }
+    let bytes = hexString(sw.bytes, separator: " ")
+    return details.isEmpty ? bytes : "\(bytes) (\(details.joined(separator: ", ")))"
+  }
 }

@@ -208,8 +208,12 @@ public final class Type5Tag: NDEFTagPlatform {
     guard data.count == blockSize else {
       throw .unsupported("WRITE SINGLE BLOCK of \(data.count) bytes; a block is \(blockSize) bytes")
     }
-    _ = try exchange([Self.requestFlags, 0x21, try blockByte(block, "WRITE SINGLE BLOCK")] + data,
-                     name: "WRITE SINGLE BLOCK", block: block)
+    do {
+      _ = try exchange([Self.requestFlags, 0x21, try blockByte(block, "WRITE SINGLE BLOCK")] + data,
+                       name: "WRITE SINGLE BLOCK", block: block)
+    } catch .transceive(.nak(let code), let command, let address) {
+      throw .writeRefused(.nak(code), command: command, address: address)
+    }
   }
 
   /// LOCK BLOCK (22h): permanent. A block that is already locked (error 11h) counts as done.
@@ -410,8 +414,10 @@ public final class Type5Tag: NDEFTagPlatform {
     }
   }
 
-  public func erase() throws(TagError) {
-    try writeNDEF([], verify: true)
+  public func erase(overwritingOldMessage: Bool) throws(TagError) {
+    let memory = try beginOperation()
+    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
+    try commit(plan, area: layout.area, memory: memory, verify: true)
   }
 
   public func makeReadOnly() throws(TagError) {

@@ -1,0 +1,72 @@
+import NDEF
+import NFCTags
+import NFCTransport
+
+/// Commands beyond Core NFC that a tag tool needs: the raw message bytes, the memory image, chip
+/// facts, formatting, erasing and NTAG21x passwords. Same rules as the Core NFC commands: connect
+/// first; failures are ``NFCReaderError`` with the platform's error underneath.
+extension NFCNDEFTag {
+  /// The NDEF status with the current message length (Core NFC gives only status and capacity).
+  public func queryNDEFStatusReport() throws(NFCReaderError) -> NDEFStatusReport {
+    try connection.withPlatform { platform throws(TagError) in try platform.queryNDEFStatus() }
+  }
+
+  /// The NDEF message bytes as stored (empty for an empty message), not decoded.
+  public func readNDEFBytes() throws(NFCReaderError) -> [UInt8] {
+    try connection.withPlatform { platform throws(TagError) in try platform.readNDEF() }
+  }
+
+  /// Writes already-encoded message bytes tear-safely; `verify` reads them back.
+  public func writeNDEFBytes(_ bytes: [UInt8], verify: Bool = true) throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in try platform.writeNDEF(bytes, verify: verify) }
+  }
+
+  /// Chip, memory, capacity, lock state, CC and version.
+  public func tagInfo() throws(NFCReaderError) -> TagInfo {
+    try connection.withPlatform { platform throws(TagError) in try platform.info() }
+  }
+
+  /// The whole readable memory in address order (the image-file layout).
+  public func readMemory() throws(NFCReaderError) -> [UInt8] {
+    try connection.withPlatform { platform throws(TagError) in try platform.readMemory() }
+  }
+
+  /// Writes an empty NDEF structure (a fresh CC where the platform has one).
+  public func format() throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in try platform.format() }
+  }
+
+  /// Replaces the message with an empty one, tear-safely, and zeroes the bytes the old message
+  /// used (`overwritingOldMessage`, the default) so that nothing of it stays in memory.
+  public func erase(overwritingOldMessage: Bool = true) throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in try platform.erase(overwritingOldMessage: overwritingOldMessage) }
+  }
+
+  /// The NFC Forum platform of the tag (Type 1–5), when known.
+  public var platformType: TagPlatform? { connection.platformType }
+
+  /// NTAG21x / Ultralight EV1: PWD_AUTH with a 4-byte password; returns the PACK.
+  /// Other tags: unsupported feature (1).
+  /// The authentication ends with the session: the card is reset when the session releases it.
+  public func authenticate(password: [UInt8]) throws(NFCReaderError) -> [UInt8] {
+    connection.engine.resetOnRelease()
+    return try connection.withPlatform { platform throws(TagError) in
+      try type2(platform).authenticate(password: password)
+    }
+  }
+
+  /// NTAG21x / Ultralight EV1: writes PWD and PACK, then AUTH0 (`protectFrom`; 0xFF turns
+  /// protection off) and PROT (`protectReads`).
+  public func setPassword(_ password: [UInt8], pack: [UInt8], protectFrom page: UInt8, protectReads: Bool) throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in
+      try type2(platform).setPassword(password, pack: pack, protectFrom: page, protectReads: protectReads)
+    }
+  }
+}
+
+private func type2(_ platform: any NDEFTagPlatform) throws(TagError) -> Type2Tag {
+  guard let tag = platform as? Type2Tag else {
+    throw .unsupported("password protection is an NTAG21x / Ultralight EV1 (Type 2) feature; this is a \(platform.platform.displayName) tag")
+  }
+  return tag
+}

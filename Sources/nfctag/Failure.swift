@@ -1,0 +1,81 @@
+import NDEFJSON
+import NFCSession
+import NFCTags
+import NFCTransport
+
+/// The one table from Core NFC codes to exit statuses (docs/exit-codes.md): every tag, reader and
+/// PC/SC failure reaches the tool as an ``NFCReaderError`` and leaves through here.
+func exitStatus(for code: NFCReaderError.Code) -> Int32 {
+  switch code {
+  case .readerSessionInvalidationErrorFirstNDEFTagRead: return ExitStatus.ok
+  case .readerSessionInvalidationErrorUserCanceled: return ExitStatus.interrupted
+  case .readerSessionInvalidationErrorSessionTimeout: return ExitStatus.tempFail
+  case .readerSessionInvalidationErrorSessionTerminatedUnexpectedly, .readerSessionInvalidationErrorSystemIsBusy,
+       .readerErrorRadioDisabled:
+    return ExitStatus.unavailable
+  case .readerTransceiveErrorTagConnectionLost, .readerTransceiveErrorRetryExceeded,
+       .ndefReaderSessionErrorTagUpdateFailure:
+    return ExitStatus.ioError
+  case .readerErrorUnsupportedFeature, .readerTransceiveErrorTagResponseError, .ndefReaderSessionErrorZeroLengthMessage,
+       .readerErrorInvalidParameter, .readerErrorInvalidParameterLength, .readerErrorParameterOutOfBound:
+    return ExitStatus.dataError
+  case .ndefReaderSessionErrorTagNotWritable, .readerErrorSecurityViolation: return ExitStatus.noPermission
+  case .ndefReaderSessionErrorTagSizeTooSmall: return ExitStatus.cantCreate
+  case .readerTransceiveErrorPacketTooLong, .tagCommandConfigurationErrorInvalidParameters: return ExitStatus.usage
+  default: return ExitStatus.software  // 103, 104: a tag used outside its session is a bug here
+  }
+}
+
+/// Maps any failure to one line and its exit status. The libraries' messages say what happened;
+/// the advice that names this tool's options and commands is added here.
+func cliFailure(for error: any Error) -> CLIFailure {
+  if let failure = error as? CLIFailure { return failure }
+  let nfc = NFCReaderError(error)
+  return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc))
+}
+
+/// What to do about `error`, from its code and, where one code covers several cases, its cause.
+func advice(for error: NFCReaderError) -> String {
+  let cause = error.underlyingError
+  switch error.code {
+  case .readerTransceiveErrorTagConnectionLost, .readerTransceiveErrorRetryExceeded:
+    return ": keep the tag on the reader and try again (tap again)"
+  case .ndefReaderSessionErrorTagUpdateFailure:
+    return ": tap the tag again and retry"
+  case .ndefReaderSessionErrorTagNotWritable:
+    if case .writeRefused? = cause as? TagError {
+      return ": the page is locked or password-protected (give the password with --tag-password-file or --tag-password-env)"
+    }
+    return "; nothing was written"
+  case .ndefReaderSessionErrorTagSizeTooSmall:
+    return "; nothing was written"
+  case .readerErrorSecurityViolation:
+    if case .readRefused? = cause as? TagError { return ": give its password with --tag-password-file or --tag-password-env" }
+    return ""
+  case .readerErrorUnsupportedFeature:
+    if case .notFormatted? = cause as? TagError { return "; run `nfctag format` first" }
+    return ""
+  case .readerSessionInvalidationErrorSessionTerminatedUnexpectedly:
+    switch cause as? PollError {
+    case .serviceUnavailable?:
+      return ": is pcscd running? Start it (sudo systemctl start pcscd.socket, or `make pcscd` in the source tree); `nfctag doctor` checks"
+    case .readerUnavailable(let why)? where why.hasPrefix("no reader found"):
+      return ": plug in a reader, or start a virtual one with `nfctag emulate`"
+    default: return ""
+    }
+  case .readerSessionInvalidationErrorSystemIsBusy:
+    return ": another program or session is using the reader"
+  default:
+    return ""
+  }
+}
+
+/// Strips control, bidirectional-control and invisible characters from a line that may carry
+/// tag data (one rule for all text output: NDEFJSON's `isDeceptiveScalar`).
+func sanitizeLine(_ text: String) -> String {
+  String(String.UnicodeScalarView(text.unicodeScalars.filter { !isDeceptiveScalar($0) }))
+}
+
+func formatSeconds(_ value: Double) -> String {
+  value == value.rounded() ? String(Int(value)) : String(value)
+}

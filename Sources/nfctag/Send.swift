@@ -1,0 +1,125 @@
+import ArgumentParser
+import Dispatch
+import NFCSession
+import Synchronization
+
+/// Output formats of `nfctag send`.
+enum SendFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+extension NFCTool {
+  /// `nfctag send HEX…`: native commands to the tag in the field, through an ``NFCTagReaderSession``.
+  struct Send: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Send raw commands to the tag in the field and print each answer.",
+      discussion: """
+        Each HEX is one command as the tag sees it, without CRC: Type 1 and 2 native commands (60 \
+        GET_VERSION, 3c00 READ_SIG, 3902 READ_CNT, 3004 READ); ISO 7816 APDUs for Type 4 (--apdu \
+        says you mean an APDU); FeliCa packets from the command code (the length byte is added); \
+        ISO 15693 requests as flags, command code, parameters. All go to one tag in one session. \
+        Answers are printed in hex with the meaning of a status word or a Type 2 ACK/NAK.
+        """)
+    @OptionGroup var readerOptions: ReaderOptions
+    @Argument(help: "The commands, in hex (spaces and colons allowed inside quotes).") var commands: [String]
+    @Flag(help: "The commands are ISO 7816 APDUs (the tag must take them: Type 4).") var apdu = false
+    @Option(help: "Output: text or json.") var format: SendFormat = .text
+
+    func validate() throws {
+      guard !commands.isEmpty else { throw ValidationError("give at least one command in hex.") }
+      for command in commands {
+        guard let bytes = parseLenientHex(Array(command.utf8)), !bytes.isEmpty else {
+          throw ValidationError("'\(command)' is not a command in hex.")
+        }
+        if apdu, NFCISO7816APDU(data: bytes) == nil {
+          throw ValidationError("'\(command)' is not an ISO 7816 APDU (CLA INS P1 P2 [Lc data] [Le]).")
+        }
+      }
+    }
+
+    func run() throws {
+      let frames = commands.compactMap { parseLenientHex(Array($0.utf8)) }
+      let (apdu, json) = (apdu, format == .json)
+      do {
+        let exchanges = try TagSession(options: readerOptions).withTypedTag { tag in
+          try frames.map { frame in try Exchange(tag: tag, command: frame, apdu: apdu) }
+        }
+        let output = StandardOutput()
+        if json {
+          var o = JSONObjectWriter()
+          o.string("reader", exchanges.reader)
+          o.string("uid", hexString(exchanges.uid))
+          o.string("kind", exchanges.kind)
+          o.raw("exchanges", "[" + exchanges.value.map { $0.json() }.joined(separator: ",") + "]")
+          output.write(o.finish() + "\n")
+        } else {
+          for exchange in exchanges.value { output.write(exchange.text()) }
+        }
+        output.flush()
+      } catch {
+        throw fail(cliFailure(for: error))
+      }
+    }
+  }
+}
+
+/// One command and the tag's answer.
+struct Exchange: Sendable {
+  var command: [UInt8]
+  var response: [UInt8]
+  var meaning: String
+
+  init(tag: NFCTag, command: [UInt8], apdu: Bool) throws {
+    self.command = command
+    switch tag {
+    case .iso7816(let card):
+      guard let parsed = NFCISO7816APDU(data: command) else {
+        throw CLIFailure(ExitStatus.usage, "\(hexString(command)) is not an ISO 7816 APDU")
+      }
+      let (data, sw1, sw2) = try card.sendCommand(apdu: parsed)
+      response = data + [sw1, sw2]
+      meaning = statusWordMeaning(sw1, sw2)
+    case _ where apdu:
+      throw CLIFailure(ExitStatus.dataError, "the tag in the field does not take ISO 7816 APDUs (it is not a Type 4 tag)")
+    case .miFare(let tag):
+      response = try tag.sendMiFareCommand(command)
+      meaning = type2AnswerMeaning(response)
+    case .feliCa(let tag):
+      response = try tag.sendFeliCaCommand(commandPacket: command)
+      meaning = ""
+    case .iso15693(let tag):
+      let reply = try tag.sendRawRequest(command)
+      response = reply
+      meaning = reply.first.map { $0 & 0x01 != 0 ? "error \(reply.count > 1 ? hexString([reply[1]]) : "?")h" : "ok" } ?? ""
+    }
+  }
+
+  func text() -> String {
+    "> \(hexString(command, separator: " "))\n< \(hexString(response, separator: " "))\(meaning.isEmpty ? "" : "  (\(meaning))")\n"
+  }
+
+  func json() -> String {
+    var o = JSONObjectWriter()
+    o.string("command", hexString(command))
+    o.string("response", hexString(response))
+    if !meaning.isEmpty { o.string("meaning", meaning) }
+    return o.finish()
+  }
+}
+
+/// A Type 2 answer of one byte: ACK (A) or a 4-bit NAK (NTAG21x datasheet §9.3).
+func type2AnswerMeaning(_ answer: [UInt8]) -> String {
+  guard answer.count == 1, let value = answer.first else { return "" }
+  switch value {
+  case 0x0A: return "ACK"
+  case 0x00: return "NAK 0: invalid argument (page or command)"
+  case 0x01: return "NAK 1: parity or CRC error"
+  case 0x04: return "NAK 4: authentication counter overflow"
+  case 0x05: return "NAK 5: EEPROM write error"
+  default: return "NAK \(value)"
+  }
+}
+
+/// What an ISO 7816 status word means ("9000: success").
+func statusWordMeaning(_ sw1: UInt8, _ sw2: UInt8) -> String {
+  let status = StatusWord(sw1, sw2)
+  return "\(status.description): \(status.meaning)"
+}

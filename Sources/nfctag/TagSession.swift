@@ -1,0 +1,165 @@
+import Dispatch
+import Logging
+import NFCEmulator
+import NFCReaders
+import NFCSession
+import Synchronization
+
+/// Opens the reader the options name (PC/SC or the in-process simulator) and runs a command on
+/// one tag through an ``NFCNDEFReaderSession``: the session owns waiting, "more than one tag",
+/// timeouts, Ctrl-C and errors; the command gets a connected tag.
+struct TagSession {
+  let options: ReaderOptions
+
+  /// The poller for `--reader`.
+  func makePoller() throws(CLIFailure) -> any TagPoller {
+    let logger = options.makeLogger()
+    if let spec = options.reader, spec.hasPrefix("sim:") {
+      do {
+        return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
+          try detectTarget(on: transport, logger: logger)
+        }
+      } catch let failure as CLIFailure {
+        throw failure
+      } catch let error as EmulatorError {
+        let advice = error.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
+        throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
+      } catch {
+        throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)")
+      }
+    }
+    do {
+      return try PCSCReaders.poller(named: options.reader, logger: logger)
+    } catch {
+      throw cliFailure(for: error)
+    }
+  }
+
+  /// Waits for one tag, connects, authenticates when a tag password was given, runs `body` on
+  /// the session's queue and ends the session. Ctrl-C while waiting ends it with user cancel (130).
+  func withTag<T: Sendable>(_ body: @escaping @Sendable (any NFCNDEFTag) throws -> T) throws(CLIFailure) -> T {
+    let password = try options.tagPassword()
+    let delegate = OneTagDelegate(password: password, body: body)
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
+                                       poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
+    ProcessLifetime.keep(session)
+    let interrupt = InterruptFlag.install { session.invalidate() }
+    defer { interrupt.uninstall() }
+    session.begin()
+    return try delegate.outcome.wait().get()
+  }
+}
+
+/// Sessions the tool starts live until the process exits. The poll loop drops its reference
+/// just after the delegate heard the end; were that the last one, the PC/SC context would be
+/// released on the loop's thread while `exit` runs pcsc-lite's destructor, which crashes.
+enum ProcessLifetime {
+  private static let kept = Mutex<[any AnyObject & Sendable]>([])
+  static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
+}
+
+/// The result of a one-tag session: set once by its delegate, read by the command that waits.
+final class OneTagOutcome<T: Sendable>: Sendable {
+  private let outcome = Mutex<Result<T, CLIFailure>?>(nil)
+  private let done = DispatchSemaphore(value: 0)
+
+  /// Runs the command on the tag and keeps what it returned or why it failed.
+  func run(_ body: () throws -> T) {
+    let result: Result<T, CLIFailure>
+    do { result = .success(try body()) } catch { result = .failure(cliFailure(for: error)) }
+    outcome.withLock { $0 = result }
+  }
+
+  /// The session ended: without a result, its reason is the failure (Ctrl-C: 130).
+  func ended(_ error: NFCReaderError) {
+    outcome.withLock {
+      if $0 == nil {
+        $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
+                      ? CLIFailure(ExitStatus.interrupted, "cancelled") : cliFailure(for: error))
+      }
+    }
+    done.signal()
+  }
+
+  /// Blocks until the session ended.
+  func wait() -> Result<T, CLIFailure> {
+    done.wait()
+    return outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
+  }
+}
+
+/// More than one tag in the field: say so and poll again after half a second (Core NFC's sample).
+func moreThanOneTag(on queue: DispatchQueue, restart: @escaping @Sendable () -> Void) {
+  writeStderr("nfctag: more than one tag is in the field: remove all but one\n")
+  queue.asyncAfter(deadline: .now() + .milliseconds(500), execute: restart)
+}
+
+/// The delegate of a one-tag command: the first single tag gets the command, then the session ends.
+final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
+  let wantsTags = true
+  let outcome = OneTagOutcome<T>()
+  private let password: [UInt8]?
+  private let body: @Sendable (any NFCNDEFTag) throws -> T
+
+  init(password: [UInt8]?, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
+    self.password = password
+    self.body = body
+  }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
+    outcome.run {
+      try session.connect(to: tag)
+      if let password { _ = try tag.authenticate(password: password) }
+      return try body(tag)
+    }
+    session.invalidate()
+  }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    outcome.ended(error)
+  }
+}
+
+/// Set once SIGINT or SIGTERM arrived; the handler runs a cancel action off the signal context.
+final class InterruptFlag: Sendable {
+  private let flagged = Mutex(false)
+  /// Dispatch sources are thread-safe (`cancel()` from any thread is documented); the protocol is
+  /// just not marked Sendable. Set once in `init`, never changed.
+  nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
+
+  var isSet: Bool { flagged.withLock { $0 } }
+
+  private init(onInterrupt: @escaping @Sendable () -> Void) {
+    var made: [any DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+      signal(sig, SIG_IGN)
+      made.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
+    }
+    sources = made
+    for source in made {
+      source.setEventHandler { [self] in
+        flagged.withLock { $0 = true }
+        onInterrupt()
+      }
+      source.resume()
+    }
+  }
+
+  static func install(onInterrupt: @escaping @Sendable () -> Void) -> InterruptFlag {
+    InterruptFlag(onInterrupt: onInterrupt)
+  }
+
+  /// Stops listening; the signals get their default action back.
+  func uninstall() {
+    for source in sources { source.cancel() }
+    signal(SIGINT, SIG_DFL)
+    signal(SIGTERM, SIG_DFL)
+  }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,61 @@
+import Dispatch
+import NFCSession
+
+/// What a typed-tag command returned, with the tag it ran on.
+struct TypedTagResult<T: Sendable>: Sendable {
+  var value: T
+  var reader: String
+  var uid: [UInt8]
+  var kind: String
+}
+
+extension TagSession {
+  /// Waits for one tag through an ``NFCTagReaderSession`` (every kind), connects, runs `body`
+  /// with the typed tag and ends the session. Ctrl-C while waiting is user cancel (130).
+  func withTypedTag<T: Sendable>(_ body: @escaping @Sendable (NFCTag) throws -> T) throws(CLIFailure) -> TypedTagResult<T> {
+    let delegate = OneTypedTagDelegate(body: body)
+    let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
+                                      poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
+    ProcessLifetime.keep(session)
+    let interrupt = InterruptFlag.install { session.invalidate() }
+    defer { interrupt.uninstall() }
+    session.begin()
+    return try delegate.outcome.wait().get()
+  }
+}
+
+
+
+/// The delegate of a typed-tag command (see ``OneTagDelegate``).
+final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {
+  let outcome = OneTagOutcome<TypedTagResult<T>>()
+  private let body: @Sendable (NFCTag) throws -> T
+
+  init(body: @escaping @Sendable (NFCTag) throws -> T) { self.body = body }
+
+  func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
+    guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
+    outcome.run {
+      try session.connect(to: tag)
+      let connection = tag.ndefTag.connection
+      return TypedTagResult(value: try body(tag), reader: connection.readerName, uid: connection.identifier, kind: tag.kindName)
+    }
+    session.invalidate()
+  }
+
+  func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {
+    outcome.ended(error)
+  }
+}
+
+extension NFCTag {
+  /// Core NFC's name of the kind: miFare, iso7816, feliCa, iso15693.
+  var kindName: String {
+    switch self {
+    case .miFare: return "miFare"
+    case .iso7816: return "iso7816"
+    case .feliCa: return "feliCa"
+    case .iso15693: return "iso15693"
+    }
+  }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+/// Hardening items 8 and 9: a refused command line is one `nfctag:` line and exit 64; locking a
+/// locked tag is not an error.
+@Suite struct CommandLineRefusals {
+  @Test(arguments: [
+    ["read", "--timeout", "0"], ["read", "--timeout", "-1"], ["read", "--bogus"], ["lock", "--reader", "sim:ntag213"],
+    ["write", "text"], ["emulate", "--tag", "ntag215", "--uid", "0102"], ["send"],
+    ["reader", "led", "--period", "150"],
+  ])
+  func isOneLineAndExit64(arguments: [String]) throws {
+    let r = try runNFCTag(arguments)
+    #expect(r.status == 64, "\(arguments): \(r.stderr)")
+    #expect(r.stderr.hasPrefix("nfctag: "), "\(arguments): \(r.stderr)")
+    #expect(r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
+  }
+
+  @Test func theTimeoutMessageSaysWhatItTakes() throws {
+    for value in ["0", "-1"] {
+      let r = try runNFCTag(["read", "--timeout", value])
+      #expect(r.stderr.contains("more than 0 and at most 86400"), "\(value): \(r.stderr)")
+    }
+  }
+
+  @Test func helpAndVersionStillExitZero() throws {
+    #expect(try runNFCTag(["--version"]).status == 0)
+    #expect(try runNFCTag(["read", "--help"]).stdout.contains("USAGE: nfctag read"))
+  }
+
+  @Test func lockingALockedTagSaysSoAndSucceeds() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-lock-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let reader = "sim:ntag213:" + directory.appendingPathComponent("t.bin").path
+    #expect(try runNFCTag(["lock", "--yes", "--reader", reader]).stderr == "nfctag: the tag is now read-only\n")
+    let again = try runNFCTag(["lock", "--yes", "--reader", reader])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stderr == "nfctag: the tag is already read-only\n")
+  }
+}
+
+/// Hardening item 13's small ones.
+@Suite struct SmallFixes {
+  @Test func textDashReadsStandardInput() throws {
+    let r = try runNFCTag(["ndef", "encode", "text", "-"], stdin: Data("from stdin\n".utf8))
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout == "d1010d5402656e66726f6d20737464696e\n")  // "from stdin", not "-"
+  }
+
+  @Test func jsonWithAUTF8BOMIsAccepted() throws {
+    let json = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"records":[{"type":"text","text":"bom"}]}"#.utf8)
+    let r = try runNFCTag(["ndef", "encode", "json", "-"], stdin: json)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout == "d101065402656e626f6d\n")
+  }
+
+  @Test(arguments: ["topaz512", "felica-lite-s", "type4", "icode-slix2", "ntag215"])
+  func infoJSONHasNoEmptyVersion(kind: String) throws {
+    let r = try runNFCTag(["info", "--json", "--reader", "sim:\(kind)"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(!r.stdout.contains(#""version":"""#))
+  }
+}
+
+/// Hardening item 4: bidi controls, zero-width characters and BOMs in tag text never reach a
+/// terminal; JSON escapes them.
+@Suite struct HostileText {
+  @Test func textOutputStripsAndJSONEscapesThem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-bidi-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("t.bin").path
+    let hostile = "pay\u{202E}lmth.exe\u{2066}x\u{200B}y\u{FEFF}z"
+    #expect(try runNFCTag(["write", "text", hostile, "--reader", reader]).status == 0)
+    let text = try runNFCTag(["read", "--reader", reader])
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(text.stdout.contains("paylmth.exexyz"))
+    for scalar in ["\u{202E}", "\u{2066}", "\u{200B}", "\u{FEFF}"] { #expect(!text.stdout.contains(scalar)) }
+    let scan = try runNFCTag(["scan", "--reader", reader])
+    #expect(!scan.stdout.contains("\u{202E}"))
+    let json = try runNFCTag(["read", "--format", "json", "--reader", reader])
+    #expect(json.stdout.contains(#"pay\u202elmth.exe\u2066x\u200by\ufeffz"#), "\(json.stdout)")
+  }
+}
+
+/// Hardening item 4: raw bytes go to a terminal only with --force (like gzip).
+@Suite struct RawOutputOnATerminal {
+  @Test func isRefusedWithoutForce() throws {
+    let binary = nfctagBinary().path
+    let refused = try runProgram("/usr/bin/script", ["-qec", "\(binary) read --format raw --reader sim:ntag215", "/dev/null"])
+    #expect(refused.status == 64, "\(refused.stdout)")
+    #expect(refused.stdout.contains("refusing to write raw bytes to a terminal"))
+    let forced = try runProgram("/usr/bin/script", ["-qec", "\(binary) read --format raw --force --reader sim:ntag215", "/dev/null"])
+    #expect(forced.status == 0, "\(forced.stdout)")
+    #expect(!forced.stdout.contains("refusing"))
+    #expect(try runNFCTag(["read", "--format", "raw", "--reader", "sim:ntag215"]).status == 0)  // a pipe is fine
+  }
+}
+
+/// Hardening item 10: a tag with a valid CC and a broken TLV is reported (UID, chip), then the
+/// NDEF problem, exit 65.
+@Suite struct ScanOfABrokenTag {
+  @Test func reportsWhatItIdentifiedThenTheProblem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-broken-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let image = directory.appendingPathComponent("t.bin")
+    var bytes = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", "sim:ntag213"]).stdoutBytes
+    bytes.replaceSubrange(16..<19, with: [0x03, 0xF0, 0x00])  // an NDEF TLV of 240 bytes in a 144-byte area
+    try bytes.write(to: image)
+    let reader = "sim:ntag213:" + image.path
+    let text = try runNFCTag(["scan", "--reader", reader])
+    #expect(text.status == 65, "\(text.stderr)")
+    #expect(text.stdout.contains("uid:    04:a1:b2"))
+    #expect(text.stdout.contains("NTAG213"))
+    #expect(text.stderr.split(separator: "\n").count == 1)
+    let json = try runNFCTag(["scan", "--json", "--reader", reader])
+    #expect(json.status == 65)
+    #expect(json.stdout.contains(#""chip":"NTAG213""#))
+    #expect(json.stdout.contains(#""error":"malformed tag data"#))
+  }
+}
+
+/// Hardening item 11: Wi-Fi credentials no phone can join are refused; a URL without a scheme
+/// is written with a warning, or refused with --strict.
+@Suite struct JoinableWiFiAndSchemes {
+  @Test(arguments: [
+    ["--ssid", "H", "--password", "short"],                                 // WPA2 key under 8 characters
+    ["--ssid", "H", "--password", String(repeating: "k", count: 64)],      // 64 characters that are not hex
+    ["--ssid", "H", "--password", "longenough", "--encryption", "none"],    // a WPA2 key without a cipher
+    ["--ssid", "H", "--auth", "open", "--encryption", "aes"],              // open network, WPA cipher
+    ["--ssid", "H", "--auth", "open", "--password", "longenough", "--encryption", "none"],  // open network, key
+  ])
+  func unjoinableWiFiIsRefused(arguments: [String]) throws {
+    let r = try runNFCTag(["ndef", "encode", "wifi"] + arguments)
+    #expect(r.status == 64, "\(arguments): \(r.stderr)")
+    #expect(r.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test func joinableWiFiIsWritten() throws {
+    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", "longenough"]).status == 0)
+    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", String(repeating: "a1", count: 32)]).status == 0)
+    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "Open"]).status == 0)
+  }
+
+  @Test func aURLWithoutASchemeWarnsOrIsRefused() throws {
+    let warned = try runNFCTag(["ndef", "encode", "url", "example.com"])
+    #expect(warned.status == 0)
+    #expect(warned.stderr.contains("warning: 'example.com' has no scheme"))
+    #expect(try runNFCTag(["ndef", "encode", "url", "--strict", "example.com"]).status == 64)
+    #expect(try runNFCTag(["ndef", "encode", "url", "https://example.com"]).stderr.isEmpty)
+  }
+}
+
+/// Hardening item 14: the pipes users build between commands work (hex text between commands).
+@Suite struct Pipes {
+  func shell(_ script: String) throws -> RunResult {
+    try runProgram("/bin/bash", ["-c", "set -o pipefail; N=\(nfctagBinary().path); " + script])
+  }
+
+  @Test func encodeIntoWriteNDEF() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-pipe-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("t.bin").path
+    let write = try shell("$N ndef encode text piped | $N write ndef - --reader \(reader)")
+    #expect(write.status == 0, "\(write.stderr)")
+    #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("piped"))
+    let decode = try shell("$N dump --reader \(reader) | $N ndef decode")
+    #expect(decode.status == 0, "\(decode.stderr)")
+    #expect(decode.stdout.contains("Text (en, utf-8): piped"))
+    let memory = try shell("$N dump --memory --reader \(reader) | wc -l")
+    #expect(memory.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")  // one line of hex
+    #expect(try runNFCTag(["dump", "--format", "hexdump", "--reader", reader]).stdout.hasPrefix("0000: d1"))
+  }
+}

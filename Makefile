@@ -1,27 +1,61 @@
-# nfctag — build, test, benchmark, fuzz and demo targets.
+# nfctag — build, test, benchmark, fuzz, demo, install and packaging targets.
 # `make demo` runs the main job against the virtual reader; `make test` runs every test.
 
 SHELL := /bin/bash
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FUZZ_SECONDS ?= 60
 APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
+# What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
+# whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
+PACKAGE_TOOLS = dpkg-dev lintian man-db groff-base bsdextrautils zsh fish
+BENCH_TOOLS = hyperfine
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG = .build/debug/nfctag
+VERSION := $(shell sed -n 's/^ *version: "\([^"]*\)",$$/\1/p' Sources/nfctag/NFCTool.swift)
+# The one release build (Swift runtime linked statically), shared by install, deb and bench. It
+# has its own scratch path so that no other build (the man-page plugin's, a plain
+# `swift build -c release`) can relink the binary behind it.
+RELEASE_SCRATCH = .build-release
+SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
+BIN_RELEASE = $(RELEASE_SCRATCH)/release/nfctag
+DIST = $(RELEASE_SCRATCH)/dist
+# The man page is dated by the last commit, so the same tree gives the same page.
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: all deps build test tsan docs unit-test e2e-test bench fuzz install demo pcscd clean
+.PHONY: all deps package-deps bench-deps build release dist test package-test tsan docs bench fuzz \
+        install install-files uninstall deb lint-deb demo pcscd clean
 
 all: build
 
-## deps: install the Debian packages the project needs, when missing.
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# $(call apt_install,PACKAGES): install the Debian packages that are missing.
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+## deps: install the Debian packages the project needs, when missing.
+deps:
+	$(call apt_install,$(APT_PACKAGES))
+
+## package-deps: what building and checking the Debian package needs.
+package-deps:
+	$(call apt_install,$(PACKAGE_TOOLS))
+
+## bench-deps: what `make bench` needs beyond deps (hyperfine for the cold start).
+bench-deps:
+	$(call apt_install,$(BENCH_TOOLS))
 
 ## pcscd: start pcscd (with the vpcd virtual reader) when none runs.
 pcscd: deps
@@ -31,10 +65,21 @@ build: deps
 	$(SWIFT) build
 
 ## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader
-## (the examples are built first: the end-to-end tests run them too).
+## (the examples are built first: the end-to-end tests run them too), then install, uninstall
+## and the Debian package (scripts/test-package.sh).
 test: deps pcscd
 	$(SWIFT) build
 	NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	$(MAKE) --no-print-directory package-test
+
+## package-test: make install into a scratch root, man -l, completions, make uninstall, make deb,
+## dpkg -x and the unpacked nfctag --version, lintian.
+package-test: package-deps
+	scripts/test-package.sh
+
+bench: deps bench-deps pcscd release
+	$(SWIFT_RELEASE) --product NFCBench >/dev/null
+	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
 
 ## tsan: the whole test suite under ThreadSanitizer, end-to-end tests included; any report fails it.
 tsan: deps pcscd
@@ -54,19 +99,54 @@ docs: deps
 	  echo "docs: $$target built without warnings (.build/plugins/Swift-DocC/outputs/$$target.doccarchive)"; \
 	done
 
-bench: deps pcscd
-	scripts/bench.sh
-
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
-install: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product nfctag
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 .build/release/nfctag $(DESTDIR)$(PREFIX)/bin/nfctag
+## release: the release binary, Swift runtime linked statically ($(BIN_RELEASE)).
+release: deps
+	$(SWIFT_RELEASE) --product nfctag
+
+## dist: the man page (swift-argument-parser's generate-manual plugin: one page, every
+## subcommand) and the bash, zsh and fish completion scripts, in $(DIST).
+dist: release
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE) >/dev/null
+	cp .build/plugins/GenerateManual/outputs/nfctag/nfctag.1 $(DIST)/nfctag.1
+	$(BIN_RELEASE) --generate-completion-script bash | sed '1{/^#!/d}' > $(DIST)/nfctag.bash
+	$(BIN_RELEASE) --generate-completion-script zsh > $(DIST)/_nfctag
+	$(BIN_RELEASE) --generate-completion-script fish > $(DIST)/nfctag.fish
+
+## install: builds (release, dist), then install-files.
+install: dist
+	$(MAKE) --no-print-directory install-files
+
+## install-files: the binary, the man page and the completions under $(DESTDIR)$(PREFIX), from
+## what `make release dist` built (no build: `make release dist && sudo make install-files`).
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 755 $(BIN_RELEASE) $(DESTDIR)$(BINDIR)/nfctag
+	install -m 644 $(DIST)/nfctag.1 $(DESTDIR)$(MANDIR)/man1/nfctag.1
+	install -m 644 $(DIST)/nfctag.bash $(DESTDIR)$(BASHCOMPDIR)/nfctag
+	install -m 644 $(DIST)/_nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag
+	install -m 644 $(DIST)/nfctag.fish $(DESTDIR)$(FISHCOMPDIR)/nfctag.fish
+
+## uninstall: removes what install put there (same PREFIX and DESTDIR).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/nfctag $(DESTDIR)$(MANDIR)/man1/nfctag.1 \
+	  $(DESTDIR)$(BASHCOMPDIR)/nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag $(DESTDIR)$(FISHCOMPDIR)/nfctag.fish
+
+## deb: nfctag_VERSION_ARCH.deb in the project folder (scripts/build-deb.sh; docs/packaging.md).
+deb: package-deps dist
+	VERSION=$(VERSION) DIST=$(DIST) BIN=$(BIN_RELEASE) scripts/build-deb.sh
+
+## lint-deb: lintian on the package; fails on any error or warning (the info-level tags it
+## shows are explained in docs/packaging.md).
+lint-deb: deb
+	lintian --fail-on error,warning --info nfctag_$(VERSION)_$$(dpkg --print-architecture).deb
 
 demo: deps pcscd
 	scripts/demo.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build $(RELEASE_SCRATCH) nfctag_*.deb

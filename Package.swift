@@ -24,11 +24,13 @@ let package = Package(
     .target(name: "PCSC", dependencies: ["CPCSC"],
             linkerSettings: [.linkedLibrary("pcsclite", .when(platforms: [.linux])),
                              .linkedFramework("PCSC", .when(platforms: [.macOS]))]),
-    // Vocabulary shared by tags, readers, sessions and the emulator. No I/O.
-    .target(name: "NFCTransport"),
+    // The one hex encoder and decoder. No dependencies.
+    .target(name: "Hex"),
+    // Vocabulary shared by tags, readers, sessions and the emulator. No I/O. Re-exports Hex.
+    .target(name: "NFCTransport", dependencies: ["Hex"]),
     // Pure NDEF codec, and its JSON face. No Foundation, no I/O.
     .target(name: "NDEF"),
-    .target(name: "NDEFJSON", dependencies: ["NDEF"]),
+    .target(name: "NDEFJSON", dependencies: ["NDEF", "Hex"]),
     // NFC Forum tag platforms (Types 1-5) over a Transceiver.
     .target(name: "NFCTags", dependencies: ["NFCTransport", "NDEF"]),
     // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
@@ -43,7 +45,7 @@ let package = Package(
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
-      "NFCTransport", "PCSC",
+      "NFCTransport", "PCSC", "Hex",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
@@ -54,6 +56,7 @@ let package = Package(
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
 
+    .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
     .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
     .testTarget(name: "NFCTransportTests", dependencies: ["NFCTransport"]),

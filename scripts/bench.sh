@@ -1,36 +1,64 @@
 #!/usr/bin/env bash
-# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench), then the
-# CLI's `ndef decode --lines` beside Python's ndeflib decoding the same messages, in the same run.
+# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the CLI's
+# `ndef decode --lines` beside Python's ndeflib decoding the same messages, on two corpora (small
+# messages; mixed real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
+# beside Python's ndeftool. Run through `make bench`: BIN_DIR is the static release build that
+# `make install` and `make deb` ship.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product nfctag >/dev/null
-swift build -c release --product NFCBench >/dev/null
-bin=$(swift build -c release --show-bin-path)
+bin=${BIN_DIR:?run through make bench}
 echo "== in-process (NFCBench)"
 "$bin/NFCBench"
 
 work=.build-bench
 mkdir -p "$work"
-if [ ! -x "$work/venv/bin/python" ]; then
+if [ ! -x "$work/venv/bin/ndeftool" ]; then
   python3 -m venv "$work/venv"
-  "$work/venv/bin/pip" install -q ndeflib
+  "$work/venv/bin/pip" install -q ndeflib ndeftool
 fi
 py="$work/venv/bin/python"
-lines=${BENCH_LINES:-200000}
-"$py" scripts/bench_ndeflib.py generate "$lines" > "$work/messages.hex"
+runs=${BENCH_RUNS:-3}
+
+# One corpus: both decoders on the same file, each run $runs times (hyperfine, the median), and
+# the line counts of both outputs so a decoder that stopped early shows.
+codec() {
+  local name=$1 file=$2 lines
+  lines=$(wc -l < "$file")
+  echo
+  echo "== nfctag ndef decode --lines vs ndeflib: $name ($lines messages, $(( $(wc -c < "$file") / 1000000 )) MB of hex)"
+  hyperfine --style none --runs "$runs" --export-json "$work/$name.json" \
+    -n nfctag "'$bin/nfctag' ndef decode --lines < '$file' > '$work/nfctag-$name.out'" \
+    -n ndeflib "'$py' scripts/bench_ndeflib.py decode < '$file' > '$work/ndeflib-$name.out'" >/dev/null 2>"$work/hyperfine.log"
+  python3 - "$work/$name.json" "$lines" "$(wc -l < "$work/nfctag-$name.out")" "$(wc -l < "$work/ndeflib-$name.out")" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+n = int(sys.argv[2])
+ours, theirs = results["nfctag"]["median"], results["ndeflib"]["median"]
+print("nfctag:  %6.3f s  %9d messages/s (%s lines out)" % (ours, n / ours, sys.argv[3]))
+print("ndeflib: %6.3f s  %9d messages/s (%s lines out)" % (theirs, n / theirs, sys.argv[4]))
+print("ratio:   %.1fx (goal: at least 12x)" % (theirs / ours))
+PY
+}
+
+"$py" scripts/bench_ndeflib.py generate "${BENCH_LINES:-200000}" > "$work/messages.hex"
+codec small "$work/messages.hex"
+"$py" scripts/bench_ndeflib.py generate-mixed "${BENCH_MIXED_LINES:-100000}" > "$work/mixed.hex"
+codec mixed "$work/mixed.hex"
 
 echo
-echo "== nfctag ndef decode --lines vs ndeflib: $lines messages (text, URI, smart poster, MIME + AAR)"
-t0=$(date +%s.%N)
-"$bin/nfctag" ndef decode --lines < "$work/messages.hex" > "$work/nfctag.out"
-t1=$(date +%s.%N)
-"$py" scripts/bench_ndeflib.py decode < "$work/messages.hex" > "$work/ndeflib.out"
-t2=$(date +%s.%N)
-python3 - "$lines" "$t0" "$t1" "$t2" "$(wc -l < "$work/nfctag.out")" "$(wc -l < "$work/ndeflib.out")" <<'PY'
-import sys
-n, t0, t1, t2, a, b = int(sys.argv[1]), *map(float, sys.argv[2:5]), sys.argv[5], sys.argv[6]
-ours, theirs = n / (t1 - t0), n / (t2 - t1)
-print("nfctag:  %9d messages/s (%s lines out)" % (ours, a))
-print("ndeflib: %9d messages/s (%s lines out)" % (theirs, b))
-print("ratio:   %.1fx (goal: at least 12x)" % (ours / theirs))
+echo "== cold start: nfctag --version vs ndeftool --version"
+hyperfine --style none -N --warmup 5 --runs "${BENCH_START_RUNS:-200}" --export-json "$work/start.json" \
+  -n nfctag "$bin/nfctag --version" -n ndeftool "$work/venv/bin/ndeftool --version" >/dev/null 2>"$work/hyperfine.log"
+python3 - "$work/start.json" <<'PY'
+import json, sys
+results = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+ours, theirs = results["nfctag"]["median"], results["ndeftool"]["median"]
+print("nfctag:   %6.2f ms (median)" % (ours * 1000))
+print("ndeftool: %6.2f ms (median)" % (theirs * 1000))
+print("ratio:    %.1fx (goal: at least 20x)" % (theirs / ours))
 PY
+if ldd "$bin/nfctag" | grep -q -e libFoundation -e libicu -e _FoundationICU; then
+  echo "nfctag loads Foundation or ICU:"; ldd "$bin/nfctag" | grep -e Foundation -e icu
+else
+  echo "libraries loaded: $(ldd "$bin/nfctag" | awk '{print $1}' | grep -v -e vdso -e ld-linux | tr '\n' ' ')(no Foundation, no ICU)"
+fi

@@ -7,9 +7,12 @@ seconds=${1:-60}
 work=.build-fuzz
 mkdir -p "$work/src" "$work/corpus"
 rm -f "$work/src"/*.swift
-# One module: NDEF + NDEFJSON (its `import NDEF` dropped) + the entry point.
+# One module: NDEF + Hex + NDEFJSON (their imports of each other dropped) + the entry point.
 cp Sources/NDEF/*.swift "$work/src/"
-for f in Sources/NDEFJSON/*.swift; do sed '/^import NDEF$/d' "$f" > "$work/src/JSON_$(basename "$f")"; done
+for f in Sources/Hex/*.swift; do cp "$f" "$work/src/Hex_$(basename "$f")"; done
+for f in Sources/NDEFJSON/*.swift; do
+  sed -e '/^import NDEF$/d' -e '/^@_exported import Hex$/d' "$f" > "$work/src/JSON_$(basename "$f")"
+done
 swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name NDEFJSON \
   "$work"/src/*.swift Fuzz/NDEFFuzz.swift -o "$work/ndef-fuzz"
 # Seeds: spec examples and JSON.

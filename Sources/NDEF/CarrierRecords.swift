@@ -68,7 +68,7 @@ public struct WiFiCredential: Hashable, Sendable {
 
   /// WSC attributes `type(2) length(2) value`; nil when one runs past the end.
   static func attributes(_ bytes: ArraySlice<UInt8>) -> [(type: UInt16, value: ArraySlice<UInt8>)]? {
-    var out: [(UInt16, ArraySlice<UInt8>)] = []
+    var out: [(type: UInt16, value: ArraySlice<UInt8>)] = []  // the labels of the result: no array cast
     var i = bytes.startIndex
     while i < bytes.endIndex {
       guard bytes.endIndex - i >= 4 else { return nil }

@@ -41,24 +41,6 @@ func bytes(fromHex text: String, _ what: String) throws(MessageJSONError) -> [UI
   return b
 }
 
-/// Bytes of a hex string (even length, digits only); nil otherwise.
-public func parseHex(_ text: String) -> [UInt8]? {
-  var out: [UInt8] = []
-  out.reserveCapacity(text.utf8.count / 2)
-  var high: UInt8? = nil
-  for c in text.utf8 {
-    let v: UInt8
-    switch c {
-    case 0x30...0x39: v = c - 0x30
-    case 0x41...0x46: v = c - 0x37
-    case 0x61...0x66: v = c - 0x57
-    default: return nil
-    }
-    if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-  }
-  return high == nil ? out : nil
-}
-
 func record(fromJSON item: JSONValue) throws(MessageJSONError) -> NDEFRecord {
   guard case .object = item else { throw MessageJSONError("a record must be an object") }
   func str(_ key: String) throws(MessageJSONError) -> String? {

@@ -49,7 +49,7 @@ extension JSONWriter {
     } else {
       key("typeHex"); hexString(record.type)
     }
-    if String(validating: record.identifier, as: UTF8.self) != nil {
+    if record.identifier.isEmpty || strictUTF8(record.identifier) != nil {
       key("id"); string(utf8: record.identifier)
     } else {
       key("idHex"); hexString(record.identifier)
@@ -114,24 +114,24 @@ extension JSONWriter {
     case .media:
       if let wifi = WiFiCredential(record) {
         key("wifi")
-        if let ssid = String(validating: wifi.ssid, as: UTF8.self) {
+        if let ssid = strictUTF8(wifi.ssid) {
           raw("{\"ssid\":"); string(ssid)
         } else {
           raw("{\"ssidHex\":"); hexString(wifi.ssid)
         }
         key("authentication"); stringArray(WiFiCredential.authenticationNames(wifi.authentication))
         key("encryption"); stringArray(WiFiCredential.encryptionNames(wifi.encryption))
-        if let k = String(validating: wifi.networkKey, as: UTF8.self) {
+        if let k = strictUTF8(wifi.networkKey) {
           key("networkKey"); string(k)
         } else {
           key("networkKeyHex"); hexString(wifi.networkKey)
         }
-        key("macAddress"); string(NDEFJSON.hexString(wifi.macAddress, separator: ":"))
+        key("macAddress"); string(colonHex(wifi.macAddress))
         bytes.append(0x7D)
       } else if let bt = BluetoothOOBRecord(record) {
         key("bluetooth")
         raw("{\"kind\":"); string(bt.kind == .classic ? "br-edr" : "le")
-        key("address"); string(NDEFJSON.hexString(bt.address, separator: ":"))
+        key("address"); string(colonHex(bt.address))
         if let n = bt.name { key("name"); string(n) }
         if let c = bt.classOfDevice { key("classOfDevice"); number(Int(c)) }
         if let r = bt.role { key("role"); number(Int(r)) }
@@ -140,7 +140,7 @@ extension JSONWriter {
       } else if let mime = MIMERecord(record) {
         key("mime")
         raw("{\"type\":"); string(mime.mediaType)
-        if mime.isText || mime.mediaType.lowercased().contains("vcard"), let text = String(validating: mime.data, as: UTF8.self) {
+        if mime.isText || mime.mediaType.lowercased().contains("vcard"), let text = strictUTF8(mime.data) {
           key("text"); string(text)
         }
         bytes.append(0x7D)
@@ -177,16 +177,5 @@ public func messageJSON(_ message: NDEFMessage) -> String {
   return String(decoding: writer.bytes, as: UTF8.self)
 }
 
-/// Lowercase hex of `bytes`, separated by `separator`.
-public func hexString<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
-  var out = ""
-  out.reserveCapacity(bytes.count * (2 + separator.count))
-  var first = true
-  for b in bytes {
-    if !first { out += separator }
-    first = false
-    out.unicodeScalars.append(Unicode.Scalar(JSONWriter.hexDigits[Int(b >> 4)]))
-    out.unicodeScalars.append(Unicode.Scalar(JSONWriter.hexDigits[Int(b & 0x0F)]))
-  }
-  return out
-}
+/// `aa:bb:cc…` (a MAC or Bluetooth address); outside `JSONWriter`, whose `hexString` is a method.
+private func colonHex(_ bytes: [UInt8]) -> String { hexString(bytes, separator: ":") }

@@ -33,22 +33,11 @@ public final class EmbeddedTransceiver: Transceiver {
   public func finish() -> LeftOver { script.isEmpty ? .clean : .unconsumed(script.map(\.command)) }
 }
 
-/// Bytes from a hex string that may contain spaces, colons and newlines; traps on bad hex
-/// (test input only).
+/// Bytes from a hex string that may contain spaces, colons, newlines and `|` (page marks in
+/// transcripts); traps on bad hex (test input only).
 public func hex(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  var high: UInt8? = nil
-  for scalar in text.unicodeScalars {
-    let v: UInt8
-    switch scalar {
-    case "0"..."9": v = UInt8(scalar.value - 48)
-    case "a"..."f": v = UInt8(scalar.value - 87)
-    case "A"..."F": v = UInt8(scalar.value - 55)
-    case " ", ":", "\n", "\t", "|": continue
-    default: preconditionFailure("bad hex in test input: \(text)")
-    }
-    if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+  guard let bytes = parseLenientHex(text.utf8.filter { $0 != UInt8(ascii: "|") }) else {
+    preconditionFailure("bad hex in test input: \(text)")
   }
-  precondition(high == nil, "odd hex length in test input: \(text)")
-  return out
+  return bytes
 }

@@ -1,3 +1,5 @@
+@_exported import Hex
+
 /// Why a command sent to a tag got no usable answer.
 ///
 /// Thrown by every ``Transceiver``. Tag platforms map it into their own errors with the command
@@ -84,20 +86,7 @@ public final class CountingTransceiver: Transceiver {
   }
 }
 
-/// Lowercase hex of `bytes`, separated by `separator`.
-public func hexString(_ bytes: some Sequence<UInt8>, separator: String = "") -> String {
-  let digits: [Character] = Array("0123456789abcdef")
-  var out = ""
-  var first = true
-  for byte in bytes {
-    if !first { out += separator }
-    first = false
-    out.append(digits[Int(byte >> 4)])
-    out.append(digits[Int(byte & 0x0F)])
-  }
-  return out
-}
-
+/// Hex of a one- or two-byte value, zero-padded to `width` digits (2 or 4).
 func hexString(_ value: UInt16, width: Int) -> String {
   let bytes: [UInt8] = width > 2 ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value & 0xFF)]
   return hexString(bytes)

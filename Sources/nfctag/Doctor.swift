@@ -1,11 +1,16 @@
 import ArgumentParser
-import Foundation
 import PCSC
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension NFCTool {
   /// `nfctag doctor`: checks what a working setup needs and says the fix for each problem.
   struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(
+      // Named, not derived from the type name: ArgumentParser derives it with String(describing:),
+      // which scans every protocol conformance in the binary, at every start of the tool.
+      commandName: "doctor",
       abstract: "Check pcscd, the readers and the kernel drivers, and say how to fix each problem.")
 
     func run() throws {
@@ -37,7 +42,7 @@ extension NFCTool {
       }
 
       // 3. Kernel NFC drivers that claim ACR122U / PN533 readers before pcscd can.
-      let modules = (try? String(contentsOfFile: "/proc/modules", encoding: .utf8)) ?? ""
+      let modules = readInput("/proc/modules").map { String(decoding: $0, as: UTF8.self) } ?? ""
       let grabbing = ["pn533_usb", "pn533", "port100"].filter { name in
         modules.split(separator: "\n").contains { $0.hasPrefix(name + " ") }
       }
@@ -49,13 +54,12 @@ extension NFCTool {
       }
 
       // 4. Drivers for pcscd.
-      let fm = FileManager.default
-      if fm.fileExists(atPath: "/usr/lib/pcsc/drivers/ifd-ccid.bundle") {
+      if fileExists("/usr/lib/pcsc/drivers/ifd-ccid.bundle") {
         ok("libccid (USB CCID readers such as the ACR122U) is installed")
       } else {
         note("libccid is not installed: USB readers need it (`sudo apt-get install libccid`)")
       }
-      if fm.fileExists(atPath: "/usr/lib/pcsc/drivers/serial/libifdvpcd.so") {
+      if fileExists("/usr/lib/pcsc/drivers/serial/libifdvpcd.so") {
         ok("vsmartcard-vpcd (virtual readers for `nfctag emulate`) is installed")
       } else {
         note("vsmartcard-vpcd is not installed: `nfctag emulate` needs it (`sudo apt-get install vsmartcard-vpcd`)")
@@ -108,3 +112,7 @@ extension NFCTool {
     }
   }
 }
+
+/// True when `path` names a file or folder: the C library's `access`, not Foundation, so the tool
+/// does not link Foundation and its ICU data (`nfctag --version` starts in about a millisecond).
+private func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }

@@ -3,44 +3,6 @@ enum InputEncoding: String, CaseIterable {
   case hex, raw, base64
 }
 
-/// Parses hex that may contain spaces, tabs, newlines, colons, dashes and `0x` prefixes.
-/// nil for any other character or an odd number of digits.
-func parseLenientHex<C: Collection>(_ text: C) -> [UInt8]? where C.Element == UInt8 {
-  var out: [UInt8] = []
-  out.reserveCapacity(text.count / 2)
-  var high: UInt8 = 0
-  var haveHigh = false
-  var previous: UInt8 = 0x20
-  for c in text {
-    let v: UInt8
-    switch c {
-    case 0x30...0x39: v = c - 0x30
-    case 0x61...0x66: v = c - 0x57
-    case 0x41...0x46: v = c - 0x37
-    case 0x20, 0x09, 0x0A, 0x0D, 0x3A, 0x2D, 0x2C:
-      previous = c
-      continue
-    case 0x78, 0x58:  // the x of a 0x prefix: a lone 0 at the start of a token
-      guard haveHigh, high == 0 else { return nil }
-      haveHigh = false
-      previous = c
-      continue
-    default:
-      return nil
-    }
-    _ = previous
-    if haveHigh {
-      out.append(high << 4 | v)
-      haveHigh = false
-    } else {
-      high = v
-      haveHigh = true
-    }
-    previous = c
-  }
-  return haveHigh ? nil : out
-}
-
 private let base64Alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 private let base64Values: [Int8] = {
   var table = [Int8](repeating: -1, count: 256)

@@ -1,35 +1,35 @@
-/// A tiny JSON object builder for the tool's own output (message JSON comes from NDEFJSON).
+import NDEFJSON
+
+/// A JSON object built key by key, for the tool's own output (`readers --json`, `info --json`…).
+///
+/// Written through NDEFJSON's `JSONWriter`, the one JSON writer of the package, so keys and
+/// values are escaped exactly as in the message JSON.
 struct JSONObjectWriter {
-  private var body = ""
+  private var writer = JSONWriter(capacity: 128)
+  private var empty = true
+
+  /// Starts the next member: `"key":`, after a comma unless it is the first.
   mutating func key(_ key: String) {
-    if !body.isEmpty { body += "," }
-    body += jsonQuoted(key) + ":"
+    writer.key(named: key, first: empty)
+    empty = false
   }
-  mutating func string(_ k: String, _ value: String) { key(k); body += jsonQuoted(value) }
-  mutating func number(_ k: String, _ value: Int) { key(k); body += String(value) }
-  mutating func bool(_ k: String, _ value: Bool) { key(k); body += value ? "true" : "false" }
-  mutating func raw(_ k: String, _ json: String) { key(k); body += json }
-  func finish() -> String { "{" + body + "}" }
+
+  /// A string member.
+  mutating func string(_ k: String, _ value: String) { key(k); writer.string(value) }
+  /// An integer member.
+  mutating func number(_ k: String, _ value: Int) { key(k); writer.number(value) }
+  /// A `true`/`false` member.
+  mutating func bool(_ k: String, _ value: Bool) { key(k); writer.bool(value) }
+  /// A member whose value is JSON text written elsewhere (an array, a nested object).
+  mutating func raw(_ k: String, _ json: String) { key(k); writer.raw(json: json) }
+
+  /// The object: `{` the members `}`.
+  func finish() -> String { "{" + writer.text + "}" }
 }
 
-/// A JSON string literal: quotes, backslashes and control characters escaped.
+/// A JSON string literal: quotes, backslashes and control characters (C0, DEL, C1) escaped.
 func jsonQuoted(_ text: String) -> String {
-  var out = "\""
-  for scalar in text.unicodeScalars {
-    switch scalar {
-    case "\"": out += "\\\""
-    case "\\": out += "\\\\"
-    case "\n": out += "\\n"
-    case "\r": out += "\\r"
-    case "\t": out += "\\t"
-    default:
-      if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-        let h = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-  }
-  return out + "\""
+  var writer = JSONWriter(capacity: text.utf8.count + 2)
+  writer.string(text)
+  return writer.text
 }

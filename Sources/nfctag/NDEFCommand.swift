@@ -19,10 +19,11 @@ extension NDEFCommand {
   /// `nfctag ndef decode`.
   struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "decode",
       abstract: "Decode an NDEF message.",
       discussion: """
         Hex may contain spaces, colons and 0x prefixes. With --lines, every input line is one hex \
-        message and every output line one JSON object; a bad line prints {"line":N,"error":"…"} and \
+        message and every output line one JSON object; a bad line prints {"line":N,"error":"..."} and \
         the others go on (exit 65 at the end).
         """)
     @Argument(help: "The message as hex, or - (the default) to read standard input.") var message: String = "-"
@@ -38,8 +39,8 @@ extension NDEFCommand {
     func run() throws {
       if lines {
         guard message == "-" else { throw fail(CLIFailure(ExitStatus.usage, "--lines reads standard input: drop the argument")) }
-        let failed = decodeLines()
-        if failed { throw ExitCode(ExitStatus.dataError) }
+        let status = decodeLines()
+        if status != ExitStatus.ok { throw ExitCode(status) }
         return
       }
       do {
@@ -57,74 +58,62 @@ extension NDEFCommand {
       }
     }
 
-    /// Streams stdin: constant memory whatever the input length. Returns true when a line failed.
-    private func decodeLines() -> Bool {
+    /// Streams stdin: memory bounded by the longest line, whatever the input length. Returns the
+    /// exit status: 0, 65 when a line failed, 66 when standard input could not be read.
+    ///
+    /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
+    /// one byte buffer sized for the longest line so far, and the JSON is written straight into
+    /// the output buffer, which goes out with write(2) once it holds a megabyte.
+    private func decodeLines() -> Int32 {
       let output = StandardOutput()
       var failed = false
       var lineNumber = 0
-      var pending: [UInt8] = []
-      var chunk = [UInt8](repeating: 0, count: 1 << 16)
-      var writer = JSONWriter(capacity: 1 << 12)
+      var bytes: [UInt8] = []
+      var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
 
-      func handle(_ line: ArraySlice<UInt8>) {
+      func lineError(_ reason: String) {
+        failed = true
+        writer.raw("{\"line\":"); writer.number(lineNumber)
+        writer.key("error"); writer.string(reason)
+        writer.bytes.append(0x7D)
+      }
+
+      let readAll = LineReader(fd: 0).forEachLine { line in
         lineNumber += 1
         var body = line
-        if body.last == 0x0D { body = body.dropLast() }
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        writer.bytes.removeAll(keepingCapacity: true)
-        if let bytes = parseLenientHex(body) {
+        if body.last == 0x0D { body = UnsafeRawBufferPointer(rebasing: body.dropLast()) }
+        if bytes.count < body.count / 2 { bytes = [UInt8](repeating: 0, count: max(body.count / 2, bytes.count * 2)) }
+        if let count = bytes.withUnsafeMutableBytes({ parseLenientHex(body, into: $0) }) {
+          if count == 0, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
+          let mark = writer.bytes.count
           do {
-            writer.message(try NDEFMessage(decoding: bytes))
+            writer.message(try NDEFMessage(decoding: bytes[0..<count]))
           } catch {
-            failed = true
-            writer.bytes.removeAll(keepingCapacity: true)
-            writer.raw("{\"line\":"); writer.number(lineNumber)
-            writer.key("error"); writer.string("invalid NDEF message: \(error)")
-            writer.bytes.append(0x7D)
+            writer.bytes.removeLast(writer.bytes.count - mark)
+            lineError("invalid NDEF message: \(error)")
           }
         } else {
-          failed = true
-          writer.raw("{\"line\":"); writer.number(lineNumber)
-          writer.key("error"); writer.string("not hex")
-          writer.bytes.append(0x7D)
+          lineError("not hex")
         }
         writer.bytes.append(0x0A)
-        output.append { $0.append(contentsOf: writer.bytes) }
-      }
-
-      while true {
-        let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if n < 0 {
-          if errno == EINTR { continue }
-          break
+        if writer.bytes.count >= 1 << 20 {
+          output.writeThrough(writer.bytes)
+          writer.bytes.removeAll(keepingCapacity: true)
         }
-        if n == 0 { break }
-        var start = 0
-        var i = 0
-        while i < n {
-          if chunk[i] == 0x0A {
-            if pending.isEmpty {
-              handle(chunk[start..<i])
-            } else {
-              pending.append(contentsOf: chunk[start..<i])
-              handle(pending[...])
-              pending.removeAll(keepingCapacity: true)
-            }
-            start = i + 1
-          }
-          i += 1
-        }
-        if start < n { pending.append(contentsOf: chunk[start..<n]) }
       }
-      if !pending.isEmpty { handle(pending[...]) }
-      output.flush()
-      return failed
+      output.writeThrough(writer.bytes)
+      if !readAll {
+        writeStderr("nfctag: cannot read standard input: \(String(cString: strerror(errno)))\n")
+        return ExitStatus.noInput
+      }
+      return failed ? ExitStatus.dataError : ExitStatus.ok
     }
   }
 
   /// `nfctag ndef encode <kind>`.
   struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "encode",
       abstract: "Build an NDEF message and print its bytes.",
       subcommands: [
         EncodeKindCommand<TextKind>.self, EncodeKindCommand<URLKind>.self, EncodeKindCommand<MIMEKind>.self,
@@ -150,7 +139,7 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
       }
       let out = StandardOutput()
       switch output {
-      case .hex: out.write(NDEFJSON.hexString(bytes) + "\n")
+      case .hex: out.write(hexString(bytes) + "\n")
       case .raw: out.write(bytes)
       case .base64: out.write(encodeBase64(bytes) + "\n")
       }

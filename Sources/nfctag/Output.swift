@@ -32,20 +32,30 @@ final class StandardOutput {
     if buffer.count >= limit { flush() }
   }
 
+  /// Writes what is buffered, then `bytes`, with no copy into the buffer (a block built
+  /// elsewhere, such as `ndef decode --lines`' JSON).
+  func writeThrough(_ bytes: [UInt8]) {
+    flush()
+    bytes.withUnsafeBytes { Self.writeAll($0) }
+  }
+
   func flush() {
     guard !buffer.isEmpty else { return }
-    buffer.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let n = Glibc.write(1, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return  // stdout closed (EPIPE): nothing more can be said
-        }
-        offset += n
-      }
-    }
+    buffer.withUnsafeBytes { Self.writeAll($0) }
     buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// write(2) to standard output until all of `raw` is out, or the pipe is gone.
+  private static func writeAll(_ raw: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < raw.count {
+      let n = Glibc.write(1, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+      if n < 0 {
+        if errno == EINTR { continue }
+        return  // stdout closed (EPIPE): nothing more can be said
+      }
+      offset += n
+    }
   }
 }
 

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# `make package-test` (part of `make test`): install into a scratch root and check what landed —
+# the binary runs, `man -l` renders a page listing every subcommand, bash and fish complete
+# subcommands and options, zsh reads its script —, uninstall leaves nothing, then `make deb`,
+# its control fields, `dpkg -x` into another scratch root and `nfctag --version` from there,
+# and lintian (no error, no warning). One release build serves install and deb.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+check() {  # check DESCRIPTION COMMAND...: one line per check, counted.
+  local what=$1
+  shift
+  if "$@" >/dev/null 2>&1; then
+    passed=$((passed + 1)); echo "ok    $what"
+  else
+    failed=$((failed + 1)); echo "FAIL  $what"
+  fi
+}
+contains() { grep -q -E -e "$2" <<<"$1"; }  # contains TEXT EXTENDED-REGEX
+equals() { [ "$1" = "$2" ]; }
+
+version=$(sed -n 's/^ *version: "\([^"]*\)",$/\1/p' Sources/nfctag/NFCTool.swift)
+arch=$(dpkg --print-architecture)
+root=$(mktemp -d /tmp/nfctag-install.XXXXXX)
+unpacked=$(mktemp -d /tmp/nfctag-deb.XXXXXX)
+trap 'rm -rf "$root" "$unpacked"' EXIT
+
+echo "== make install DESTDIR=$root PREFIX=/usr/local"
+start=$(date +%s)
+if ! make --no-print-directory -s install DESTDIR="$root" PREFIX=/usr/local >/tmp/nfctag-package-build.log 2>&1; then
+  tail -30 /tmp/nfctag-package-build.log
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+echo "   (release build, man page and completions: $(( $(date +%s) - start )) s)"
+p="$root/usr/local"
+check "nfctag --version from the install prints $version" equals "$("$p/bin/nfctag" --version)" "$version"
+check "the installed binary links no Swift runtime library (static)" \
+  bash -c "! ldd '$p/bin/nfctag' | grep -q -e libswift -e libFoundation -e libdispatch"
+# Foundation (beyond FoundationEssentials) and ICU stay out: the cold start loads neither.
+check "the installed binary holds no Foundation or ICU code (nm)" \
+  bash -c "! nm --defined-only '$p/bin/nfctag' | grep -q -E '\\\$s10Foundation|ucal_open|udat_open|ubrk_open'"
+for f in share/man/man1/nfctag.1 share/bash-completion/completions/nfctag share/zsh/site-functions/_nfctag \
+         share/fish/vendor_completions.d/nfctag.fish; do
+  check "installed $f" test -s "$p/$f"
+done
+
+page=$(MANWIDTH=100 man -l "$p/share/man/man1/nfctag.1" 2>/dev/null | col -bx)
+check "man -l renders NAME with the tool's abstract" contains "$page" "nfctag — Read, write and emulate NFC Forum tags"
+check "man --warnings -l reports nothing" equals "$(man --warnings -l "$p/share/man/man1/nfctag.1" 2>&1 >/dev/null)" ""
+# Every subcommand `nfctag --help` lists is an item of the page.
+subcommands=$("$p/bin/nfctag" --help | sed -n '/^SUBCOMMANDS:/,$s/^  \([a-z][a-z0-9-]*\) .*/\1/p')
+check "nfctag --help lists at least 10 subcommands" test "$(wc -w <<<"$subcommands")" -ge 10
+for sub in $subcommands ndef\ decode ndef\ encode; do
+  check "man page describes '${sub##* }'" contains "$page" "^ *${sub##* }( |\$)"
+done
+
+bash_script="$p/share/bash-completion/completions/nfctag"
+check "bash completion registers _nfctag" \
+  equals "$(bash -c "source '$bash_script'; complete -p nfctag")" "complete -o filenames -F _nfctag nfctag"
+check "bash completes 'nfctag nd' to ndef" equals "$(bash -c "source '$bash_script'; COMP_WORDS=(nfctag nd); \
+  COMP_CWORD=1; COMP_LINE='nfctag nd'; COMP_POINT=9; _nfctag nfctag nd nfctag; echo \"\${COMPREPLY[*]}\"")" "ndef"
+check "bash completion has no #! line (lintian)" bash -c "! head -1 '$bash_script' | grep -q '^#!'"
+fish_script="$p/share/fish/vendor_completions.d/nfctag.fish"
+check "fish completes 'nfctag ndef decode --for' to --format" \
+  contains "$(fish -c "source '$fish_script'; complete -C 'nfctag ndef decode --for'")" "^--format"
+zsh_script="$p/share/zsh/site-functions/_nfctag"
+check "zsh completion parses (zsh -n) and declares #compdef nfctag" \
+  bash -c "zsh -n '$zsh_script' && head -1 '$zsh_script' | grep -q '^#compdef nfctag'"
+
+echo "== make uninstall"
+make --no-print-directory -s uninstall DESTDIR="$root" PREFIX=/usr/local >/dev/null 2>&1
+check "make uninstall leaves no file" equals "$(find "$root" -type f)" ""
+
+echo "== make deb"
+deb="nfctag_${version}_${arch}.deb"
+rm -f "$deb"
+start=$(date +%s)
+if ! make --no-print-directory -s deb >/tmp/nfctag-package-build.log 2>&1; then
+  tail -30 /tmp/nfctag-package-build.log
+  failed=$((failed + 1))
+  echo "FAIL  make deb"
+else
+  echo "   (reusing the release build: $(( $(date +%s) - start )) s)"
+  check "make deb writes $deb" test -s "$deb"
+  check "Depends names pcscd and libpcsclite1" \
+    bash -c "dpkg-deb -f '$deb' Depends | grep -q 'pcscd' && dpkg-deb -f '$deb' Depends | grep -q 'libpcsclite1'"
+  check "Recommends libccid" equals "$(dpkg-deb -f "$deb" Recommends)" "libccid"
+  check "Version is $version" equals "$(dpkg-deb -f "$deb" Version)" "$version"
+  dpkg -x "$deb" "$unpacked"
+  check "nfctag --version from dpkg -x prints $version" equals "$("$unpacked/usr/bin/nfctag" --version)" "$version"
+  check "nfctag ndef decode runs from dpkg -x" equals \
+    "$("$unpacked/usr/bin/nfctag" ndef decode d101085402656e68656c6c6f)" "[0] Text (en, utf-8): hello"
+  check "the package's man page renders (man -l on the .gz)" \
+    contains "$(MANWIDTH=100 man -l "$unpacked/usr/share/man/man1/nfctag.1.gz" 2>/dev/null | col -bx)" "^NAME"
+  for f in usr/share/bash-completion/completions/nfctag usr/share/zsh/vendor-completions/_nfctag \
+           usr/share/fish/vendor_completions.d/nfctag.fish usr/share/doc/nfctag/copyright \
+           usr/share/doc/nfctag/changelog.gz; do
+    check "the package holds /$f" test -s "$unpacked/$f"
+  done
+  check "apt resolves the package (apt-get install -s ./$deb)" \
+    bash -c "apt-get install -s './$deb' 2>/dev/null | grep -q '^Conf nfctag ($version'"
+  check "lintian: no error, no warning" lintian --fail-on error,warning "$deb"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

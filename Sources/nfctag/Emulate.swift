@@ -16,6 +16,7 @@ extension NFCTool {
   /// `nfctag emulate`: a virtual tag in a virtual reader (ACR122U or Part 3), shown to pcscd through vpcd.
   struct Emulate: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "emulate",
       abstract: "Show a virtual tag to pcscd (and every PC/SC program) through the vsmartcard vpcd driver.",
       discussion: """
         The tag appears in "Virtual PCD 00 00" (port 35963) or "Virtual PCD 00 01" (35964). Ctrl-C \

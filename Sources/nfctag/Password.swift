@@ -40,6 +40,7 @@ extension NFCTool {
   /// `nfctag password set|remove`: NTAG21x / Ultralight EV1 password protection (PWD, PACK, AUTH0).
   struct Password: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "password",
       abstract: "Set or remove the password of an NTAG21x or Ultralight EV1 tag.",
       discussion: """
         Passwords are 4 bytes, given as 8 hex digits in a file or an environment variable, never \
@@ -50,6 +51,7 @@ extension NFCTool {
 
     struct Set: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "set",
         abstract: "Protect the tag with a password (writes PWD, PACK, then the protection pages).")
       @OptionGroup var readerOptions: ReaderOptions
       @Option(help: "A file whose first line is the new password (8 hex digits).") var newPasswordFile: String?
@@ -87,6 +89,7 @@ extension NFCTool {
 
     struct Remove: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "remove",
         abstract: "Turn password protection off (AUTH0 past the last page); needs the current password.")
       @OptionGroup var readerOptions: ReaderOptions
 

@@ -7,6 +7,7 @@ extension NFCTool {
   /// `nfctag reader …`: the ACR122U's own commands: firmware, LEDs and buzzer.
   struct Reader: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reader",
       abstract: "ACR122U reader commands: firmware version, LEDs and buzzer.",
       discussion: """
         Sent as escape commands when the driver allows them, else through a tag in the field \
@@ -15,7 +16,7 @@ extension NFCTool {
       subcommands: [Firmware.self, LED.self, Buzzer.self])
 
     struct Firmware: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Print the reader's firmware version (FF 00 48 00 00).")
+      static let configuration = CommandConfiguration(commandName: "firmware", abstract: "Print the reader's firmware version (FF 00 48 00 00).")
       @OptionGroup var target: ReaderTarget
       func run() throws {
         let version = try target.withControl { control throws(TransceiveError) in try control.firmware() }
@@ -25,6 +26,7 @@ extension NFCTool {
 
     struct LED: ParsableCommand {
       static let configuration = CommandConfiguration(
+        commandName: "led",
         abstract: "Set the red and green LEDs, optionally blinking with the buzzer (FF 00 40).")
       @OptionGroup var target: ReaderTarget
       @Flag(help: "Red LED on.") var red = false
@@ -51,7 +53,7 @@ extension NFCTool {
     }
 
     struct Buzzer: ParsableCommand {
-      static let configuration = CommandConfiguration(abstract: "Turn the beep on card detection on or off (FF 00 52).")
+      static let configuration = CommandConfiguration(commandName: "buzzer", abstract: "Turn the beep on card detection on or off (FF 00 52).")
       @OptionGroup var target: ReaderTarget
       @Argument(help: "on or off.") var state: BuzzerState
 

@@ -11,6 +11,7 @@ extension NFCTool {
   /// --continuous (a multi-read session).
   struct Scan: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "scan",
       abstract: "Wait for a tag and describe it: reader, UID, ATR, chip, NDEF status and records.",
       discussion: """
         With --continuous, report every tag that arrives (a tag left in place is reported once) until \

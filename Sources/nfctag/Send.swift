@@ -10,6 +10,7 @@ extension NFCTool {
   /// `nfctag send HEX…`: native commands to the tag in the field, through an ``NFCTagReaderSession``.
   struct Send: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "send",
       abstract: "Send raw commands to the tag in the field and print each answer.",
       discussion: """
         Each HEX is one command as the tag sees it, without CRC: Type 1 and 2 native commands (60 \

@@ -13,7 +13,7 @@ enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, hexdump
 extension NFCTool {
   /// `nfctag read`: the NDEF message on one tag.
   struct Read: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Read the NDEF message on a tag.")
+    static let configuration = CommandConfiguration(commandName: "read", abstract: "Read the NDEF message on a tag.")
     @OptionGroup var readerOptions: ReaderOptions
     @Option(help: "Output: text, json, hex or raw bytes.") var format: ReadFormat = .text
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
@@ -52,7 +52,7 @@ extension NFCTool {
 
   /// `nfctag dump`: raw NDEF bytes, or the whole memory image.
   struct Dump: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Dump the raw NDEF bytes, or the whole tag memory with --memory.")
+    static let configuration = CommandConfiguration(commandName: "dump", abstract: "Dump the raw NDEF bytes, or the whole tag memory with --memory.")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Dump the whole memory in address order (the image-file layout) instead of the NDEF bytes.") var memory = false
     @Option(help: "Output: hex (one line, what ndef decode reads), hexdump (addresses and ASCII), json or raw bytes.")
@@ -83,6 +83,7 @@ extension NFCTool {
   /// `nfctag format`: writes an empty NDEF structure.
   struct Format: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "format",
       abstract: "Format a tag for NDEF (an empty message).",
       discussion: "By default the old message's bytes are overwritten with zeros first; --fast leaves them in memory.")
     @OptionGroup var readerOptions: ReaderOptions
@@ -105,6 +106,7 @@ extension NFCTool {
   /// `nfctag erase`: replaces the message with an empty one.
   struct Erase: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "erase",
       abstract: "Erase the NDEF message (the tag keeps its NDEF format).",
       discussion: """
         By default the bytes the old message used are overwritten with zeros too (after its length, \
@@ -126,7 +128,7 @@ extension NFCTool {
 
   /// `nfctag lock --yes`: makes the tag read-only for ever.
   struct Lock: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Make a tag permanently read-only (needs --yes).")
+    static let configuration = CommandConfiguration(commandName: "lock", abstract: "Make a tag permanently read-only (needs --yes).")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Confirm: locking is permanent and cannot be undone.") var yes = false
 
@@ -150,7 +152,7 @@ extension NFCTool {
 
   /// `nfctag info`: chip, memory, capacity, lock state, CC and version.
   struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show chip, memory size, capacity, lock state, CC and version.")
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Print one JSON object.") var json = false
 

@@ -6,6 +6,7 @@ extension NFCTool {
   /// `nfctag write <kind> …`: the kinds of `ndef encode`, plus `ndef FILE|-`.
   struct Write: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "write",
       abstract: "Write an NDEF message to a tag (tear-safe, verified by reading it back).",
       subcommands: [
         WriteKindCommand<TextKind>.self, WriteKindCommand<URLKind>.self, WriteKindCommand<MIMEKind>.self,

@@ -102,3 +102,20 @@ private func thru(_ frame: [UInt8]) -> [UInt8] { direct([0x42] + frame) }
     #expect(face.transmit(direct([0x40, 0x01] + select)) == answer(0x40, hex("00 90 00")))
   }
 }
+
+/// ManualRCV 630Dh bit 4 (ParityDisable, PN532 UM §8.6.23): the host sends and receives the
+/// parity bits itself, as libnfc does with NP_HANDLE_PARITY off (`pn53x_wrap_frame`).
+@Suite struct PN532ParityTests {
+  @Test func hostHandledParityAndCRC() throws {
+    let face = ACR122UFace(tag: try Type2VirtualTag(chip: .ntag215))
+    #expect(face.transmit(direct(hex("08 630D 10 6302 00 6303 00"))) == answer(0x08))
+    let command = hex("60 F8 32")
+    let version = hex("00 04 04 02 01 00 11 03")
+    #expect(face.transmit(thru(PN53xCIU.withParityBits(command)))
+            == answer(0x42, [0x00] + PN53xCIU.withParityBits(version + PN53xCIU.crcA(version))))
+    var badParity = PN53xCIU.withParityBits(command)
+    badParity[1] ^= 0x01                                                                    // byte 0's parity bit (bit 8)
+    #expect(face.transmit(thru(badParity)) == answer(0x42, hex("01")))
+    #expect(face.transmit(thru(command)) == answer(0x42, hex("01")))                         // parity bits missing
+  }
+}

@@ -15,6 +15,9 @@ public struct VPCDServedCard {
   /// Runs on the serving thread after every APDU (image persistence).
   public let afterCommand: (() -> Void)?
 
+  /// - Parameters:
+  ///   - card: the card to show.
+  ///   - afterCommand: runs after every APDU the card answered, on the bridge's serving thread.
   public init(card: any VirtualCard, afterCommand: (() -> Void)? = nil) {
     self.card = card
     self.afterCommand = afterCommand
@@ -50,7 +53,9 @@ public struct VPCDBridgeError: Error, CustomStringConvertible, Sendable {
 /// calling thread; ``stop()`` and ``answered`` may be used from any other. The card and the
 /// after-command hook sit behind one mutex, the stop request and the live socket behind another.
 public final class VPCDBridge: Sendable {
+  /// Where vpcd listens: an IPv4 address or `localhost`.
   public let host: String
+  /// vpcd's port: 35963 for "Virtual PCD 00 00", 35964 for "… 00 01".
   public let port: UInt16
   private let removeAfter: Int?
   private let latency: LatencyModel

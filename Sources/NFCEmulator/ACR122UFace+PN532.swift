@@ -152,8 +152,12 @@ extension ACR122UFace {
     let data: [UInt8]
     switch (tag.technology, baudRate) {
     case (.typeA(let sensRes, let selRes, let ats), 0x00):
-      // InitiatorData, when given, is the UID to select (§7.3.5): another UID finds nothing.
-      guard initiatorData.isEmpty || initiatorData == tag.identifier else { return nil }
+      // InitiatorData, when given, is the UID to select (§7.3.5), with the cascade tag 88h before
+      // each cascade level but the last, as libnfc `iso14443_cascade_uid` builds it; the bare UID
+      // is taken too. Another UID finds nothing.
+      guard initiatorData.isEmpty || initiatorData == tag.identifier || initiatorData == cascaded(tag.identifier) else {
+        return nil
+      }
       data = [0x01] + sensRes + [selRes, UInt8(tag.identifier.count)] + tag.identifier + (ats ?? [])
     case (.felica, 0x01), (.felica, 0x02):
       // InitiatorData is the Polling request without its length byte (`00 SC SC RC TSN`); the
@@ -200,6 +204,16 @@ extension ACR122UFace {
     let command = Array(p.dropFirst())
     if tag.platform == .type1 { return status(jewelExchange(command, thru: false, tag: tag)) }
     return status(chipAnswer(tag.respond(to: command), thru: false))
+  }
+}
+
+/// A UID as the select commands carry it: 4 bytes as they are; 7 as `88 uid0-2 uid3-6`; 10 as
+/// `88 uid0-2 88 uid3-5 uid6-9` (ISO/IEC 14443-3 §6.5.4).
+func cascaded(_ uid: [UInt8]) -> [UInt8] {
+  switch uid.count {
+  case 7: return [0x88] + uid.prefix(3) + uid.suffix(4)
+  case 10: return [0x88] + uid.prefix(3) + [0x88] + uid[3..<6] + uid.suffix(4)
+  default: return uid
   }
 }
 

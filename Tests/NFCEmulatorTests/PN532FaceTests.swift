@@ -58,6 +58,8 @@ private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, 
     #expect(a.transmit(direct(hex("4A 01 00")))
             == answer(0x4A, hex("01 01 0044 00 07") + ntag.identifier))    // NbTg Tg SENS_RES SEL_RES len UID
     #expect(a.transmit(direct(hex("4A 01 00") + ntag.identifier)) == answer(0x4A, hex("01 01 0044 00 07") + ntag.identifier))
+    let cascadedUID = [0x88] + ntag.identifier.prefix(3) + ntag.identifier.suffix(4)       // as libnfc sends a 7-byte UID
+    #expect(a.transmit(direct(hex("4A 01 00") + cascadedUID)) == answer(0x4A, hex("01 01 0044 00 07") + ntag.identifier))
     #expect(a.transmit(direct(hex("4A 01 00 04 11 22 33"))) == answer(0x4A, hex("00")))  // another UID: none
     #expect(a.transmit(direct(hex("4A 01 03 00"))) == answer(0x4A, hex("00")))           // type B: none here
     #expect(a.transmit(direct(hex("4A 01 01 00 FF FF 01 00"))) == answer(0x4A, hex("00")))

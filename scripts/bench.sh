@@ -2,13 +2,24 @@
 # Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on two corpora (small
 # messages; mixed real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
-# beside Python's ndeftool. Run through `make bench`: BIN_DIR is the static release build that
+# beside Python's ndeftool; and the APDU round trip through pcscd + vpcd to `nfctag emulate`
+# (median, p90, p99, max over 1,000). Run through `make bench`: BIN_DIR is the static release build that
 # `make install` and `make deb` ship.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${BIN_DIR:?run through make bench}
 echo "== in-process (NFCBench)"
 "$bin/NFCBench"
+
+# pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
+# the caller already holds it, or flock would wait for itself).
+echo
+echo "== APDU round trip through pcscd + vpcd (nfctag emulate --latency none, Virtual PCD 00 00, 1,000 GET DATA; goal: median <= 2 ms)"
+if [ "${NFCTAG_E2E_LOCK_HELD:-0}" = 1 ]; then
+  scripts/vpcd-bench.sh "$bin/nfctag" 1000
+else
+  flock "${NFCTAG_E2E_LOCK:-/tmp/nfctag-e2e.lock}" scripts/vpcd-bench.sh "$bin/nfctag" 1000
+fi
 
 work=.build-bench
 mkdir -p "$work"

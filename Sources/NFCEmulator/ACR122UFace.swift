@@ -20,8 +20,8 @@ public func isoDEPATR(historicalBytes: [UInt8]) -> [UInt8] {
 
 /// An ACS ACR122U with one tag slot, as PC/SC applications see it: its ATRs, its pseudo-APDUs
 /// (`FF CA`, `FF B0`, `FF D6`, `FF 00 48`, `FF 00 40`, `FF 00 50/51/52`) and direct transmit
-/// (`FF 00 00 00 Lc D4 …`) to the PN532 inside (GetFirmwareVersion, InListPassiveTarget,
-/// InDataExchange, InCommunicateThru, InDeselect, InRelease…). ACS API V2.04; reference §5.
+/// (`FF 00 00 00 Lc D4 …`) to the PN532 inside (the commands are listed in
+/// `ACR122UFace+PN532.swift` and docs/pn532.md). ACS API V2.04; reference §5.
 ///
 /// Device limits are kept: a PN532 normal information frame carries at most 255 bytes (TFI,
 /// command, status and data), so no direct-transmit answer holds more than 252 data bytes; a
@@ -34,6 +34,13 @@ public final class ACR122UFace: VirtualCard {
   private var ledState: UInt8 = 0x00
   /// The PN532's CIU registers and FIFO, for ReadRegister / WriteRegister (see ``PN532CIU``).
   let ciu = PN532CIU()
+  /// The PN532's target list (see `ACR122UFace+PN532.swift`): the firmware's own polling has
+  /// activated the tag as target 1 by the time PC/SC shows a card.
+  var target = PN532Target.listed(baudRate: nil)
+  /// The last PN532 status, for GetGeneralStatus.
+  var lastError: UInt8 = 0x00
+  /// The ISO 14443-4 block layer a Type 4 tag runs for InCommunicateThru.
+  var isoDEP = ISODEPBlockResponder()
 
   /// Longest tag answer one PN532 frame carries through direct transmit.
   public static let maximumChipAnswer = 252
@@ -54,12 +61,19 @@ public final class ACR122UFace: VirtualCard {
     }
   }
 
-  public func powerOn() { tag?.reset() }
-  public func powerOff() { tag?.reset() }
-  public func reset() { tag?.reset() }
+  public func powerOn() { activateAgain() }
+  public func powerOff() { activateAgain() }
+  public func reset() { activateAgain() }
 
-  private static let ok = StatusWord.success.bytes
-  private static let failed = StatusWord.noInformation.bytes
+  /// The firmware's polling found the tag again: target 1, fresh tag state.
+  func activateAgain() {
+    tag?.reset()
+    isoDEP = ISODEPBlockResponder()
+    target = .listed(baudRate: nil)
+  }
+
+  static let ok = StatusWord.success.bytes
+  static let failed = StatusWord.noInformation.bytes
 
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
     guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
@@ -131,61 +145,6 @@ public final class ACR122UFace: VirtualCard {
     default:
       return Self.failed
     }
-  }
-
-  // MARK: - The PN532 behind direct transmit
-
-  private func directTransmit(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count >= 6, Int(apdu[4]) == apdu.count - 5, apdu[5] == 0xD4 else { return Self.failed }
-    let frame = Array(apdu[6...])
-    guard let command = frame.first else { return Self.failed }
-    func answer(_ data: [UInt8]) -> [UInt8] { [0xD5, command &+ 1] + data + Self.ok }
-    switch command {
-    case 0x02: return answer([0x32, 0x01, 0x06, 0x07])  // PN532 v1.6, supports ISO 14443A/B and ISO 18092
-    case 0x4A: return answer(listPassiveTarget(frame))
-    case 0x40:
-      guard frame.count >= 2 else { return answer([0x27]) }
-      return answer(exchange(Array(frame[2...]), thru: false))
-    case 0x42: return answer(exchange(Array(frame[1...]), thru: true))
-    case 0x44, 0x52, 0x54:
-      tag?.reset()
-      return answer([0x00])
-    case 0x32, 0x12, 0x14, 0x16: return answer([])
-    case 0x06: return ciu.read(Array(frame.dropFirst())).map(answer) ?? Self.failed
-    case 0x08: return ciu.write(Array(frame.dropFirst()), tag: tag?.platform == .type1 ? tag : nil) ? answer([]) : Self.failed
-    case 0x04: return answer([0x00, 0x00, 0x00])
-    default: return answer([0x27])  // command not acceptable in this context
-    }
-  }
-
-  private func listPassiveTarget(_ frame: [UInt8]) -> [UInt8] {
-    guard frame.count >= 3, let tag else { return [0x00] }
-    let baudRate = frame[2]
-    switch (tag.technology, baudRate) {
-    case (.typeA(let sensRes, let selRes, let ats), 0x00):
-      var data: [UInt8] = [0x01, 0x01] + sensRes + [selRes, UInt8(tag.identifier.count)] + tag.identifier
-      if let ats { data += ats }
-      tag.reset()
-      return data
-    case (.felica, 0x01), (.felica, 0x02):
-      // InitiatorData is the Polling request without its length byte (`00 SC SC RC TSN`); the
-      // PN532 sends it and returns the answer (POL_RES with its length byte) as TargetData, or no
-      // target when the tag stays mute (wrong system code). Reference §5.3 (libnfc, nfcpy pn53x.py).
-      let request = frame.count >= 8 ? Array(frame[3..<8]) : [0x00, 0xFF, 0xFF, 0x01, 0x00]
-      guard case .data(let answer) = tag.respond(to: [UInt8(request.count + 1)] + request) else { return [0x00] }
-      return [0x01, 0x01] + answer
-    case (.jewel(let sensRes, _), 0x04):
-      return [0x01, 0x01] + sensRes + Array(tag.identifier.prefix(4))
-    default:
-      return [0x00]
-    }
-  }
-
-  /// InDataExchange / InCommunicateThru: status byte, then the tag's answer.
-  private func exchange(_ command: [UInt8], thru: Bool) -> [UInt8] {
-    guard let tag else { return [0x01] }
-    if tag.platform == .type1 { return jewelExchange(command, thru: thru, tag: tag) }
-    return chipAnswer(tag.respond(to: command), thru: thru)
   }
 
   /// The PN532 status byte and data for a tag's response.

@@ -41,6 +41,24 @@ final class PN532CIU {
 
   var parityDisabled: Bool { (registers[Register.manualRCV] ?? 0) & 0x10 != 0 }
 
+  /// What a register reads before anything was written: TxMode and RxMode 80h (CRC on, 106 kbit/s,
+  /// ISO/IEC 14443A framing: the state after the ACR122U firmware activated a Type A tag, and what
+  /// libnfc's read-modify-write of bit 7 expects to find; decision, the reset table of the PN532
+  /// manual was not available), every other register 00h.
+  static func initialValue(_ address: UInt16) -> UInt8 {
+    address == Register.txMode || address == Register.rxMode ? 0x80 : 0x00
+  }
+
+  private func value(_ address: UInt16) -> UInt8 { registers[address] ?? Self.initialValue(address) }
+
+  /// TxMode bit 7 (TxCRCEn): the chip appends the CRC to what it sends; when clear, the host did.
+  var appendsCRC: Bool { value(Register.txMode) & 0x80 != 0 }
+  /// RxMode bit 7 (RxCRCEn): the chip checks and strips the CRC of what it receives; when clear,
+  /// the host gets it.
+  var stripsCRC: Bool { value(Register.rxMode) & 0x80 != 0 }
+  /// TxMode bits 1–0 (TxFraming): 0 ISO/IEC 14443A, 1 active NFCIP-1, 2 FeliCa, 3 ISO/IEC 14443B.
+  var framing: UInt8 { value(Register.txMode) & 0x03 }
+
   /// ReadRegister: `addrHi addrLo` pairs in, one value per address out; nil for an odd length.
   func read(_ addresses: [UInt8]) -> [UInt8]? {
     guard addresses.count % 2 == 0 else { return nil }
@@ -49,7 +67,7 @@ final class PN532CIU {
       switch address {
       case Register.fifoData: return fifo.isEmpty ? 0x00 : fifo.removeFirst()
       case Register.fifoLevel: return UInt8(fifo.count)
-      default: return registers[address] ?? 0x00
+      default: return value(address)
       }
     }
   }

@@ -43,7 +43,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, image: image)
     case .ultralight: return try Type2VirtualTag(chip: .ultralight, image: image)
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, image: image)
-    case .felicaLiteS: return try makeFeliCaLiteS(image: image)
+    case .felicaLiteS: return try makeFeliCaLiteS(image: image, uid: uid)
     case .type4: return try Type4VirtualTag(image: image, uid: uid)
     case .icodeSLIX2: return try ICODESLIX2VirtualTag(image: image, uid: uid)
     }
@@ -91,16 +91,22 @@ public enum ReaderFaceKind: String, CaseIterable, Sendable {
 }
 
 /// A memory image file: the raw memory in address order. Written back atomically (temporary file,
-/// then rename) whenever the tag's memory changed.
+/// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
+/// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short.
 public final class ImageFile {
   public let path: String
   private var savedGeneration: Int
+  /// The length of a short-form image file: only this much of the memory image is written.
+  private var keptLength: Int? = nil
 
   /// Loads the tag from `path`, or creates the file with the tag's factory content.
   public static func open(path: String, kind: VirtualTagKind, uid: [UInt8]?) throws(EmulatorError) -> (ImageFile, any VirtualTag) {
     if let bytes = readFile(path) {
       let tag = try kind.makeTag(image: bytes, uid: uid)
-      return (ImageFile(path: path, generation: tag.memoryGeneration), tag)
+      let file = ImageFile(path: path, generation: tag.memoryGeneration)
+      let whole = tag.memoryImage
+      if bytes.count < whole.count, whole.starts(with: bytes) { file.keptLength = bytes.count }
+      return (file, tag)
     }
     let tag = try kind.makeTag(uid: uid)
     let file = ImageFile(path: path, generation: -1)
@@ -120,7 +126,7 @@ public final class ImageFile {
 
   func save(_ tag: any VirtualTag) throws(EmulatorError) {
     let temporary = path + ".tmp"
-    let image = tag.memoryImage
+    let image = Array(tag.memoryImage.prefix(keptLength ?? .max))
     let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else { throw EmulatorError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
     var offset = 0

@@ -68,19 +68,25 @@ extension NFCTool {
       } catch {
         throw fail(CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
       }
-      let bridge = VPCDBridge(card: face, host: host, port: port, removeAfter: removeAfter, latency: latency) {
+      let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
+      let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier))) in Virtual PCD 00 \(slot) via \(host):\(port); Ctrl-C to stop\n"
+      // The bridge owns the face, the tag and the image file from here on (they are sent to it).
+      let served = VPCDServedCard(card: face) {
         do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
       }
-      let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
+      let bridge = VPCDBridge(serving: served, host: host, port: port, removeAfter: removeAfter, latency: latency)
       let interrupt = InterruptFlag.install { bridge.stop() }
       _ = interrupt
       do {
-        let end = try bridge.run(firstConnectTimeout: 5) {
-          writeStderr("nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier))) in Virtual PCD 00 \(slot) via \(host):\(port); Ctrl-C to stop\n")
-        }
+        let end = try bridge.run(firstConnectTimeout: 5) { writeStderr(banner) }
         if case .removedAfterCommands(let n) = end { writeStderr("nfctag: tag removed after \(n) commands\n") }
       } catch {
-        throw fail(CLIFailure(ExitStatus.unavailable, error.message))
+        let advice: String
+        switch error.reason {
+        case .unreachable: advice = ": is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)"
+        case .slotInUse: advice = " (a second `nfctag emulate`?): stop that one or pick another --vpcd port"
+        }
+        throw fail(CLIFailure(ExitStatus.unavailable, error.message + advice))
       }
     }
   }

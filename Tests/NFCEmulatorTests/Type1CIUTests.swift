@@ -218,8 +218,9 @@ private func writeRegister(_ triples: [UInt8]) -> [UInt8] { direct([0x08] + trip
 
   @Test func malformedRegisterCommandsAndOtherRegisters() throws {
     let face = ACR122UFace(tag: try Type1VirtualTag(chip: .topaz512, uid: uid))
-    #expect(face.transmit(direct(hex("06 63"))) == hex("63 00"))                             // odd address bytes
-    #expect(face.transmit(writeRegister(hex("63 02"))) == hex("63 00"))                      // triple cut short
+    // A malformed command is a PN532 syntax error frame (PN532 UM §6.2.1.5), passed on as 63 7F.
+    #expect(face.transmit(direct(hex("06 63"))) == hex("63 7F"))                             // odd address bytes
+    #expect(face.transmit(writeRegister(hex("63 02"))) == hex("63 7F"))                      // triple cut short
     #expect(face.transmit(writeRegister(hex("6302 80 6303 80"))) == hex("D5 09 90 00"))      // TxMode, RxMode kept
     #expect(face.transmit(direct(hex("06 6302 6303 6305"))) == hex("D5 07 80 80 00 90 00"))
     #expect(face.transmit(writeRegister([UInt8](repeating: 0, count: 70).flatMap { _ in [0x63, 0x39, 0xAA] })) == hex("D5 09 90 00"))

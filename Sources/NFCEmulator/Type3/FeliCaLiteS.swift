@@ -5,9 +5,11 @@ func makeFeliCaLiteS(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
   try FeliCaLiteSVirtualTag(idm: uid)
 }
 
-/// A FeliCa Lite-S from a memory image (see ``FeliCaLiteSVirtualTag`` for the layout).
-func makeFeliCaLiteS(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
-  try FeliCaLiteSVirtualTag(image: image)
+/// A FeliCa Lite-S from a memory image (see ``FeliCaLiteSVirtualTag`` for the layout): the whole
+/// image, or only the 14 user blocks; `uid` is the IDm of a tag from user blocks only.
+func makeFeliCaLiteS(image: [UInt8], uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
+  if image.count == FeliCaLiteSVirtualTag.userImageSize { return try FeliCaLiteSVirtualTag(userBlocks: image, idm: uid) }
+  return try FeliCaLiteSVirtualTag(image: image)
 }
 
 /// A Sony FeliCa Lite-S (RC-S966) as an NFC Forum Type 3 tag: Polling (00h), Check (06h) and
@@ -46,7 +48,10 @@ func makeFeliCaLiteS(image: [UInt8]) throws(EmulatorError) -> any VirtualTag {
 /// Image file: 20 blocks of 16 bytes, in address order: S_PAD0–S_PAD13 (00h–0Dh), REG (0Eh),
 /// ID (82h), D_ID (83h: IDm, PMm), CKV (86h), MC (88h), WCNT (90h) — the blocks a reader can read,
 /// so a dump (`Type3Tag.readMemory`) is an image. RC, MAC, SER_C, SYS_C, CK, MAC_A and STATE are
-/// not kept (volatile, derived or unreadable).
+/// not kept (volatile, derived or unreadable). The short form, only S_PAD0–S_PAD13 (224 bytes, the
+/// user blocks nfcpy and other tools keep), loads too: the other blocks take factory values (REG
+/// zero, MC as formatted above, the IDm from `--uid` or ``defaultIDm``); ``ImageFile`` writes such a
+/// file back in the same 224-byte form.
 /// - Warning: Not thread-safe; a reader face serialises access.
 public final class FeliCaLiteSVirtualTag: VirtualTag {
   public var platform: TagPlatform { .type3 }
@@ -93,12 +98,25 @@ public final class FeliCaLiteSVirtualTag: VirtualTag {
     wcnt = [UInt8](repeating: 0, count: 16)
   }
 
+  /// Bytes in an image of the user blocks only (S_PAD0–S_PAD13).
+  public static let userImageSize = 14 * 16
+
+  /// A factory tag holding `userBlocks`: S_PAD0–S_PAD13, 224 bytes.
+  /// - Parameter idm: 8 bytes; ``defaultIDm`` when nil.
+  public convenience init(userBlocks: [UInt8], idm: [UInt8]? = nil) throws(EmulatorError) {
+    guard userBlocks.count == Self.userImageSize else {
+      throw EmulatorError("a FeliCa Lite-S user-block image has \(Self.userImageSize) bytes (S_PAD0-13); this one has \(userBlocks.count)")
+    }
+    try self.init(idm: idm)
+    for i in 0..<14 { user[i] = Array(userBlocks[(i * 16)..<(i * 16 + 16)]) }
+  }
+
   /// A tag from an image: 20 blocks × 16 bytes in the order of ``imageBlocks``.
   public init(image: [UInt8]) throws(EmulatorError) {
     let size = Self.imageBlocks.count * 16
     guard image.count == size else {
       throw EmulatorError("a FeliCa Lite-S image has \(size) bytes (\(Self.imageBlocks.count) blocks of 16: "
-                          + "S_PAD0-13, REG, ID, D_ID, CKV, MC, WCNT); this one has \(image.count)")
+                          + "S_PAD0-13, REG, ID, D_ID, CKV, MC, WCNT) or \(Self.userImageSize) (S_PAD0-13 only); this one has \(image.count)")
     }
     func block(_ i: Int) -> [UInt8] { Array(image[(i * 16)..<(i * 16 + 16)]) }
     user = (0..<15).map(block)

@@ -1,0 +1,25 @@
+/// vpcd framing: every message is a 2-byte big-endian length and the payload.
+/// vsmartcard `vpcd.c`; reference §1.2.
+public enum VPCDFrame {
+  /// pcscd → card control codes (1-byte messages).
+  public static let powerOff: UInt8 = 0x00, powerOn: UInt8 = 0x01, reset: UInt8 = 0x02, getATR: UInt8 = 0x04
+
+  /// A framed message. A payload longer than a frame can say (65,535 bytes) becomes the status
+  /// word `6F 00` instead: the bridge never traps on what a card model answers.
+  public static func encode(_ payload: [UInt8]) -> [UInt8] {
+    guard payload.count <= 0xFFFF else { return [0x00, 0x02, 0x6F, 0x00] }
+    return [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+  }
+
+  /// Splits complete frames off the front of `buffer`, leaving a partial one in place.
+  public static func decode(_ buffer: inout [UInt8]) -> [[UInt8]] {
+    var frames: [[UInt8]] = []
+    while buffer.count >= 2 {
+      let length = Int(buffer[0]) << 8 | Int(buffer[1])
+      guard buffer.count >= 2 + length else { break }
+      frames.append(Array(buffer[2..<(2 + length)]))
+      buffer.removeFirst(2 + length)
+    }
+    return frames
+  }
+}

@@ -129,7 +129,9 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
     CommandConfiguration(commandName: Kind.kindName, abstract: Kind.abstract, aliases: Kind.aliases)
   }
   @OptionGroup var kind: Kind
-  @Option(help: "Output: hex, raw bytes or base64.") var output: EncodeOutput = .hex
+  @Option(name: [.customLong("format"), .customLong("output")],
+          help: "Output: hex, raw bytes or base64 (--output is its older name).")
+  var output: EncodeOutput = .hex
 
   func run() throws {
     do {

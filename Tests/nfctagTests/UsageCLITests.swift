@@ -186,6 +186,11 @@ import Testing
     try runProgram("/bin/bash", ["-c", "set -o pipefail; N=\(nfctagBinary().path); " + script])
   }
 
+  @Test func encodeTakesFormatAndStillOutput() throws {
+    #expect(try runNFCTag(["ndef", "encode", "text", "hi", "--format", "base64"]).stdout == "0QEFVAJlbmhp\n")
+    #expect(try runNFCTag(["ndef", "encode", "text", "hi", "--output", "base64"]).stdout == "0QEFVAJlbmhp\n")
+  }
+
   @Test func encodeIntoWriteNDEF() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-pipe-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

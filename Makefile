@@ -5,11 +5,12 @@ SHELL := /bin/bash
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
 FUZZ_SECONDS ?= 60
+FUZZ_TARGET  ?= all
 APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG = .build/debug/nfctag
 
-.PHONY: all deps build test tsan docs unit-test e2e-test bench fuzz install demo pcscd clean
+.PHONY: all deps build test tsan docs unit-test e2e-test bench fuzz fuzz-ci install demo pcscd clean
 
 all: build
 
@@ -57,8 +58,14 @@ docs: deps
 bench: deps pcscd
 	scripts/bench.sh
 
+## fuzz: every libFuzzer target (scripts/fuzz.sh list) for FUZZ_SECONDS each, or only FUZZ_TARGET;
+## prints the executions per target and fails on any crash, invariant failure or hang over 1 s.
 fuzz: deps
-	scripts/fuzz.sh $(FUZZ_SECONDS)
+	scripts/fuzz.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
+
+## fuzz-ci: every target for 30 s (what CI runs).
+fuzz-ci: deps
+	scripts/fuzz.sh all 30
 
 install: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product nfctag

@@ -37,7 +37,9 @@ sources() {
   case "$1" in
     ndef) echo Sources/NDEF Sources/NDEFJSON ;;
     tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/NFCTransport Sources/NFCTags ;;
-    cc|pn532) echo Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
+    cc) echo Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
+    pn532) echo Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
+             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift ;;
     vpcd) echo Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/NFCTransport ;;
@@ -76,7 +78,9 @@ seed() {
       printf '\xff\x6d\x03\x5f\x46\x00\x80\x81\x02\xab\xcd\x82\x00\x01\x00' > "$dir/session" ;;
     pn532)  # face and tag, then length-prefixed pseudo-APDUs
       printf '\x01\x05\xff\xca\x00\x00\x00\x07\xff\x00\x00\x00\x02\xd4\x4a\x09\xff\x00\x00\x00\x04\xd4\x42\x30\x04' > "$dir/acr122u-ntag215"
-      printf '\x49\x05\xff\xca\x00\x00\x00\x05\xff\xb0\x00\x04\x10' > "$dir/part3-slix2" ;;
+      printf '\x49\x05\xff\xca\x00\x00\x00\x05\xff\xb0\x00\x04\x10' > "$dir/part3-slix2"
+      # Reader side: ACR122U Type 2 link; READ answers D5 43 00 + 16 bytes.
+      printf '\x81\x53\xd5\x61\x00\x00\x04\x04\x02\x01\x00\x11\x03\x53\xd5\x43\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\xe1\x10\x3e\x00' > "$dir/reader-type2" ;;
     vpcd)
       printf '\x01\x00\x01\x01\x00\x01\x04\x00\x05\xff\xca\x00\x00\x00\x00\x05\xff\xb0\x00\x04\x10\x00' > "$dir/session" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)

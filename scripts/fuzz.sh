@@ -105,14 +105,18 @@ build() {
     sed -E '/^import (NDEF|NFCTransport|NFCTags|NFCEmulator)$/d' "$f" > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $target"
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "Fuzz_$(echo "$target" | tr - _)" \
+  # The NDEF target keeps the module name NDEFJSON: its sources name it (NDEFJSON.hexString).
+  local module=Fuzz_$(echo "$target" | tr - _)
+  [ "$target" = ndef ] && module=NDEFJSON
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" \
     "$dir"/src/*.swift "$entry_file" -o "$binary" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+  [ "${PIPESTATUS[0]}" = 0 ] || { rm -f "$binary"; return 1; }
 }
 
 # Runs one target; prints its executions and exec/s; returns non-zero on any finding.
 run() {
   local target=$1 seconds=$2 dir=.build-fuzz/$1
-  build "$target"
+  build "$target" || { echo "fuzz: $target does not build"; return 1; }
   seed "$dir/corpus" "$target"
   local log=$dir/last.log status=0
   ( cd "$dir" && ./fuzz -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=4096 \

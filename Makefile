@@ -11,6 +11,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FUZZ_SECONDS ?= 60
+FUZZ_TARGET  ?= all
 APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
 # What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
 # whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
@@ -29,7 +30,7 @@ DIST = $(RELEASE_SCRATCH)/dist
 # The man page is dated by the last commit, so the same tree gives the same page.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: all deps package-deps bench-deps build release dist test package-test tsan docs bench fuzz \
+.PHONY: all deps package-deps bench-deps build release dist test package-test tsan docs bench fuzz fuzz-ci \
         install install-files uninstall deb lint-deb demo pcscd clean
 
 all: build
@@ -99,8 +100,14 @@ docs: deps
 	  echo "docs: $$target built without warnings (.build/plugins/Swift-DocC/outputs/$$target.doccarchive)"; \
 	done
 
+## fuzz: every libFuzzer target (scripts/fuzz.sh list) for FUZZ_SECONDS each, or only FUZZ_TARGET;
+## prints the executions per target and fails on any crash, invariant failure or hang over 1 s.
 fuzz: deps
-	scripts/fuzz.sh $(FUZZ_SECONDS)
+	scripts/fuzz.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
+
+## fuzz-ci: every target for 30 s (what CI runs).
+fuzz-ci: deps
+	scripts/fuzz.sh all 30
 
 ## release: the release binary, Swift runtime linked statically ($(BIN_RELEASE)).
 release: deps

@@ -1,23 +1,141 @@
 #!/usr/bin/env bash
-# libFuzzer over the NDEF decoder, the typed records and the message JSON parser.
-# Usage: scripts/fuzz.sh [SECONDS]   (make fuzz FUZZ_SECONDS=60)
+# libFuzzer over every parser of untrusted input: NDEF and its JSON, and everything a tag or a
+# reader sends (TLVs, CCs, the Type 3 attribute block, the Type 4 CC file, Type 5 system info,
+# ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag).
+#
+# Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (make fuzz FUZZ_SECONDS=60; make fuzz-ci: 30 s each)
+#        scripts/fuzz.sh list
+# Each target is one Fuzz/<Name>Fuzz.swift compiled with the sources of the modules it needs into
+# one module (their cross-module `import` lines dropped), with -sanitize=fuzzer,address. Binaries
+# and corpora live in .build-fuzz/<target>; a binary is rebuilt only when a source changed.
+# Exits non-zero when any target finds a crash, a leak, an invariant failure or a hang (> 1 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-60}
-work=.build-fuzz
-mkdir -p "$work/src" "$work/corpus"
-rm -f "$work/src"/*.swift
-# One module: NDEF + Hex + NDEFJSON (their imports of each other dropped) + the entry point.
-cp Sources/NDEF/*.swift "$work/src/"
-for f in Sources/Hex/*.swift; do cp "$f" "$work/src/Hex_$(basename "$f")"; done
-for f in Sources/NDEFJSON/*.swift; do
-  sed -e '/^import NDEF$/d' -e '/^@_exported import Hex$/d' "$f" > "$work/src/JSON_$(basename "$f")"
-done
-swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name NDEFJSON \
-  "$work"/src/*.swift Fuzz/NDEFFuzz.swift -o "$work/ndef-fuzz"
-# Seeds: spec examples and JSON.
-printf '\xd1\x01\x0b\x54\x02\x65\x6e\x65\x6c\x65\x70\x68\x61\x6e\x74' > "$work/corpus/text"
-printf '\xd1\x01\x0d\x55\x01example.com/' > "$work/corpus/uri"
-printf '\xb5\x00\x02ab\x56\x00\x02cd' > "$work/corpus/chunks"
-printf '{"records":[{"text":{"text":"Hi"}},{"uri":"https://a.org"}]}' > "$work/corpus/json"
-"$work/ndef-fuzz" -max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "$work/corpus" 2>&1 | tail -n 25
+
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag"
+
+# The Fuzz/ file of a target.
+entry() {
+  case "$1" in
+    ndef) echo Fuzz/NDEFFuzz.swift ;;
+    tlv) echo Fuzz/TLVFuzz.swift ;;
+    cc) echo Fuzz/CCFuzz.swift ;;
+    type3-attributes) echo Fuzz/Type3AttributesFuzz.swift ;;
+    type4-cc) echo Fuzz/Type4CCFuzz.swift ;;
+    type5-sysinfo) echo Fuzz/Type5SystemInfoFuzz.swift ;;
+    atr) echo Fuzz/ATRFuzz.swift ;;
+    ber) echo Fuzz/BERFuzz.swift ;;
+    pn532) echo Fuzz/PN532Fuzz.swift ;;
+    vpcd) echo Fuzz/VPCDFuzz.swift ;;
+    hostile-tag) echo Fuzz/HostileTagFuzz.swift ;;
+    *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
+  esac
+}
+
+# The sources a target is compiled with: module folders, or single files.
+sources() {
+  case "$1" in
+    ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
+    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/NFCTransport Sources/NFCTags ;;
+    cc) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
+    pn532) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
+             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift ;;
+    vpcd) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
+    atr) echo Sources/Hex Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
+    ber) echo Sources/Hex Sources/NFCTransport ;;
+  esac
+}
+
+# Seeds: a few valid inputs per target.
+seed() {
+  local dir=$1
+  case "$2" in
+    ndef)
+      printf '\xd1\x01\x0b\x54\x02\x65\x6e\x65\x6c\x65\x70\x68\x61\x6e\x74' > "$dir/text"
+      printf '\xd1\x01\x0d\x55\x01example.com/' > "$dir/uri"
+      printf '\xb5\x00\x02ab\x56\x00\x02cd' > "$dir/chunks"
+      printf '{"records":[{"text":{"text":"Hi"}},{"uri":"https://a.org"}]}' > "$dir/json" ;;
+    tlv)  # area start, end, reserved start, reserved length, message length, then the memory
+      printf '\x00\x30\x00\x00\x05\x03\x09\xd1\x01\x05\x54\x02\x65\x6e\x68\x69\xfe' > "$dir/ndef"
+      printf '\x00\x40\x00\x00\x03\x01\x03\xa0\x0c\x34\x03\x00\xfe' > "$dir/lock"
+      printf '\x00\x40\x20\x08\x10\x00\x00\xfd\x02\xab\xcd\x03\xff\x00\x04abcd\xfe' > "$dir/long" ;;
+    cc)  # kind index, then bytes laid over the factory image
+      printf '\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe1\x10\x3e\x00\x03\x00\xfe' > "$dir/ntag215"
+      printf '\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe1\x10\x0e\x00\x03\x00\xfe' > "$dir/topaz96"
+      printf '\x09\xe1\x40\x0a\x01\x03\x00\xfe' > "$dir/slix2" ;;
+    type3-attributes)
+      printf '\x10\x04\x01\x00\x0d\x00\x00\x00\x00\x00\x01\x00\x00\x10\x00\x33' > "$dir/lite-s" ;;
+    type4-cc)
+      printf '\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x08\x00\x00\x00' > "$dir/v2"
+      printf '\x00\x11\x30\x00\xff\x00\xff\x06\x08\xe1\x04\x00\x01\x00\x00\x00\x00' > "$dir/v3" ;;
+    type5-sysinfo)
+      printf '\x0f\x01\x02\x03\x04\x05\x01\x04\xe0\x00\x00\x4f\x03\x01' > "$dir/slix2"
+      printf '\x00\x01\x02\x03\x04\x05\x06\x07\xe0' > "$dir/bare" ;;
+    atr)
+      printf '\x3b\x8f\x80\x01\x80\x4f\x0c\xa0\x00\x00\x03\x06\x03\x00\x03\x00\x00\x00\x00\x68' > "$dir/ultralight"
+      printf '\x3b\x81\x80\x01\x80\x80' > "$dir/isodep" ;;
+    ber)
+      printf '\xff\x6d\x03\x5f\x46\x00\x80\x81\x02\xab\xcd\x82\x00\x01\x00' > "$dir/session" ;;
+    pn532)  # face and tag, then length-prefixed pseudo-APDUs
+      printf '\x01\x05\xff\xca\x00\x00\x00\x07\xff\x00\x00\x00\x02\xd4\x4a\x09\xff\x00\x00\x00\x04\xd4\x42\x30\x04' > "$dir/acr122u-ntag215"
+      printf '\x49\x05\xff\xca\x00\x00\x00\x05\xff\xb0\x00\x04\x10' > "$dir/part3-slix2"
+      # Reader side: ACR122U Type 2 link; READ answers D5 43 00 + 16 bytes.
+      printf '\x81\x53\xd5\x61\x00\x00\x04\x04\x02\x01\x00\x11\x03\x53\xd5\x43\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\xe1\x10\x3e\x00' > "$dir/reader-type2" ;;
+    vpcd)
+      printf '\x01\x00\x01\x01\x00\x01\x04\x00\x05\xff\xca\x00\x00\x00\x00\x05\xff\xb0\x00\x04\x10\x00' > "$dir/session" ;;
+    hostile-tag)  # platform, capabilities, then the answers (see the target)
+      printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
+      printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;
+  esac
+}
+
+build() {
+  local target=$1 dir=.build-fuzz/$1 entry_file
+  entry_file=$(entry "$target")
+  local binary=$dir/fuzz
+  mkdir -p "$dir/src" "$dir/corpus"
+  # Rebuild only when the entry point, a source or this script is newer than the binary.
+  if [ -x "$binary" ] && [ -z "$(find $(sources "$target") "$entry_file" "$0" -newer "$binary" -name '*.swift' -o -newer "$binary" -name fuzz.sh 2>/dev/null | head -n 1)" ]; then
+    return 0
+  fi
+  rm -f "$dir/src"/*.swift
+  local f
+  for f in $(find $(sources "$target") -name '*.swift' | sort); do
+    # One module: the imports of the other project modules go.
+    sed -E '/^(@_exported )?import (Hex|NDEF|NFCTransport|NFCTags|NFCEmulator)$/d' "$f" > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
+  done
+  echo "fuzz: building $target"
+  # The NDEF target keeps the module name NDEFJSON: its sources name it (NDEFJSON.hexString).
+  local module=Fuzz_$(echo "$target" | tr - _)
+  [ "$target" = ndef ] && module=NDEFJSON
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" \
+    "$dir"/src/*.swift "$entry_file" -o "$binary" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+  [ "${PIPESTATUS[0]}" = 0 ] || { rm -f "$binary"; return 1; }
+}
+
+# Runs one target; prints its executions and exec/s; returns non-zero on any finding.
+run() {
+  local target=$1 seconds=$2 dir=.build-fuzz/$1
+  build "$target" || { echo "fuzz: $target does not build"; return 1; }
+  seed "$dir/corpus" "$target"
+  local log=$dir/last.log status=0
+  ( cd "$dir" && ./fuzz -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=4096 \
+      -print_final_stats=1 -artifact_prefix=./ corpus ) > "$log" 2>&1 || status=$?
+  local execs rate
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+  printf 'fuzz: %-17s %12s executions  %8s exec/s  %s\n' "$target" "${execs:-?}" "${rate:-?}" \
+    "$([ "$status" = 0 ] && echo ok || echo "FAILED (see $log)")"
+  if [ "$status" != 0 ]; then grep -E "ERROR|Fatal error|SUMMARY|artifact" "$log" | head -n 8 >&2; fi
+  return "$status"
+}
+
+what=${1:-all}
+seconds=${2:-60}
+if [ "$what" = list ]; then echo "$TARGETS"; exit 0; fi
+if [[ "$what" =~ ^[0-9]+$ ]]; then seconds=$what; what=all; fi  # scripts/fuzz.sh SECONDS, as before
+[ "$what" = all ] && list=$TARGETS || list=$what
+failed=""
+for t in $list; do entry "$t" > /dev/null; done
+for t in $list; do run "$t" "$seconds" || failed="$failed $t"; done
+if [ -n "$failed" ]; then echo "fuzz: findings in:$failed"; exit 1; fi

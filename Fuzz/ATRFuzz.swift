@@ -1,0 +1,24 @@
+// libFuzzer entry point over the PC/SC Part 3 contactless ATR parser (NFCReaders'
+// PartThreeATR.swift, compiled alone with NFCTransport by scripts/fuzz.sh).
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  let atr = PartThreeATR(bytes)
+  _ = atr.platform
+  _ = atr.cardName
+  _ = atr.checksumValid
+  switch atr.kind {
+  case .isoDEP(let historical):
+    // The historical bytes are the T0 low nibble's count, right after TD1 TD2.
+    guard bytes.count >= 4 + historical.count, historical.count == Int(bytes[1] & 0x0F),
+          Array(bytes[4..<(4 + historical.count)]) == historical, atr.platform == .type4 else {
+      fatalError("historical bytes do not match the ATR")
+    }
+  case .storage(_, let name):
+    guard bytes.count == 20, name.count == 2 else { fatalError("a storage ATR of \(bytes.count) bytes") }
+  case .other:
+    guard atr.platform == nil, atr.historicalBytes.isEmpty else { fatalError("an unknown ATR has a platform") }
+  }
+  return 0
+}

@@ -29,7 +29,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   guard let tag = try? kinds[Int(first & 0x3F) % kinds.count].makeTag(uid: nil) else { return 0 }
   let card: any VirtualCard
   if first & 0x40 != 0, let face = try? PartThreeFace(tag: tag) { card = face } else { card = ACR122UFace(tag: tag) }
-  let bridge = VPCDBridge(card: card, port: 1)
+  let bridge = VPCDBridge(serving: VPCDServedCard(card: card), port: 1)
   for frame in frames {
     guard let reply = bridge.handle(frame) else { continue }
     guard !reply.isEmpty else { fatalError("an empty reply to \(frame)") }

@@ -10,10 +10,9 @@ per finding; exits 1 on the first answer that is not what a PN532 sends.
 PN532 User Manual (UM0701-02) sections: 7.2.2, 7.3.5, 7.2.5, 7.3.9, 7.3.13; docs/pn532.md.
 """
 import sys
-import time
 
-from smartcard.System import readers
-from smartcard.Exceptions import NoCardException, CardConnectionException
+import pcsc_connect
+
 
 PRODUCTS = {
     bytes.fromhex("0004040201000f03"): "NTAG213",
@@ -37,19 +36,7 @@ class Failure(Exception):
 
 
 def connect(want):
-    deadline = time.time() + 10
-    while True:
-        matches = [r for r in readers() if want in str(r)]
-        if not matches:
-            raise Failure("no reader matching %r" % want)
-        connection = matches[0].createConnection()
-        try:
-            connection.connect()
-            return connection
-        except (NoCardException, CardConnectionException):
-            if time.time() > deadline:
-                raise Failure("no card in %s" % matches[0])
-            time.sleep(0.2)
+    return pcsc_connect.connect(want, failure=Failure)
 
 
 def pn532(connection, frame):

@@ -9,24 +9,8 @@ warm-up). Exits 1 when no card answers 90 00.
 import sys
 import time
 
-from smartcard.System import readers
-from smartcard.Exceptions import NoCardException, CardConnectionException
+from pcsc_connect import connect
 
-
-def connect(want):
-    deadline = time.time() + 10
-    while True:
-        matches = [r for r in readers() if want in str(r)]
-        if not matches:
-            raise SystemExit("no reader matching %r" % want)
-        connection = matches[0].createConnection()
-        try:
-            connection.connect()
-            return connection
-        except (NoCardException, CardConnectionException):
-            if time.time() > deadline:
-                raise SystemExit("no card in %s" % matches[0])
-            time.sleep(0.2)
 
 
 def percentile(sorted_values, p):

@@ -42,13 +42,27 @@ struct TagSession {
     let delegate = OneTagDelegate(password: password, body: body)
     let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
                                        poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
+    return try run(session, until: delegate.outcome)
+  }
+
+  /// Begins `session` and waits for `outcome`; Ctrl-C invalidates the session (user cancel).
+  func run<T: Sendable>(_ session: some ToolSession, until outcome: OneTagOutcome<T>) throws(CLIFailure) -> T {
     ProcessLifetime.keep(session)
     let interrupt = InterruptFlag.install { session.invalidate() }
     defer { interrupt.uninstall() }
     session.begin()
-    return try delegate.outcome.wait().get()
+    return try outcome.wait().get()
   }
 }
+
+/// What ``TagSession/run(_:until:)`` needs of a session: both of NFCSession's kinds have it.
+protocol ToolSession: AnyObject, Sendable {
+  func begin()
+  func invalidate()
+}
+
+extension NFCNDEFReaderSession: ToolSession {}
+extension NFCTagReaderSession: ToolSession {}
 
 /// Sessions the tool starts live until the process exits. The poll loop drops its reference
 /// just after the delegate heard the end; were that the last one, the PC/SC context would be

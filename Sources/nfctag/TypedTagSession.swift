@@ -16,11 +16,7 @@ extension TagSession {
     let delegate = OneTypedTagDelegate(body: body)
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
                                       poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
-    ProcessLifetime.keep(session)
-    let interrupt = InterruptFlag.install { session.invalidate() }
-    defer { interrupt.uninstall() }
-    session.begin()
-    return try delegate.outcome.wait().get()
+    return try run(session, until: delegate.outcome)
   }
 }
 

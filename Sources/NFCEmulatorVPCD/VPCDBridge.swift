@@ -108,7 +108,7 @@ public final class VPCDBridge: Sendable {
   ///   - onConnected: called once vpcd talks to the card, after each (re)connection.
   /// - Throws: ``VPCDBridgeError`` when vpcd could not be reached at all, or when its slot serves
   ///   another card.
-  public func run(firstConnectTimeout: Double = 5, silentPeerTimeout: Double = 3,
+  public func run(firstConnectTimeout: Double = 5, silentPeerTimeout: Double = 6,
                   onConnected: (() -> Void)? = nil) throws(VPCDBridgeError) -> VPCDBridgeEnd {
     var everConnected = false
     let start = monotonicSeconds()

@@ -27,6 +27,9 @@ final class Emulator {
     process.standardOutput = FileHandle.nullDevice
     try? waitForCard(present: false, seconds: 3)  // a previous card must be gone first
     try process.run()
+    // The emulator holds the write end now: ours must go, or reading stderr to its end (when the
+    // emulator exited early) would wait for ourselves.
+    try? stderrPipe.fileHandleForWriting.close()
     try waitForCard(present: true)
   }
 

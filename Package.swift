@@ -41,7 +41,7 @@ let package = Package(
                                                .product(name: "Logging", package: "swift-log")]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
-    .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator"]),
+    .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
@@ -66,7 +66,7 @@ let package = Package(
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
-    .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "PCSC"]),
+    .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC"]),
     .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),
   ],
   swiftLanguageModes: [.v6]

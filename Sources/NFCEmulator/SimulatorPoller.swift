@@ -1,5 +1,4 @@
 import NFCTransport
-import Synchronization
 
 /// `--reader sim:KIND[@FACE][:IMAGE]`: the emulator's reader face in process, as a poller. Only the
 /// card transport differs from a PC/SC reader: `detect` is the reader driver's identification
@@ -10,7 +9,7 @@ public final class SimulatorPoller: TagPoller {
   /// session serialises (one at a time, never during a wait): no two threads touch it at once.
   nonisolated(unsafe) private let transport: SimulatedAPDUTransport
   private let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget
-  private let delivered = Mutex(false)
+  private let delivered = Locked(false)
 
   /// Loads (or creates) the tag `spec` names, behind its reader face; `detect` identifies it.
   public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {

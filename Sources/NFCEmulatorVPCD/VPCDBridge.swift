@@ -1,4 +1,5 @@
 import NFCEmulator
+import NFCTransport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -66,14 +67,14 @@ public final class VPCDBridge: Sendable {
 
   /// The card and the hook run after each APDU: used by the serving thread (and by tests through
   /// ``handle(_:)``), never by two threads at once.
-  private let served: Mutex<VPCDServedCard>
+  private let served: Locked<VPCDServedCard>
 
   /// What ``stop()`` shares with the serving thread.
   private struct Control {
     var stopRequested = false
     var socket: VPCDSocket? = nil
   }
-  private let control = Mutex(Control())
+  private let control = Locked(Control())
   private let answeredCount = Atomic<Int>(0)
 
   /// APDUs answered so far.
@@ -83,7 +84,7 @@ public final class VPCDBridge: Sendable {
   ///   - served: the card to show and its after-command hook; the bridge owns them from now on.
   public init(serving served: sending VPCDServedCard, host: String = "127.0.0.1", port: UInt16 = 35963,
               removeAfter: Int? = nil, latency: LatencyModel = .none) {
-    self.served = Mutex(served)
+    self.served = Locked(served)
     self.host = host
     self.port = port
     self.removeAfter = removeAfter

@@ -1,7 +1,6 @@
 import Logging
 import NFCTransport
 import PCSC
-import Synchronization
 
 /// A PC/SC card handle as an ``APDUTransport``.
 public final class PCSCCardTransport: APDUTransport {
@@ -99,12 +98,12 @@ public final class PCSCTagPoller: TagPoller {
     var card: Card?
     var cancelled = false
   }
-  private let state: Mutex<State>
+  private let state: Locked<State>
   var contextForWaits: PCSCContext { state.withLock { $0.context } }
   var isCancelled: Bool { state.withLock { $0.cancelled } }
 
   public init(context: PCSCContext, readerName: String, logger: Logger? = nil) {
-    state = Mutex(State(context: context))
+    state = Locked(State(context: context))
     self.readerName = readerName
     self.logger = logger
   }

@@ -1,7 +1,6 @@
 import Dispatch
 import NDEF
 import NFCTransport
-import Synchronization
 
 /// The async/await face of a single-read session: begins, waits for the first NDEF message and
 /// returns it; the session ends as Core NFC's does (204).
@@ -28,10 +27,10 @@ final class OneShotDelegate: NFCNDEFReaderSessionDelegate {
     var session: NFCNDEFReaderSession?
     var keepAlive: OneShotDelegate?
   }
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   init(_ continuation: CheckedContinuation<Result<NDEFMessage, NFCReaderError>, Never>) {
-    state = Mutex(State(continuation: continuation))
+    state = Locked(State(continuation: continuation))
   }
 
   func keep(_ session: NFCNDEFReaderSession) {

@@ -2,7 +2,6 @@ import Dispatch
 import NDEF
 import NFCTags
 import NFCTransport
-import Synchronization
 
 /// Whether a tag holds NDEF and may be written. Core NFC's `NFCNDEFStatus`.
 public typealias NFCNDEFStatus = NDEFStatus
@@ -44,7 +43,7 @@ public final class TagConnection: Sendable {
     var link: any Transceiver
   }
   /// Touched only inside `engine.perform`, which serialises every command to this session's tags.
-  private let parts: Mutex<Parts>
+  private let parts: Locked<Parts>
 
   init(target: DetectedTarget, engine: SessionEngine, generation: Int) {
     self.engine = engine
@@ -59,7 +58,7 @@ public final class TagConnection: Sendable {
     do { parts.platform = try makePlatform(for: target) } catch { parts.platformError = error }
     // The target came from the poller on this thread and no one else holds it: the mutex owns it now.
     nonisolated(unsafe) let owned = parts
-    self.parts = Mutex(owned)
+    self.parts = Locked(owned)
   }
 
   /// False once the session is invalidated or polling restarted.

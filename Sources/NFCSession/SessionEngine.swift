@@ -1,6 +1,5 @@
 import Dispatch
 import NFCTransport
-import Synchronization
 
 /// What a session does once it has handed what it found to its delegate.
 enum AfterDelivery: Sendable {
@@ -52,11 +51,11 @@ final class SessionEngine: Sendable {
   /// The queue delegate calls run on.
   let queue: DispatchQueue
   private let pollQueue: DispatchQueue
-  private let state = Mutex(State())
-  private let hooks = Mutex<Hooks?>(nil)
+  private let state = Locked(State())
+  private let hooks = Locked<Hooks?>(nil)
   private let wake = DispatchSemaphore(value: 0)
   /// Held by tag commands while they run and by the loop while it releases the card.
-  let exchange = Mutex(())
+  let exchange = Locked(())
 
   init(poller: any TagPoller, timeout: Double, queue: DispatchQueue?) {
     self.poller = poller
@@ -276,7 +275,7 @@ final class SessionEngine: Sendable {
 
 /// One active session per reader, process-wide (Core NFC: SystemIsBusy, 203).
 enum ActiveSessions {
-  private static let owners = Mutex<[String: ObjectIdentifier]>([:])
+  private static let owners = Locked<[String: ObjectIdentifier]>([:])
 
   static func claim(_ reader: String, by engine: SessionEngine) -> Bool {
     owners.withLock { owners in

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Logging
-import Synchronization
+import NFCTransport
 
 /// Options every tag command shares: which reader, how long to wait, whether to trace APDUs.
 struct ReaderOptions: ParsableArguments {
@@ -64,7 +64,7 @@ struct StderrLogHandler: LogHandler {
 }
 
 enum TraceLogging {
-  private static let done = Mutex(false)
+  private static let done = Locked(false)
   static func bootstrapOnce() {
     let first = done.withLock { done in defer { done = true }; return !done }
     if first { LoggingSystem.bootstrap { label in StderrLogHandler(label: label) } }

@@ -4,7 +4,6 @@ import NDEF
 import NDEFJSON
 import NFCSession
 import NFCTags
-import Synchronization
 
 extension NFCTool {
   /// `nfctag scan`: one tag described (a single-read session), or every arrival with
@@ -67,9 +66,9 @@ extension NFCTool {
 final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
   let wantsTags = true
   private let json: Bool
-  private let output = Mutex(StandardOutput())
-  private let reported = Mutex(0)
-  private let ended = Mutex<NFCReaderError?>(nil)
+  private let output = Locked(StandardOutput())
+  private let reported = Locked(0)
+  private let ended = Locked<NFCReaderError?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
   init(json: Bool) { self.json = json }

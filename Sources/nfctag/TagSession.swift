@@ -3,7 +3,6 @@ import Logging
 import NFCEmulator
 import NFCReaders
 import NFCSession
-import Synchronization
 
 /// Opens the reader the options name (PC/SC or the in-process simulator) and runs a command on
 /// one tag through an ``NFCNDEFReaderSession``: the session owns waiting, "more than one tag",
@@ -68,13 +67,13 @@ extension NFCTagReaderSession: ToolSession {}
 /// just after the delegate heard the end; were that the last one, the PC/SC context would be
 /// released on the loop's thread while `exit` runs pcsc-lite's destructor, which crashes.
 enum ProcessLifetime {
-  private static let kept = Mutex<[any AnyObject & Sendable]>([])
+  private static let kept = Locked<[any AnyObject & Sendable]>([])
   static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
 }
 
 /// The result of a one-tag session: set once by its delegate, read by the command that waits.
 final class OneTagOutcome<T: Sendable>: Sendable {
-  private let outcome = Mutex<Result<T, CLIFailure>?>(nil)
+  private let outcome = Locked<Result<T, CLIFailure>?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
   /// Runs the command on the tag and keeps what it returned or why it failed.
@@ -137,7 +136,7 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
 
 /// Set once SIGINT or SIGTERM arrived; the handler runs a cancel action off the signal context.
 final class InterruptFlag: Sendable {
-  private let flagged = Mutex(false)
+  private let flagged = Locked(false)
   /// Dispatch sources are thread-safe (`cancel()` from any thread is documented); the protocol is
   /// just not marked Sendable. Set once in `init`, never changed.
   nonisolated(unsafe) private let sources: [any DispatchSourceSignal]

@@ -1,12 +1,12 @@
 import Foundation
 import NFCEmulator
-import Synchronization
+import NFCTransport
 import Testing
 @testable import NFCEmulatorVPCD
 
 /// What a ``RecordingCard`` was asked; shared with the test after the card went to a bridge.
 final class EventLog: Sendable {
-  private let entries = Mutex<[String]>([])
+  private let entries = Locked<[String]>([])
   func append(_ event: String) { entries.withLock { $0.append(event) } }
   var events: [String] { entries.withLock { $0 } }
 }
@@ -90,7 +90,7 @@ struct Peer {
 
 /// Runs `bridge.run` on its own thread; `wait` returns how it ended.
 final class BridgeRun: Sendable {
-  private let outcome = Mutex<Result<VPCDBridgeEnd, VPCDBridgeError>?>(nil)
+  private let outcome = Locked<Result<VPCDBridgeEnd, VPCDBridgeError>?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
   init(_ bridge: VPCDBridge, silentPeerTimeout: Double = 3) {

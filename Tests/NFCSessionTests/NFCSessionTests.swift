@@ -3,7 +3,6 @@ import NDEF
 import NFCEmulator
 import NFCTags
 import NFCTransport
-import Synchronization
 import Testing
 @testable import NFCSession
 
@@ -34,7 +33,7 @@ final class ScriptedPoller: TagPoller {
     var delivered: [ObjectIdentifier] = []
   }
   /// Virtual tags are used by one thread at a time (the session serialises tag commands).
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let changed = DispatchSemaphore(value: 0)
 
   init(readerName: String = "test reader \(UInt64.random(in: 0...UInt64.max))", _ steps: [[any VirtualTag]]) {
@@ -42,7 +41,7 @@ final class ScriptedPoller: TagPoller {
     // The virtual tags go into the mutex and are touched only under it or by the session,
     // which serialises tag commands.
     nonisolated(unsafe) let owned = State(steps: steps)
-    state = Mutex(owned)
+    state = Locked(owned)
   }
 
   var arrivals: Int { state.withLock { $0.arrivals } }
@@ -104,7 +103,7 @@ final class Recorder: NFCNDEFReaderSessionDelegate {
     var failures: [NFCReaderError] = []
     var error: NFCReaderError?
   }
-  private let log = Mutex(Log())
+  private let log = Locked(Log())
   let wantsTags: Bool
   let done = DispatchSemaphore(value: 0)
   let onTags: (@Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void)?
@@ -176,7 +175,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
   @Test func theSampleWriteFlow() throws {
     let target = try tagWith(nil)
     let poller = ScriptedPoller([[try tagWith(nil), try tagWith(nil)], [target]])
-    let alerts = Mutex<[String]>([])
+    let alerts = Locked<[String]>([])
     let recorder = Recorder(wantsTags: true, onTags: { session, tags in
       if tags.count > 1 {
         session.alertMessage = "More than 1 tag is detected. Please remove all tags and try again."
@@ -313,7 +312,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
   @Test func restartAfterRemovalDoesNotReportTheSameTagAgain() throws {
     let first = try tagWith("a"), second = try tagWith("b")
     let poller = ScriptedPoller([[first], [second]])
-    let seen = Mutex(0)
+    let seen = Locked(0)
     let recorder = Recorder(wantsTags: true, onTags: { session, tags in
       if seen.withLock({ n in n += 1; return n }) == 1 {
         session.restartPollingAfterRemoval()
@@ -333,7 +332,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
     let active = DispatchSemaphore(value: 0)
     final class ActiveRecorder: NFCNDEFReaderSessionDelegate {
       let active: DispatchSemaphore
-      let ended = Mutex<NFCReaderError?>(nil)
+      let ended = Locked<NFCReaderError?>(nil)
       let done = DispatchSemaphore(value: 0)
       init(_ active: DispatchSemaphore) { self.active = active }
       func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) { active.signal() }
@@ -357,7 +356,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
 @Suite struct TagReaderSessions {
   final class TagRecorder: NFCTagReaderSessionDelegate {
     let onTags: @Sendable (NFCTagReaderSession, [NFCTag]) -> Void
-    let ended = Mutex<NFCReaderError?>(nil)
+    let ended = Locked<NFCReaderError?>(nil)
     let done = DispatchSemaphore(value: 0)
     init(_ onTags: @escaping @Sendable (NFCTagReaderSession, [NFCTag]) -> Void) { self.onTags = onTags }
     func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) { onTags(session, tags) }
@@ -368,7 +367,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
   }
 
   @Test func aMiFareTagAnswersGetVersionAndReadsNDEF() throws {
-    let answers = Mutex<([UInt8], [UInt8], String?)?>(nil)
+    let answers = Locked<([UInt8], [UInt8], String?)?>(nil)
     let recorder = TagRecorder { session, tags in
       guard case .miFare(let tag)? = tags.first else { session.invalidate(errorMessage: "not MiFare"); return }
       do {

@@ -16,6 +16,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // Provisioning: rows files, per-UID passwords, the embedded and the shared ledger.
+    .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // C layer: pcsc-lite headers and the few helpers Swift cannot import.
@@ -43,9 +48,21 @@ let package = Package(
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
+    // Which row went onto which tag: the ledger's interface and audit report, and its backends.
+    .target(name: "ProvisioningLedger"),
+    .target(name: "ProvisioningLedgerSQLite", dependencies: [
+      "ProvisioningLedger", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
+    .target(name: "ProvisioningLedgerPostgres", dependencies: [
+      "ProvisioningLedger", .product(name: "PostgresNIO", package: "postgres-nio")]),
+    // Batch provisioning over NFCSession: rows, templates, per-tag steps.
+    .target(name: "Provisioning", dependencies: [
+      "NFCSession", "NDEF", "NDEFJSON", "ProvisioningLedger",
+      .product(name: "CSV", package: "CSV.swift"),
+      .product(name: "Crypto", package: "swift-crypto")]),
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
       "NFCTransport", "PCSC", "Hex",
+      "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
@@ -67,6 +84,9 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC"]),
+    .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCSession", "NFCEmulator", "NDEF"]),
+    .testTarget(name: "ProvisioningLedgerTests", dependencies: [
+      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
     .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,0 +1,5 @@
+// Batch provisioning over NFCSession.
+import CSV
+import Crypto
+import NFCSession
+import ProvisioningLedger

@@ -1,0 +1,209 @@
+/// The provisioning ledger: which row went onto which tag. One interface, two backends (embedded
+/// SQLite for one station, PostgreSQL for several). The ledger is the truth: a row is reported
+/// done only after the backend committed it.
+///
+/// A row moves pending → claimed(uid) → done | failed. A claimed or failed row stays bound to its
+/// UID (the tag may hold some of its bytes): when that tag comes back, ``Ledger/claim(uid:at:)``
+/// hands the same row out again; no other tag gets it until ``Ledger/release(rowID:)``. A UID holds
+/// at most one row of a job (unique), and a row at most one UID.
+///
+/// Every call is one transaction and blocks until it is committed (or throws). Implementations are
+/// safe to share between threads.
+public protocol Ledger: AnyObject, Sendable {
+  /// The job this ledger object works on.
+  var job: LedgerJob { get }
+
+  /// Adds the rows this ledger does not have yet as pending; rows it has are left as they are.
+  /// Idempotent: every station may import the same rows.
+  /// - Throws: ``LedgerError/rowsDiffer(_:)`` when a row id is already there with another content
+  ///   hash or sequence number (one line per row), before anything is changed.
+  func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport
+
+  /// The row bound to `uid` in this job, whatever its state, or nil.
+  func row(boundTo uid: String) throws(LedgerError) -> LedgerRecord?
+
+  /// In one transaction: the row already bound to `uid` (done, claimed or failed), else the
+  /// pending row with the lowest sequence number, now claimed by `uid` at `station`/`reader`.
+  func claim(uid: String, at place: LedgerPlace) throws(LedgerError) -> LedgerClaim
+
+  /// Marks a row done. Only a row claimed (or failed) by `done.uid` can be finished.
+  /// - Throws: ``LedgerError/notBound(rowID:uid:)`` otherwise.
+  func finish(_ done: LedgerDone) throws(LedgerError)
+
+  /// Records that the row's tag failed *after* the tag was touched: the row stays bound to the UID
+  /// (state failed) with the reason and exit-code class.
+  func fail(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError)
+
+  /// Gives a claimed row back (state pending, no UID) because its tag failed *before* anything was
+  /// written to it, and records the failure against the UID in the tag log.
+  func unclaim(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError)
+
+  /// Records a tag that failed before any row was claimed for it (unsupported, unreadable).
+  func recordTagFailure(uid: String, failure: LedgerFailure) throws(LedgerError)
+
+  /// Frees a claimed or failed row on purpose: pending again, its UID forgotten.
+  /// - Returns: the row as it was before.
+  /// - Throws: ``LedgerError/unknownRow(_:)``, or ``LedgerError/cannotRelease(rowID:status:)`` for a
+  ///   pending or done row.
+  func release(rowID: String) throws(LedgerError) -> LedgerRecord
+
+  /// Every row of the job, by sequence number.
+  func records() throws(LedgerError) -> [LedgerRecord]
+
+  /// Tag failures that left no row bound (from ``unclaim(rowID:uid:failure:)`` and
+  /// ``recordTagFailure(uid:failure:)``), oldest first.
+  func tagFailures() throws(LedgerError) -> [LedgerTagFailure]
+
+  /// Counts by state.
+  func counts() throws(LedgerError) -> LedgerCounts
+
+  /// Closes the connection. Further calls throw ``LedgerError/closed``.
+  func close()
+}
+
+/// A named job: one ledger file or database may hold several.
+public struct LedgerJob: Sendable, Equatable {
+  /// The job's name (`--job`, by default the rows file's name).
+  public var name: String
+  public init(name: String) { self.name = name }
+}
+
+/// A row as the job defines it.
+public struct LedgerRowInput: Sendable, Equatable {
+  /// The row's id (`id` column, else its 1-based line number).
+  public var id: String
+  /// 1-based position in the job (`{n}`); claims go in this order.
+  public var sequence: Int
+  /// Lowercase hex SHA-256 of the row's content, so that a changed rows file is noticed.
+  public var contentHash: String
+  public init(id: String, sequence: Int, contentHash: String) {
+    self.id = id; self.sequence = sequence; self.contentHash = contentHash
+  }
+}
+
+/// What ``Ledger/importRows(_:)`` did.
+public struct LedgerImport: Sendable, Equatable {
+  public var added: Int
+  public var alreadyThere: Int
+  public init(added: Int, alreadyThere: Int) { self.added = added; self.alreadyThere = alreadyThere }
+}
+
+/// Where the work happens.
+public struct LedgerPlace: Sendable, Equatable {
+  public var station: String
+  public var reader: String
+  /// ISO 8601 UTC with milliseconds, e.g. `2026-11-24T10:15:02.123Z`: written by the caller, so
+  /// that both backends store the same text.
+  public var time: String
+  public init(station: String, reader: String, time: String) {
+    self.station = station; self.reader = reader; self.time = time
+  }
+}
+
+/// The state of a row.
+public enum LedgerRowStatus: String, Sendable, Equatable, CaseIterable {
+  case pending, claimed, done, failed
+}
+
+/// One row as the ledger holds it.
+public struct LedgerRecord: Sendable, Equatable {
+  public var id: String
+  public var sequence: Int
+  public var status: LedgerRowStatus
+  /// Lowercase hex.
+  public var uid: String?
+  public var station: String?
+  public var reader: String?
+  /// The NDEF message written, lowercase hex (done rows).
+  public var messageHex: String?
+  /// Lowercase hex SHA-256 of the message (done rows).
+  public var messageSHA256: String?
+  /// When the row was last claimed, finished or failed (ISO 8601 UTC).
+  public var updatedAt: String?
+  /// Failed rows: why, as one line, and the exit status of its class (docs/exit-codes.md).
+  public var error: String?
+  public var exitStatus: Int32?
+  public init(id: String, sequence: Int, status: LedgerRowStatus, uid: String? = nil, station: String? = nil,
+              reader: String? = nil, messageHex: String? = nil, messageSHA256: String? = nil,
+              updatedAt: String? = nil, error: String? = nil, exitStatus: Int32? = nil) {
+    self.id = id; self.sequence = sequence; self.status = status; self.uid = uid; self.station = station
+    self.reader = reader; self.messageHex = messageHex; self.messageSHA256 = messageSHA256
+    self.updatedAt = updatedAt; self.error = error; self.exitStatus = exitStatus
+  }
+}
+
+/// What ``Ledger/claim(uid:at:)`` found.
+public enum LedgerClaim: Sendable, Equatable {
+  /// The UID already holds a done row: skip the tag.
+  case alreadyDone(LedgerRecord)
+  /// The UID holds a claimed or failed row (an earlier run stopped or failed): finish it.
+  case resumed(LedgerRecord)
+  /// A pending row, now claimed by the UID.
+  case claimed(LedgerRecord)
+  /// No pending row is left.
+  case exhausted
+}
+
+/// A finished row.
+public struct LedgerDone: Sendable, Equatable {
+  public var rowID: String
+  public var uid: String
+  public var messageHex: String
+  public var messageSHA256: String
+  public var place: LedgerPlace
+  public init(rowID: String, uid: String, messageHex: String, messageSHA256: String, place: LedgerPlace) {
+    self.rowID = rowID; self.uid = uid; self.messageHex = messageHex
+    self.messageSHA256 = messageSHA256; self.place = place
+  }
+}
+
+/// Why a tag failed. Never holds a secret.
+public struct LedgerFailure: Sendable, Equatable {
+  /// One line.
+  public var reason: String
+  /// The exit status of the failure's class (docs/exit-codes.md).
+  public var exitStatus: Int32
+  public var place: LedgerPlace
+  public init(reason: String, exitStatus: Int32, place: LedgerPlace) {
+    self.reason = reason; self.exitStatus = exitStatus; self.place = place
+  }
+}
+
+/// A tag failure with no row bound to it.
+public struct LedgerTagFailure: Sendable, Equatable {
+  public var uid: String
+  /// The row that was tried and given back, if any.
+  public var rowID: String?
+  public var failure: LedgerFailure
+  public init(uid: String, rowID: String?, failure: LedgerFailure) {
+    self.uid = uid; self.rowID = rowID; self.failure = failure
+  }
+}
+
+/// Rows by state, and tags that failed with no row bound.
+public struct LedgerCounts: Sendable, Equatable {
+  public var pending = 0, claimed = 0, done = 0, failed = 0
+  public var failedTags = 0
+  public var total: Int { pending + claimed + done + failed }
+  public init(pending: Int = 0, claimed: Int = 0, done: Int = 0, failed: Int = 0, failedTags: Int = 0) {
+    self.pending = pending; self.claimed = claimed; self.done = done; self.failed = failed
+    self.failedTags = failedTags
+  }
+}
+
+/// Why a ledger call failed. Messages state facts and hold no secret.
+public enum LedgerError: Error, Sendable, Equatable {
+  /// The ledger file or database could not be opened or created (path or URL without password).
+  case cannotOpen(String)
+  /// The backend failed or the connection was lost: nothing of this call was committed.
+  case unavailable(String)
+  /// The ledger was written by a newer schema, or is not a ledger.
+  case incompatible(String)
+  /// Rows already in the ledger differ from the ones imported, one line per row.
+  case rowsDiffer([String])
+  case unknownRow(String)
+  case unknownJob(String)
+  case notBound(rowID: String, uid: String)
+  case cannotRelease(rowID: String, status: LedgerRowStatus)
+  case closed
+}

@@ -1,0 +1,3 @@
+// The PostgreSQL ledger: see ProvisioningLedger.Ledger.
+import ProvisioningLedger
+import PostgresNIO

@@ -1,0 +1,3 @@
+// The SQLite ledger: see ProvisioningLedger.Ledger.
+import ProvisioningLedger
+import SQLiteNIO

@@ -56,7 +56,7 @@ let package = Package(
       "ProvisioningLedger", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
-      "NFCSession", "NDEF", "NDEFJSON", "ProvisioningLedger",
+      "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger",
       .product(name: "CSV", package: "CSV.swift"),
       .product(name: "Crypto", package: "swift-crypto")]),
     .executableTarget(name: "nfctag", dependencies: [

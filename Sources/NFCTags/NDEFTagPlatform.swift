@@ -17,10 +17,14 @@ public struct NDEFStatusReport: Hashable, Sendable {
   public var capacity: Int
   /// The length of the NDEF message on the tag now (0 for an empty one), when known.
   public var messageLength: Int?
-  public init(status: NDEFStatus, capacity: Int, messageLength: Int? = nil) {
+  /// Types 1 and 2: the memory address of the NDEF TLV's type byte (03h), when there is one. The
+  /// message follows its 1-byte (messages up to 254 bytes) or 3-byte length field.
+  public var tlvAddress: Int?
+  public init(status: NDEFStatus, capacity: Int, messageLength: Int? = nil, tlvAddress: Int? = nil) {
     self.status = status
     self.capacity = capacity
     self.messageLength = messageLength
+    self.tlvAddress = tlvAddress
   }
 }
 

@@ -22,7 +22,7 @@ public final class Type2Tag: NDEFTagPlatform {
   /// The GET_VERSION answer; empty when not asked or not answered.
   public private(set) var version: [UInt8] = []
   private var identified: Bool
-  private let commands: Type2Commands
+  let commands: Type2Commands
 
   /// Creates the platform for a Type 2 target.
   /// - Parameters:
@@ -332,7 +332,7 @@ public final class Type2Tag: NDEFTagPlatform {
     }
   }
 
-  private func reselectAfterMute(command: String) throws(TagError) {
+  func reselectAfterMute(command: String) throws(TagError) {
     guard let reselecting = link as? any TargetReselecting else { return }
     do {
       try reselecting.reselect()
@@ -353,7 +353,7 @@ public final class Type2Tag: NDEFTagPlatform {
     return memory
   }
 
-  private func beginOperation() throws(TagError) -> Type2PageCache {
+  func beginOperation() throws(TagError) -> Type2PageCache {
     readCache = nil
     try identify()
     let fast = link.capabilities.rawCommands && (product?.hasExtendedCommands ?? false)
@@ -398,7 +398,8 @@ public final class Type2Tag: NDEFTagPlatform {
     do {
       let layout = try TLVLayout.parse(memory: memory, area: area)
       let report = NDEFStatusReport(status: status, capacity: layout.capacity,
-                                    messageLength: layout.ndefTLVAddress == nil ? nil : layout.ndefLength)
+                                    messageLength: layout.ndefTLVAddress == nil ? nil : layout.ndefLength,
+                                    tlvAddress: layout.ndefTLVAddress)
       return Snapshot(cc: cc, layout: .success(layout), report: report, areaEnd: end, why: "")
     } catch {
       if error.isTagLost { throw error }

@@ -114,12 +114,12 @@ struct TagProvisioner {
           throw StepFailure(error: error, touched: false)
         }
         if let pack, pack != secret.pack {
-          throw StepFailure(error: ProvisioningFailure("the tag accepted the password but answered another PACK"), touched: false)
+          throw StepFailure(error: ProvisioningFailure(.security, "the tag accepted the password but answered another PACK"), touched: false)
         }
         if !config.readable { config = try step { try tag.readConfiguration() } }
       }
       guard config.readable else {
-        throw StepFailure(error: ProvisioningFailure("the tag is read-protected by a password this job does not have"), touched: false)
+        throw StepFailure(error: ProvisioningFailure(.security, "the tag is read-protected by a password this job does not have"), touched: false)
       }
       if config.mirrorOn {
         touched = true
@@ -139,7 +139,7 @@ struct TagProvisioner {
       let report = try step { try tag.queryNDEFStatusReport() }
       guard let tlv = report.tlvAddress,
             let mirror = room.mirror(tlvAddress: tlv, messageLength: message.bytes.count) else {
-        throw StepFailure(error: ProvisioningFailure("the tag does not say where its NDEF message lies, so the mirror cannot be placed"), touched: true)
+        throw StepFailure(error: ProvisioningFailure(.unsupported, "the tag does not say where its NDEF message lies, so the mirror cannot be placed"), touched: true)
       }
       try step { try tag.setMirror(mirror, configuration: config) }
       configured = true
@@ -158,7 +158,7 @@ struct TagProvisioner {
     if configured {
       let back = try step { try tag.readNDEFBytes() }
       guard Self.matches(back, message) else {
-        throw StepFailure(error: ProvisioningFailure("the message read back after configuring the tag differs from the one written"), touched: true)
+        throw StepFailure(error: ProvisioningFailure(.verification, "the message read back after configuring the tag differs from the one written"), touched: true)
       }
     }
   }
@@ -201,6 +201,16 @@ struct TagProvisioner {
 
 /// A provisioning step's own failure (a fact, one line).
 public struct ProvisioningFailure: Error, Sendable, CustomStringConvertible {
+  /// What kind of failure, for programs (exit-status classes).
+  public enum Kind: Sendable, Equatable {
+    /// A password or PACK did not match, or the tag is protected by another password.
+    case security
+    /// The tag read back something other than what was written.
+    case verification
+    /// The tag cannot do what the job asks (a mirror it cannot place).
+    case unsupported
+  }
+  public var kind: Kind
   public var description: String
-  public init(_ description: String) { self.description = description }
+  public init(_ kind: Kind, _ description: String) { self.kind = kind; self.description = description }
 }

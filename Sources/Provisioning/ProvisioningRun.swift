@@ -35,7 +35,8 @@ public final class ProvisioningRun: Sendable {
     var stopping = false
     var end: ProvisioningEnd? = nil
     var capacityChecked = false
-    var lastReason = ""
+    /// What the last session to end would make of the run.
+    var lastEnded: ProvisioningEnd? = nil
   }
   private let state = Locked(State())
   private let finished = DispatchSemaphore(value: 0)
@@ -54,21 +55,36 @@ public final class ProvisioningRun: Sendable {
     } catch {
       return .ledgerFailed("\(error)")
     }
-    let made = pollers.map { poller -> (NFCNDEFReaderSession, ReaderWorker) in
-      let worker = ReaderWorker(run: self, reader: poller.readerName)
-      let session = NFCNDEFReaderSession(delegate: worker, queue: nil, invalidateAfterFirstRead: false,
-                                         poller: poller, timeout: options.timeout ?? .infinity)
-      return (session, worker)
+    state.withLock { $0.live += 1 }  // held until every given reader has begun
+    for poller in pollers { add(poller) }
+    let none = state.withLock { s in
+      s.live -= 1
+      if s.live == 0, s.end == nil { s.end = s.lastEnded }
+      return s.live == 0
     }
-    state.withLock { s in
-      s.sessions = made.map(\.0)
-      s.workers = made.map(\.1)
-      s.live = made.count
-    }
-    for (session, _) in made { session.begin() }
+    if none { finished.signal() }
     finished.wait()
     return state.withLock { $0.end } ?? .stopped
   }
+
+  /// Adds a reader to the running run (a reader plugged in during the run); ignored once the run
+  /// is ending.
+  public func add(_ poller: any TagPoller) {
+    let worker = ReaderWorker(run: self, reader: poller.readerName)
+    let session = NFCNDEFReaderSession(delegate: worker, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: poller, timeout: options.timeout ?? .infinity)
+    let added: Bool = state.withLock { s in
+      guard !s.stopping, s.live > 0 else { return false }
+      s.sessions.append(session)
+      s.workers.append(worker)
+      s.live += 1
+      return true
+    }
+    if added { session.begin() }
+  }
+
+  /// The readers with a session in this run.
+  public var readers: [String] { state.withLock { s in s.sessions.map(\.readerName) } }
 
   /// Finishes the tags in hand, then ends every session.
   public func stop() {
@@ -120,9 +136,8 @@ public final class ProvisioningRun: Sendable {
     events(.readerEnded(reader: reader, reason: error.message))
     let last: Bool = state.withLock { s in
       s.live -= 1
-      if s.end == nil, s.live == 0 {
-        s.end = error.code == .readerSessionInvalidationErrorSessionTimeout ? .timedOut : .readersEnded(error.message)
-      }
+      s.lastEnded = error.code == .readerSessionInvalidationErrorSessionTimeout ? .timedOut : .readersEnded(error.message)
+      if s.end == nil, s.live == 0 { s.end = s.lastEnded }
       return s.live == 0
     }
     if last { finished.signal() }

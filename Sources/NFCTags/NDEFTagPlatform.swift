@@ -147,8 +147,16 @@ public protocol NDEFTagPlatform: AnyObject {
   func makeReadOnly() throws(TagError)
   /// Chip, memory and lock facts.
   func info() throws(TagError) -> TagInfo
+  /// Chip and NDEF status only, with no read beyond what the NDEF status needs (`scan`): the
+  /// lock state and details of ``info()`` are left empty where they cost extra reads.
+  func identification() throws(TagError) -> TagInfo
   /// The whole readable memory in address order (the image-file layout).
   func readMemory() throws(TagError) -> [UInt8]
+}
+
+extension NDEFTagPlatform {
+  /// Platforms whose ``info()`` costs no read beyond the NDEF status give it whole.
+  public func identification() throws(TagError) -> TagInfo { try info() }
 }
 
 /// Runs a read whose failure only leaves a fact out (a lock byte, a signature for `info`): nil

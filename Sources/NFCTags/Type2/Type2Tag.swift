@@ -276,6 +276,18 @@ public final class Type2Tag: NDEFTagPlatform {
                    lockState: lockWords, details: details)
   }
 
+  /// Chip (from GET_VERSION at detection) and NDEF status from the data area's one read: no lock,
+  /// configuration page or READ_SIG reads. The pages stay cached for ``readNDEF()``.
+  public func identification() throws(TagError) -> TagInfo {
+    let memory = try beginReadOperation()
+    let snapshot = try analyse(memory)
+    var report = snapshot.report
+    if case .failure? = snapshot.layout { report = NDEFStatusReport(status: report.status, capacity: 0) }
+    let memorySize = product.map { $0.totalPages * 4 } ?? (snapshot.layout != nil ? snapshot.areaEnd : 64)
+    return TagInfo(platform: .type2, chip: chipName, identifier: identifier, memorySize: memorySize,
+                   ndef: report, capabilityContainer: snapshot.cc, version: version, lockState: "", details: [])
+  }
+
   public func readMemory() throws(TagError) -> [UInt8] {
     let memory = try beginOperation()
     let pageCount: Int

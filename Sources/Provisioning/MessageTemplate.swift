@@ -1,4 +1,5 @@
 // What each tag receives: a URL, a text or a whole message, rendered per row.
+import Crypto
 import NDEF
 import NDEFJSON
 
@@ -120,6 +121,9 @@ public struct RenderedMessage: Hashable, Sendable {
 
   /// ``bytes`` as lowercase hex, for the ledger.
   public var hex: String { hexString(bytes) }
+
+  /// Lowercase hex SHA-256 of ``bytes``, for the ledger.
+  public var sha256: String { hexString(SHA256.hash(data: bytes)) }
 }
 
 /// Why a message could not be rendered for one row.

@@ -20,6 +20,9 @@ private func messageTemplate(_ json: String) throws -> MessageTemplate {
     #expect(rendered.bytes == [0xD1, 0x01, UInt8(rest.count + 1), 0x55, 0x04] + rest)
     #expect(rendered.mirrorRoom == nil)
     #expect(rendered.hex == hexString(rendered.bytes))
+    #expect(rendered.hex == "d1011955046578616d706c652e636f6d2f742f373f753d303461626364")
+    // python3: hashlib.sha256(bytes.fromhex(rendered.hex)).hexdigest()
+    #expect(rendered.sha256 == "fed14898c834d4f4fd849ddc43c249aff1a8d526f7fee3b3fd9150c3731361fd")
     #expect(rendered.message == NDEFMessage(records: [URIRecord(uri: "https://example.com/t/7?u=04abcd").record]))
   }
 

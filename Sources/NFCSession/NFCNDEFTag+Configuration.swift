@@ -17,17 +17,11 @@ extension NFCNDEFTag {
     }
   }
 
-  /// NTAG213/215/216 (nfctag): sets the UID and/or NFC counter mirror.
-  public func setMirror(_ mirror: NTAG21xMirror, configuration: Type2Configuration) throws(NFCReaderError) {
+  /// NTAG21x / Ultralight EV1 (nfctag): writes new CFG0 and ACCESS bytes (ACCESS first), over
+  /// what `current` read.
+  public func writeConfiguration(cfg0: [UInt8], access: UInt8, over current: Type2Configuration) throws(NFCReaderError) {
     try connection.withPlatform { platform throws(TagError) in
-      try type2Platform(platform).setMirror(mirror, configuration: configuration)
-    }
-  }
-
-  /// NTAG213/215/216 (nfctag): turns the mirror off when it is on.
-  public func clearMirror(configuration: Type2Configuration) throws(NFCReaderError) {
-    try connection.withPlatform { platform throws(TagError) in
-      try type2Platform(platform).clearMirror(configuration: configuration)
+      try type2Platform(platform).writeConfiguration(cfg0: cfg0, access: access, over: current)
     }
   }
 

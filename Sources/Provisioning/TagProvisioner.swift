@@ -71,7 +71,7 @@ struct TagProvisioner {
       }
       try write(message, to: tag, uid: uidBytes)
       let done = LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(message.bytes),
-                            messageSHA256: hexString(Array(SHA256.hash(data: message.bytes))), place: place())
+                            messageSHA256: message.sha256, place: place())
       do {
         try ledger.finish(done)
       } catch {
@@ -104,7 +104,8 @@ struct TagProvisioner {
     }
     let secret = options.protection.map { $0.derive(uid) }
     var configuration: Type2Configuration? = nil
-    if secret != nil || message.mirror != nil {
+    let room = content.mirror.flatMap { mode in message.mirrorRoom.map { (mode, $0) } }
+    if secret != nil || room != nil {
       var config = try step { try tag.readConfiguration() }
       if let secret {
         let pack: [UInt8]?
@@ -121,10 +122,15 @@ struct TagProvisioner {
       guard config.readable else {
         throw StepFailure(error: ProvisioningFailure(.security, "the tag is read-protected by a password this job does not have"), touched: false)
       }
+      if room != nil, !config.hasMirror {
+        throw StepFailure(error: ProvisioningFailure(.unsupported, "\(config.product.name) has no UID and counter mirror"), touched: false)
+      }
       if config.mirrorOn {
+        // A mirror left on would show through the read-back of the write.
         touched = true
-        try step { try tag.clearMirror(configuration: config) }
-        config.cfg0 = NTAG21xMirror.cleared(cfg0: config.cfg0)
+        let off = [config.cfg0[0] & 0x3F] + config.cfg0[1...]
+        try step { try tag.writeConfiguration(cfg0: off, access: config.access, over: config) }
+        config.cfg0 = off
       }
       configuration = config
     }
@@ -135,13 +141,19 @@ struct TagProvisioner {
     }
     touched = true
     var configured = false
-    if let room = message.mirror, let config = configuration {
+    if let (mode, range) = room, let config = configuration {
       let report = try step { try tag.queryNDEFStatusReport() }
-      guard let tlv = report.tlvAddress,
-            let mirror = room.mirror(tlvAddress: tlv, messageLength: message.bytes.count) else {
-        throw StepFailure(error: ProvisioningFailure(.unsupported, "the tag does not say where its NDEF message lies, so the mirror cannot be placed"), touched: true)
+      let plan: MirrorPlan
+      do {
+        guard let tlv = report.tlvAddress else { throw MirrorPlanError("the tag does not say where its NDEF TLV lies") }
+        plan = try MirrorPlan.compute(messageBytes: message.bytes, roomOffsetInMessage: range.lowerBound, mode: mode,
+                                      tlvAddress: tlv, tlvHeaderLength: MirrorPlan.tlvHeaderLength(forMessageLength: message.bytes.count),
+                                      userPages: config.product.userPages)
+      } catch {
+        throw StepFailure(error: ProvisioningFailure(.unsupported, "the mirror cannot be placed: \(error)"), touched: true)
       }
-      try step { try tag.setMirror(mirror, configuration: config) }
+      let (cfg0, access) = try step { try plan.apply(to: config.cfg0, access: config.access) }
+      try step { try tag.writeConfiguration(cfg0: cfg0, access: access, over: config) }
       configured = true
     }
     if let protection = options.protection, let secret {
@@ -167,8 +179,7 @@ struct TagProvisioner {
   /// (and `x` between UID and counter).
   static func matches(_ back: [UInt8], _ message: RenderedMessage) -> Bool {
     guard back.count == message.bytes.count else { return false }
-    guard let room = message.mirror else { return back == message.bytes }
-    let roomRange = room.offset ..< room.offset + room.mode.length
+    guard let roomRange = message.mirrorRoom else { return back == message.bytes }
     for i in back.indices where !roomRange.contains(i) && back[i] != message.bytes[i] { return false }
     for i in roomRange where i < back.count {
       let c = back[i]

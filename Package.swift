@@ -84,7 +84,8 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC"]),
-    .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCSession", "NFCEmulator", "NDEF"]),
+    .testTarget(name: "ProvisioningTests", dependencies: [
+      "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
     .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),

@@ -165,22 +165,4 @@ final class ScratchDirectory: Sendable {
     #expect(records.allSatisfy { $0.status == .claimed })
     #expect(Set(records.compactMap(\.uid)).count == 40)
   }
-
-  /// Kill safety (a process killed with SIGKILL in the middle of claims) is not tested here:
-  /// the test binary cannot fork a child that runs a ledger, and the tool has (on purpose) no
-  /// command that claims. The provisioning end-to-end tests kill `nfctag provision` with SIGKILL
-  /// and check the ledger; SQLite's own guarantee (WAL, synchronous=FULL) is checked above.
-  @Test func errorsReadAsOneLine() {
-    let errors: [LedgerError] = [
-      .rowsDiffer((1...8).map { "row \($0): its content differs from the ledger's" }),
-      .notBound(rowID: "7\nfake", uid: "04aa"), .cannotRelease(rowID: "17", status: .done),
-      .unavailable("x\u{202E}y"),
-    ]
-    for error in errors {
-      #expect(!error.description.contains("\n") && !error.description.contains("\u{202E}"), "\(error)")
-    }
-    #expect(errors[0].description.hasPrefix("8 rows differ from the rows already in the ledger: row 1: "))
-    #expect(errors[0].description.hasSuffix("row 5: its content differs from the ledger's; and 3 more"))
-    #expect(errors[2].description == "row 17 is done; only a claimed or failed row can be released")
-  }
 }

@@ -49,9 +49,10 @@ let package = Package(
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
-    .target(name: "ProvisioningLedger"),
+    .target(name: "ProvisioningLedger", dependencies: [
+      "NDEFJSON", .product(name: "CSV", package: "CSV.swift")]),
     .target(name: "ProvisioningLedgerSQLite", dependencies: [
-      "ProvisioningLedger", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
+      "ProvisioningLedger", "NFCTransport", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
       "ProvisioningLedger", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
@@ -72,6 +73,8 @@ let package = Package(
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
+    .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerSQLite"],
+                      path: "Benchmarks/LedgerBench"),
 
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
@@ -87,8 +90,8 @@ let package = Package(
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
-      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
-    .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),
+      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport"]),
+    .testTarget(name: "nfctagTests", dependencies: ["nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite"]),
   ],
   swiftLanguageModes: [.v6]
 )

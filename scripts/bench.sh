@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the CLI's
+# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the SQLite
+# ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on two corpora (small
 # messages; mixed real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
 # beside Python's ndeftool; and the APDU round trip through pcscd + vpcd to `nfctag emulate`
@@ -10,6 +11,11 @@ cd "$(dirname "$0")/.."
 bin=${BIN_DIR:?run through make bench}
 echo "== in-process (NFCBench)"
 "$bin/NFCBench"
+
+echo
+echo "== SQLite ledger: claims + finishes on one file, one station (Benchmarks/LedgerBench; the file in .build-bench, on disk)"
+mkdir -p .build-bench
+"$bin/LedgerBench" .build-bench "${BENCH_LEDGER_ROWS:-2000}"
 
 # pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
 # the caller already holds it, or flock would wait for itself).

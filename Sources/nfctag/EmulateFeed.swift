@@ -108,7 +108,10 @@ struct FeedProgress {
   }
 
   mutating func left(_ fed: FedTag, departure: TagDeparture?, saved: String?, failure: String?) {
-    lastLeft = TagDeparture.now()
+    // The swap is measured from the moment the tag left (the LED command, or the end of the
+    // hand time), not from when vpcd ejected it.
+    let now = TagDeparture.now()
+    lastLeft = departure.flatMap { $0.hasLeft(at: now) ? $0.deadline : nil } ?? now
     let reason: String
     if departure?.leaving == true {
       reason = "after the LED/buzzer command"

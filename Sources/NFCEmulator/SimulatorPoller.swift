@@ -16,10 +16,17 @@ import Darwin
 public final class SimulatorPoller: TagPoller {
   public let readerName: String
   private let slot: any SimulatedSlot
+  private let counter = ExchangeCounter()
+  /// APDUs exchanged with the simulated reader so far.
+  public var exchangeCount: Int { counter.value }
 
   /// Loads (or creates) the tag `spec` names, or starts its feed, behind its reader face;
   /// `detect` identifies each tag.
   public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
+    let counter = self.counter
+    let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget = { transport throws(PollError) in
+      try detect(CountingAPDUTransport(transport, counter: counter))
+    }
     if let feed = spec.feed {
       let feeder = try TagFeeder(settings: feed, face: spec.face)
       readerName = "\(spec.face.simulatedReaderName) (simulated feed of \(feed.count) \(feed.kinds.map(\.rawValue).joined(separator: "/")), "

@@ -81,3 +81,20 @@ enum LedgerOpener {
     throw CLIFailure(ExitStatus.noInput, "cannot read the ledger \(sanitizeLine(path)): \(String(cString: strerror(problem)))")
   }
 }
+
+extension LedgerOpener {
+  /// The ledger `provision` works on: created when missing (a SQLite file), the job created on
+  /// first use.
+  static func openForProvisioning(_ argument: String, job: String) throws(CLIFailure) -> any Ledger {
+    switch LedgerLocation(argument) {
+    case .file(let path):
+      do {
+        return try SQLiteLedger(path: path, job: LedgerJob(name: job), createIfMissing: true)
+      } catch {
+        throw cliFailure(for: error)
+      }
+    case .postgres:
+      throw CLIFailure(ExitStatus.usage, "PostgreSQL ledgers are not built in yet")
+    }
+  }
+}

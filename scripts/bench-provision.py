@@ -26,7 +26,7 @@ def run(rows, readers, latency, workdir):
     per_reader = (rows + readers - 1) // readers + 2
     for i in range(readers):
         images = os.path.join(workdir, f"img-{runs}-{i}")
-        args += ["--reader", f"sim:ntag213+feed={per_reader},seed={100 + i},images={images},latency={latency}"]
+        args += ["--reader", f"sim:ntag213+feed={per_reader},seed={100 + i},images={images},latency={latency},hand-ms=2000"]
     start = time.monotonic()
     out = subprocess.run(args, capture_output=True, text=True)
     wall = time.monotonic() - start

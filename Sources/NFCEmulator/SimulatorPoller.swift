@@ -39,7 +39,8 @@ public final class SimulatorPoller: TagPoller {
   }
 
   /// The reader time the spec's ``LatencyModel`` modelled so far (arrivals and exchanges), in
-  /// microseconds: what a benchmark sums.
+  /// microseconds: what a benchmark sums. Read it between sessions: with one tag, the sum is kept
+  /// by the transport the session's commands use, without a lock.
   public var modelledReaderMicroseconds: Int { slot.modelledMicroseconds }
 
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {

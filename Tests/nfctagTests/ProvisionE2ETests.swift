@@ -21,7 +21,9 @@ struct ProvisionEndToEnd {
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["emulate", "--tag", kinds, "--feed", String(count), "--image-dir",
-                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", e2ePort]
+                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", e2ePort,
+                         // A person's hand: generous, so that a slow fsync on a busy machine is not a removal.
+                         "--hand-ms", "1500", "--quiet"]
     process.standardError = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice
     try process.run()

@@ -139,8 +139,10 @@ extension NFCTool {
         if n == 1 { run.stop() } else { run.abort() }
       }
       let watch = ReaderWatch(initial: pollers.map(\.readerName))
-      if reader == ["all"] {
-        watch.start(run: run, logger: logger) { name, change in reporter.readerChanged(name, change) }
+      if !reader.contains(where: { $0.hasPrefix("sim:") }) {
+        watch.start(run: run, addingNew: reader == ["all"], logger: logger) { name, change in
+          reporter.readerChanged(name, change)
+        }
       }
       let end = run.run(pollers: pollers)
       watch.stop()

@@ -17,11 +17,11 @@ struct ProvisionEndToEnd {
   }
 
   /// Starts a feeder of `count` tags (kinds in turn) saving images into `dir/images`.
-  func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1) throws -> Process {
+  func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1, port: String = e2ePort) throws -> Process {
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["emulate", "--tag", kinds, "--feed", String(count), "--image-dir",
-                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", e2ePort,
+                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", port,
                          // A person's hand: generous, so that a slow fsync on a busy machine is not a removal.
                          "--hand-ms", "1500", "--quiet"]
     process.standardError = FileHandle.nullDevice

@@ -125,10 +125,12 @@ final class OneTagOutcome<T: Sendable>: Sendable {
 func describeForVerbose(_ tag: any NFCNDEFTag) {
   guard Console.isVerbose else { return }
   let connection = tag.connection
+  let info = try? tag.identification()
+  // After the identification: a Part 3 link knows its path once its first command probed it.
   let path = (try? connection.readerPath()) ?? "unknown"
   Console.info("reader: \(sanitizeLine(connection.readerName)), \(path)")
   let platform = connection.platformType?.displayName ?? "unknown type"
-  if let info = try? tag.identification() {
+  if let info {
     Console.info("tag: \(platform), \(sanitizeLine(info.chip)), UID \(hexString(connection.identifier, separator: ":")), \(info.memorySize) bytes of memory")
   } else {
     Console.info("tag: \(platform) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")

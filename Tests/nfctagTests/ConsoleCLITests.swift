@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+/// Runs `nfctag ARGS` under `script`, which gives it a pseudo-terminal for stdin, stdout and
+/// stderr; the returned stdout holds both streams as the terminal showed them.
+func runOnATerminal(_ arguments: [String], timeout: Double = 30) throws -> RunResult {
+  let quoted = ([nfctagBinary().path] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+  return try runProgram("/usr/bin/script", ["-qec", quoted.joined(separator: " "), "/dev/null"], timeout: timeout)
+}
+
+/// `-q/--quiet`, `-v/--verbose` and what a terminal sees, with the in-process simulator.
+@Suite struct ConsoleCLI {
+  static func reader(_ kind: String = "ntag215") throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-console-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return "sim:\(kind):" + directory.appendingPathComponent("t.bin").path
+  }
+
+  @Test func quietKeepsTheDataAndTheErrorsOnly() throws {
+    let reader = try Self.reader()
+    let write = try runNFCTag(["write", "text", "quiet please", "-q", "--reader", reader])
+    #expect(write.status == 0)
+    #expect(write.stderr.isEmpty, "\(write.stderr)")
+    #expect(try runNFCTag(["write", "text", "loud", "--reader", reader]).stderr == "nfctag: wrote 11 bytes, verified\n")
+    let read = try runNFCTag(["read", "--quiet", "--reader", reader])
+    #expect(read.stdout.contains("loud"))
+    #expect(try runNFCTag(["erase", "-q", "--reader", reader]).stderr.isEmpty)
+    #expect(try runNFCTag(["lock", "--yes", "-q", "--reader", reader]).stderr.isEmpty)
+    // A warning is not an error: --quiet drops it too.
+    let url = try runNFCTag(["write", "url", "example.org", "-q", "--reader", try Self.reader()])
+    #expect(url.status == 0 && url.stderr.isEmpty, "\(url.stderr)")
+    // The failure line stays.
+    let failed = try runNFCTag(["write", "text", "no", "-q", "--reader", reader])
+    #expect(failed.status == 77)
+    #expect(failed.stderr.hasPrefix("nfctag: ") && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
+  }
+
+  @Test func verboseSaysTheReaderPathTheTagAndThePlan() throws {
+    let write = try runNFCTag(["write", "text", "hello", "-v", "--reader", try Self.reader()])
+    #expect(write.status == 0, "\(write.stderr)")
+    #expect(write.stderr.contains("nfctag: reader: ACS ACR122U PICC Interface (simulated ntag215) 00 00, ACR122U direct transmit"),
+            "\(write.stderr)")
+    #expect(write.stderr.contains("nfctag: tag: Type 2, NTAG215, UID 04:"), "\(write.stderr)")
+    #expect(write.stderr.contains("nfctag: plan: 12-byte NDEF message onto a Type 2 tag (capacity 492 bytes); NDEF TLV at byte 16: pages 4–7"),
+            "\(write.stderr)")
+    #expect(write.stderr.contains("tear-safe: NDEF length 00 first"), "\(write.stderr)")
+    #expect(write.stderr.hasSuffix("nfctag: wrote 12 bytes, verified\n"), "\(write.stderr)")
+
+    let part3 = try runNFCTag(["read", "--verbose", "--reader", "sim:ntag213@part3"])
+    #expect(part3.stderr.contains("PC/SC Part 3 transparent exchange (FF C2, ISO 14443-3A frames)"), "\(part3.stderr)")
+    let slix = try runNFCTag(["info", "-v", "--reader", "sim:icode-slix2"])
+    #expect(slix.stderr.contains("tag: Type 5, ICODE SLIX2"), "\(slix.stderr)")
+    // Without -v none of it.
+    #expect(try runNFCTag(["read", "--reader", "sim:ntag213@part3"]).stderr.isEmpty)
+    #expect(try runNFCTag(["read", "-q", "-v", "--reader", "sim:ntag213"]).status == 64)
+  }
+
+  /// The simulated tag is in the field at once: no prompt flashes on a terminal.
+  @Test func noPromptWhenTheTagIsAlreadyThere() throws {
+    let r = try runOnATerminal(["read", "--reader", "sim:ntag215"])
+    #expect(r.status == 0)
+    #expect(!r.stdout.contains("Waiting for a tag"), "\(r.stdout)")
+  }
+}
+
+/// The waiting prompt on the end-to-end reader with no card: on a terminal it is shown and
+/// cleared; in a pipe and with --quiet it is not.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct WaitingPromptEndToEnd {
+  static let prompt = "Waiting for a tag on \(e2eReader)… (Ctrl-C to stop)"
+
+  func expectNoCard() throws {
+    let readers = try runNFCTag(["readers", "--json"])
+    try #require(readers.stdout.contains(#""name":"\#(e2eReader)","card":false"#), "a card is in \(e2eReader): \(readers.stdout)")
+  }
+
+  @Test func aTerminalSeesThePromptAndAPipeDoesNot() throws {
+    try expectNoCard()
+    let tty = try runOnATerminal(["read", "--reader", e2eReader, "--timeout", "1"])
+    #expect(tty.status == 75, "\(tty.stdout)")
+    #expect(tty.stdout.contains(Self.prompt), "\(tty.stdout)")
+    #expect(tty.stdout.contains(Self.prompt + "\r\u{1B}[Knfctag: "), "the prompt is cleared before the failure line: \(tty.stdout)")
+
+    let pipe = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "1"])
+    #expect(pipe.status == 75)
+    #expect(!pipe.stderr.contains("Waiting"), "\(pipe.stderr)")
+
+    let quiet = try runOnATerminal(["read", "-q", "--reader", e2eReader, "--timeout", "1"])
+    #expect(quiet.status == 75)
+    #expect(!quiet.stdout.contains("Waiting"), "\(quiet.stdout)")
+  }
+
+  @Test func continuousScanAndTypedCommandsPromptToo() throws {
+    try expectNoCard()
+    let scan = try runOnATerminal(["scan", "--continuous", "--reader", e2eReader, "--timeout", "1"])
+    #expect(scan.status == 75, "\(scan.stdout)")
+    #expect(scan.stdout.contains(Self.prompt), "\(scan.stdout)")
+    let send = try runOnATerminal(["send", "30 04", "--reader", e2eReader, "--timeout", "1"])
+    #expect(send.status == 75, "\(send.stdout)")
+    #expect(send.stdout.contains(Self.prompt), "\(send.stdout)")
+  }
+}

@@ -117,11 +117,21 @@ final class ProgressLine: Sendable {
   }
   private let started = DispatchTime.now().uptimeNanoseconds
   private let enabled: Bool
+  private let delay: UInt64
+  private let show: @Sendable (String) -> Void
+  private let clear: @Sendable () -> Void
   private let state = Locked(State())
-  /// Nanoseconds after the start before the line shows (1 s).
-  static let delay: UInt64 = 1_000_000_000
 
-  init(enabled: Bool = Console.isInteractive) { self.enabled = enabled }
+  /// - Parameters:
+  ///   - delay: nanoseconds after the start before the line shows (1 s).
+  ///   - show, clear: where the line goes (``StatusLine``; tests collect it).
+  init(enabled: Bool = Console.isInteractive, delay: UInt64 = 1_000_000_000,
+       show: @escaping @Sendable (String) -> Void = StatusLine.show, clear: @escaping @Sendable () -> Void = StatusLine.clear) {
+    self.enabled = enabled
+    self.delay = delay
+    self.show = show
+    self.clear = clear
+  }
 
   /// Installs the line as the progress hook around `body` and clears it afterwards.
   func around<T>(_ body: () throws -> T) throws -> T {
@@ -135,18 +145,18 @@ final class ProgressLine: Sendable {
 
   private func report(_ direction: TransferProgress.Direction, _ done: Int, _ total: Int) {
     let now = DispatchTime.now().uptimeNanoseconds
-    guard now - started >= Self.delay else { return }
+    guard now - started >= delay else { return }
     state.withLock { state in
       guard done == total || now - state.lastShown >= 100_000_000 else { return }
       state.lastShown = now
       state.shown = true
-      StatusLine.show("\(direction == .writing ? "written" : "read") \(done)/\(total) bytes")
+      show("\(direction == .writing ? "written" : "read") \(done)/\(total) bytes")
     }
   }
 
   private func finish() {
     state.withLock { state in
-      if state.shown { StatusLine.clear() }
+      if state.shown { clear() }
       state.shown = false
     }
   }

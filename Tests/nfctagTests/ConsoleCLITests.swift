@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import nfctag
+import NFCTransport
 
 /// Runs `nfctag ARGS` under `script`, which gives it a pseudo-terminal for stdin, stdout and
 /// stderr; the returned stdout holds both streams as the terminal showed them.
@@ -98,5 +100,53 @@ struct WaitingPromptEndToEnd {
     let send = try runOnATerminal(["send", "30 04", "--reader", e2eReader, "--timeout", "1"])
     #expect(send.status == 75, "\(send.stdout)")
     #expect(send.stdout.contains(Self.prompt), "\(send.stdout)")
+  }
+}
+
+/// The progress line's own rules, with its output collected instead of written to a terminal:
+/// the bytes as the hook hears them, nothing before the delay, cleared at the end.
+@Suite struct ProgressLineRules {
+  final class Collected: Sendable {
+    let lines = Locked<[String]>([])
+    let cleared = Locked(0)
+  }
+
+  func run(delay: UInt64, steps: [(TransferProgress.Direction, Int)], total: Int, pause: UInt32 = 0) throws -> Collected {
+    let collected = Collected()
+    let line = ProgressLine(enabled: true, delay: delay, show: { text in collected.lines.withLock { $0.append(text) } },
+                            clear: { collected.cleared.withLock { $0 += 1 } })
+    try line.around {
+      for (direction, bytes) in steps {
+        var counter = TransferProgress.Counter(direction, total: total)
+        counter.advance(by: bytes)
+        if pause > 0 { usleep(pause) }
+      }
+    }
+    return collected
+  }
+
+  @Test func showsTheBytesAfterTheDelayAndClearsAtTheEnd() throws {
+    let collected = try run(delay: 0, steps: [(.writing, 540)], total: 540)
+    #expect(collected.lines.withLock { $0 } == ["written 540/540 bytes"])
+    #expect(collected.cleared.withLock { $0 } == 1)
+    let read = try run(delay: 0, steps: [(.reading, 888)], total: 888)
+    #expect(read.lines.withLock { $0 } == ["read 888/888 bytes"])
+  }
+
+  @Test func aQuickOperationShowsNothing() throws {
+    let collected = try run(delay: 1_000_000_000, steps: [(.writing, 100), (.writing, 540)], total: 540)
+    #expect(collected.lines.withLock { $0 }.isEmpty)
+    #expect(collected.cleared.withLock { $0 } == 0)
+  }
+
+  @Test func atMostTenLinesASecondButAlwaysTheLast() throws {
+    var counter = TransferProgress.Counter(.writing, total: 1000)
+    let collected = Collected()
+    let line = ProgressLine(enabled: true, delay: 0, show: { text in collected.lines.withLock { $0.append(text) } }, clear: {})
+    try line.around { for _ in 0 ..< 100 { counter.advance(by: 10) } }
+    let lines = collected.lines.withLock { $0 }
+    #expect(lines.first == "written 10/1000 bytes")
+    #expect(lines.last == "written 1000/1000 bytes")
+    #expect(lines.count <= 3, "\(lines)")
   }
 }

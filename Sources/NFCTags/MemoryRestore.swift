@@ -16,6 +16,7 @@ public struct MemoryUnitWrite: Hashable, Sendable {
   public var unit: Int
   /// The bytes the unit will hold (the unit's size).
   public var bytes: [UInt8]
+  /// User memory, or a system area (written only when the restore includes them).
   public var region: MemoryRegion
   /// True for units the chip makes permanent (lock bits, OTP, one-time CC, CFGLCK, FeliCa MC).
   public var permanent: Bool
@@ -23,6 +24,7 @@ public struct MemoryUnitWrite: Hashable, Sendable {
   /// is not read back (the chip hides it).
   public var secret: Bool
 
+  /// A write of `bytes` to `unit`; see each property.
   public init(unit: Int, bytes: [UInt8], region: MemoryRegion, permanent: Bool = false, secret: Bool = false) {
     self.unit = unit
     self.bytes = bytes
@@ -38,6 +40,7 @@ public struct MemoryUnitWrite: Hashable, Sendable {
 /// Made by ``MemoryRestoring/planRestore(image:includingSystemAreas:)``; carried out by
 /// ``MemoryRestoring/restore(_:verify:)`` on the same tag in the same connection.
 public struct MemoryRestorePlan: Sendable {
+  /// The tag's NFC Forum platform.
   public var platform: TagPlatform
   /// The chip, as the platform names it.
   public var chip: String
@@ -56,6 +59,7 @@ public struct MemoryRestorePlan: Sendable {
   /// Facts worth telling: areas left alone, differences that cannot be written.
   public var notes: [String]
 
+  /// A plan as a platform works it out; see each property.
   public init(platform: TagPlatform, chip: String, unitName: String, unitSize: Int, scope: String,
               writes: [MemoryUnitWrite], unchanged: Int, order: String, notes: [String] = []) {
     self.platform = platform

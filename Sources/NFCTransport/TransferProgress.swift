@@ -32,8 +32,11 @@ public enum TransferProgress {
 
   /// Counts the bytes of one operation and reports each step to the installed hook, if any.
   public struct Counter {
+    /// Whether the operation writes or reads.
     public let direction: Direction
+    /// Bytes the whole operation moves.
     public let total: Int
+    /// Bytes moved so far.
     public private(set) var done = 0
 
     /// A counter for an operation that moves `total` bytes; nothing is reported yet.

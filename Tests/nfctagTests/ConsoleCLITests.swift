@@ -65,10 +65,10 @@ func runOnATerminal(_ arguments: [String], timeout: Double = 30) throws -> RunRe
   }
 }
 
-/// The waiting prompt on the end-to-end reader with no card: on a terminal it is shown and
-/// cleared; in a pipe and with --quiet it is not.
+/// A terminal on the end-to-end reader: the waiting prompt with no card (shown and cleared; not
+/// in a pipe, not with --quiet) and the progress line of a long write.
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
-struct WaitingPromptEndToEnd {
+struct TerminalEndToEnd {
   static let prompt = "Waiting for a tag on \(e2eReader)… (Ctrl-C to stop)"
 
   func expectNoCard() throws {
@@ -90,6 +90,28 @@ struct WaitingPromptEndToEnd {
     let quiet = try runOnATerminal(["read", "-q", "--reader", e2eReader, "--timeout", "1"])
     #expect(quiet.status == 75)
     #expect(!quiet.stdout.contains("Waiting"), "\(quiet.stdout)")
+  }
+
+  /// 210 page writes behind an emulated ACR122U's latency take about 1.8 s here: the progress
+  /// line shows after the first second, on a terminal only.
+  @Test func aLongWriteShowsItsProgressOnATerminal() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-progress-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let source = "sim:ntag216:" + directory.appendingPathComponent("source.bin").path
+    #expect(try runNFCTag(["write", "text", String(repeating: "p", count: 820), "--reader", source]).status == 0)
+    let image = directory.appendingPathComponent("dump.img")
+    try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", source]).stdoutBytes.write(to: image)
+
+    let emulator = try Emulator(tag: "ntag216", extra: ["--latency", "acr122u"])
+    defer { emulator.stop() }
+    let tty = try runOnATerminal(["write", "image", image.path, "--reader", e2eReader], timeout: 60)
+    #expect(tty.status == 0, "\(tty.stdout)")
+    #expect(tty.stdout.contains("\r\u{1B}[Kwritten "), "\(tty.stdout)")
+    #expect(tty.stdout.contains("/840 bytes"), "\(tty.stdout)")
+    #expect(tty.stdout.contains("\r\u{1B}[Knfctag: restored the image"), "cleared before the last line: \(tty.stdout)")
+    let again = try runNFCTag(["dump", "--memory", "--reader", e2eReader])
+    #expect(again.status == 0)
+    #expect(!again.stderr.contains("read "), "no progress in a pipe: \(again.stderr)")
   }
 
   @Test func continuousScanAndTypedCommandsPromptToo() throws {

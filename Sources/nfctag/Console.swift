@@ -81,6 +81,9 @@ final class WaitingPrompt: Sendable {
     self.enabled = enabled
   }
 
+  /// A prompt that never shows (delegates made without one).
+  static var none: WaitingPrompt { WaitingPrompt(reader: "", enabled: false) }
+
   /// Starts the 150 ms delay; call just before the session begins.
   func start() {
     guard enabled else { return }

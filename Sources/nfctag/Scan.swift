@@ -76,7 +76,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
   private let ended = Locked<NFCReaderError?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
-  init(json: Bool, prompt: WaitingPrompt) {
+  init(json: Bool, prompt: WaitingPrompt = .none) {
     self.json = json
     self.prompt = prompt
   }

@@ -151,7 +151,7 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
   private let prompt: WaitingPrompt
   private let body: @Sendable (any NFCNDEFTag) throws -> T
 
-  init(password: [UInt8]?, prompt: WaitingPrompt, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
+  init(password: [UInt8]?, prompt: WaitingPrompt = .none, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
     self.password = password
     self.prompt = prompt
     self.body = body

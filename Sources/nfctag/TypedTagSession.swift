@@ -28,7 +28,7 @@ final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {
   private let prompt: WaitingPrompt
   private let body: @Sendable (NFCTag) throws -> T
 
-  init(prompt: WaitingPrompt, body: @escaping @Sendable (NFCTag) throws -> T) {
+  init(prompt: WaitingPrompt = .none, body: @escaping @Sendable (NFCTag) throws -> T) {
     self.prompt = prompt
     self.body = body
   }

@@ -6,6 +6,7 @@ import NFCTransport
 public final class ACR122UType2Link: Transceiver {
   let transport: any APDUTransport
   public let capabilities = LinkCapabilities(maxResponseLength: 252, maxCommandLength: 250, rawCommands: true)
+  public var pathDescription: String { "ACR122U direct transmit (PN532 InCommunicateThru)" }
 
   public init(transport: any APDUTransport) { self.transport = transport }
 
@@ -104,6 +105,7 @@ public final class PartThreeType2Link: Transceiver {
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
   public var capabilities: LinkCapabilities { session.capabilities(orMapped: Self.mappedCapabilities) }
+  public var pathDescription: String { partThreePath(session, frames: "ISO 14443-3A frames") }
 
   /// Starts the transparent session and switches to ISO 14443A layer 3, once.
   /// - Returns: true when both answered `C0 03 00 90 00 … 90 00`.
@@ -191,6 +193,7 @@ public final class APDUPassthroughLink: Transceiver {
     self.transport = transport
     self.capabilities = capabilities
   }
+  public var pathDescription: String { "ISO-DEP APDUs passed through the reader" }
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     try transport.transmit(command)
   }
@@ -201,8 +204,18 @@ public final class ACR122UExchangeLink: Transceiver {
   let transport: any APDUTransport
   public let capabilities = LinkCapabilities(maxResponseLength: 252, maxCommandLength: 250, rawCommands: true)
   public init(transport: any APDUTransport) { self.transport = transport }
+  public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange)" }
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count + 3), 0xD4, 0x40, 0x01] + command)
     return try pn532Answer(reply, command: 0x40)
+  }
+}
+
+/// A Part 3 link's path once probed: the transparent exchange session or the mapped commands.
+func partThreePath(_ session: TransparentSession, frames: String) -> String {
+  switch session.available {
+  case true?: return "PC/SC Part 3 transparent exchange (FF C2, \(frames))"
+  case false?: return "PC/SC Part 3 READ/UPDATE BINARY (no transparent exchange)"
+  case nil: return "PC/SC Part 3 (not probed yet)"
   }
 }

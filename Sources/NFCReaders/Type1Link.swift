@@ -35,6 +35,7 @@ public final class ACR122UType1Link: Transceiver {
   /// WRITE-E" / "WRITE-NE"). The emulator answers at once, so its tests may set zero.
   public var writeWaitMicroseconds: (erase: UInt32, noErase: UInt32) = (6_000, 3_000)
   public init(transport: any APDUTransport) { self.transport = transport }
+  public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange; READ8/WRITE-E8 through its CIU registers)" }
 
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard let code = command.first else { throw .unsupported("an empty Type 1 command") }

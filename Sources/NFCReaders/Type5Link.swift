@@ -51,6 +51,8 @@ public final class PartThreeType5Link: Transceiver {
 
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
+  public var pathDescription: String { partThreePath(session, frames: "ISO 15693 frames") }
+
   public var capabilities: LinkCapabilities {
     session.capabilities(orMapped: LinkCapabilities(maxResponseLength: blockSize, maxCommandLength: 3 + 8 + blockSize,
                                                     rawCommands: false))

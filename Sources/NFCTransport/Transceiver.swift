@@ -71,6 +71,14 @@ public protocol Transceiver: AnyObject {
   var capabilities: LinkCapabilities { get }
   /// Sends `command` to the tag and returns its answer.
   func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8]
+  /// How the commands reach the tag, for people ("ACR122U direct transmit (PN532
+  /// InCommunicateThru)", "PC/SC Part 3 READ/UPDATE BINARY"): what a verbose tool reports.
+  var pathDescription: String { get }
+}
+
+extension Transceiver {
+  /// Links that do not describe themselves: the tag's own commands.
+  public var pathDescription: String { "the tag's own commands" }
 }
 
 /// Counts the exchanges made through another transceiver: reader round trips are what users wait for.
@@ -80,6 +88,7 @@ public final class CountingTransceiver: Transceiver {
   public private(set) var count = 0
   public init(_ base: any Transceiver) { self.base = base }
   public var capabilities: LinkCapabilities { base.capabilities }
+  public var pathDescription: String { base.pathDescription }
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     count += 1
     return try base.transceive(command)

@@ -67,7 +67,7 @@ struct URLKind: MessageKind {
     if !hasScheme(url) {
       let problem = "'\(url)' has no scheme (such as https://): phones may not open it"
       if strict { throw CLIFailure(ExitStatus.usage, problem) }
-      writeStderr("nfctag: warning: \(problem)\n")
+      Console.warning(problem)
     }
     return NDEFMessage(records: [URIRecord(uri: url).record])
   }

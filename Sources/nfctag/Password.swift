@@ -80,7 +80,7 @@ extension NFCTool {
           try TagSession(options: readerOptions).withTag { tag in
             try tag.setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)
           }
-          writeStderr("nfctag: password set; pages from \(page) are protected (\(reads ? "reads and writes" : "writes"))\n")
+          Console.notice("password set; pages from \(page) are protected (\(reads ? "reads and writes" : "writes"))")
         } catch {
           throw fail(cliFailure(for: error))
         }
@@ -101,7 +101,7 @@ extension NFCTool {
           try TagSession(options: readerOptions).withTag { tag in
             try tag.setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)
           }
-          writeStderr("nfctag: password protection is off\n")
+          Console.notice("password protection is off")
         } catch {
           throw fail(cliFailure(for: error))
         }

@@ -20,6 +20,12 @@ struct ReaderOptions: ParsableArguments {
   @Option(help: "An environment variable that holds the tag's password (8 hex digits).")
   var tagPasswordEnv: String?
 
+  @Flag(name: .shortAndLong, help: "Errors only: no confirmations, warnings, waiting prompt or progress line.")
+  var quiet = false
+
+  @Flag(name: .shortAndLong, help: "Say what the tool decides on stderr: reader path, tag type and chip, the plan of a write.")
+  var verbose = false
+
   /// The tag password from --tag-password-file or --tag-password-env, nil when neither is given.
   func tagPassword() throws(CLIFailure) -> [UInt8]? {
     try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password").password()
@@ -32,7 +38,11 @@ struct ReaderOptions: ParsableArguments {
     if tagPasswordFile != nil && tagPasswordEnv != nil {
       throw ValidationError("give the tag password with one of --tag-password-file or --tag-password-env, not both.")
     }
+    if quiet && verbose { throw ValidationError("give one of --quiet or --verbose, not both.") }
   }
+
+  /// Sets what the command says on stderr (``Console``) from --quiet and --verbose.
+  func configureConsole() { Console.configure(quiet: quiet, verbose: verbose) }
 
   /// The session's time limit: seconds without a tag before it ends.
   func waitSeconds(continuous: Bool) -> Double { timeout ?? (continuous ? .infinity : 60) }
@@ -49,7 +59,8 @@ func makeTraceLogger() -> Logger {
   return logger
 }
 
-/// A swift-log handler that writes one line per message to stderr.
+/// A swift-log handler that writes one line per message to stderr: `trace: …` for the APDU trace
+/// (`nfctag.apdu`), `nfctag: …` (`nfctag: warning: …`) for the tool's own messages (``Console``).
 struct StderrLogHandler: LogHandler {
   var metadata: Logger.Metadata = [:]
   var logLevel: Logger.Level = .trace
@@ -61,7 +72,12 @@ struct StderrLogHandler: LogHandler {
   }
 
   func log(event: LogEvent) {
-    writeStderr("trace: \(event.message)\n")
+    StatusLine.clear()
+    if label == "nfctag.apdu" {
+      writeStderr("trace: \(event.message)\n")
+    } else {
+      writeStderr("nfctag: \(event.level == .warning ? "warning: " : "")\(event.message)\n")
+    }
   }
 }
 

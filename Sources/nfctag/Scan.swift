@@ -43,15 +43,18 @@ extension NFCTool {
     /// A multi-read session: one line per tag, until Ctrl-C or the idle timeout.
     private func scanContinuously() throws {
       let session = TagSession(options: readerOptions)
-      let delegate = ContinuousScanDelegate(json: json)
+      let poller = try session.makePoller()
+      let prompt = WaitingPrompt(reader: poller.readerName)
+      let delegate = ContinuousScanDelegate(json: json, prompt: prompt)
       let reader = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
-                                        poller: try session.makePoller(),
-                                        timeout: readerOptions.waitSeconds(continuous: true))
+                                        poller: poller, timeout: readerOptions.waitSeconds(continuous: true))
       ProcessLifetime.keep(reader)
       let interrupt = InterruptFlag.install { reader.invalidate() }
       defer { interrupt.uninstall() }
+      prompt.start()
       reader.begin()
       let (ending, reported) = delegate.wait()
+      prompt.finish()
       switch ending.code {
       case .readerSessionInvalidationErrorUserCanceled: throw ExitCode.success
       case .readerSessionInvalidationErrorSessionTimeout where reported > 0: throw ExitCode.success
@@ -66,14 +69,20 @@ extension NFCTool {
 final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
   let wantsTags = true
   private let json: Bool
+  /// Shown on a terminal until the first tag arrives.
+  private let prompt: WaitingPrompt
   private let output = Locked(StandardOutput())
   private let reported = Locked(0)
   private let ended = Locked<NFCReaderError?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
-  init(json: Bool) { self.json = json }
+  init(json: Bool, prompt: WaitingPrompt = .none) {
+    self.json = json
+    self.prompt = prompt
+  }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    prompt.finish()
     guard tags.count == 1, let tag = tags.first else {
       print(json ? "{\"reader\":\(jsonQuoted(session.readerName)),\"error\":\"more than one tag is in the field\"}"
                  : "\(sanitizeLine(session.readerName)): more than one tag is in the field: remove all but one")
@@ -103,6 +112,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    prompt.finish()
     ended.withLock { $0 = error }
     done.signal()
   }

@@ -96,7 +96,7 @@ extension NFCTool {
           if !fast, (try? tag.queryNDEFStatus().0) == .readWrite { try tag.erase(overwritingOldMessage: true) }
           try tag.format()
         }
-        writeStderr("nfctag: formatted\n")
+        Console.notice("formatted")
       } catch {
         throw fail(cliFailure(for: error))
       }
@@ -119,7 +119,7 @@ extension NFCTool {
       do {
         let fast = fast
         try TagSession(options: readerOptions).withTag { tag in try tag.erase(overwritingOldMessage: !fast) }
-        writeStderr("nfctag: erased\n")
+        Console.notice("erased")
       } catch {
         throw fail(cliFailure(for: error))
       }
@@ -143,7 +143,7 @@ extension NFCTool {
           try tag.writeLock()
           return false
         }
-        writeStderr(already ? "nfctag: the tag is already read-only\n" : "nfctag: the tag is now read-only\n")
+        Console.notice(already ? "the tag is already read-only" : "the tag is now read-only")
       } catch {
         throw fail(cliFailure(for: error))
       }

@@ -10,6 +10,12 @@ import NFCSession
 struct TagSession {
   let options: ReaderOptions
 
+  /// A session on the reader `options` name; --quiet and --verbose take effect from here on.
+  init(options: ReaderOptions) {
+    self.options = options
+    options.configureConsole()
+  }
+
   /// The poller for `--reader`.
   func makePoller() throws(CLIFailure) -> any TagPoller {
     try Self.makePoller(spec: options.reader, logger: options.makeLogger())
@@ -43,19 +49,26 @@ struct TagSession {
   /// the session's queue and ends the session. Ctrl-C while waiting ends it with user cancel (130).
   func withTag<T: Sendable>(_ body: @escaping @Sendable (any NFCNDEFTag) throws -> T) throws(CLIFailure) -> T {
     let password = try options.tagPassword()
-    let delegate = OneTagDelegate(password: password, body: body)
+    let poller = try makePoller()
+    let prompt = WaitingPrompt(reader: poller.readerName)
+    let delegate = OneTagDelegate(password: password, prompt: prompt, body: body)
     let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
-                                       poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
-    return try run(session, until: delegate.outcome)
+                                       poller: poller, timeout: options.waitSeconds(continuous: false))
+    return try run(session, until: delegate.outcome, prompt: prompt)
   }
 
-  /// Begins `session` and waits for `outcome`; Ctrl-C invalidates the session (user cancel).
-  func run<T: Sendable>(_ session: some ToolSession, until outcome: OneTagOutcome<T>) throws(CLIFailure) -> T {
+  /// Begins `session` and waits for `outcome`; Ctrl-C invalidates the session (user cancel). On a
+  /// terminal, `prompt` says what the session waits for until a tag arrives.
+  func run<T: Sendable>(_ session: some ToolSession, until outcome: OneTagOutcome<T>,
+                         prompt: WaitingPrompt? = nil) throws(CLIFailure) -> T {
     ProcessLifetime.keep(session)
     let interrupt = InterruptFlag.install { session.invalidate() }
     defer { interrupt.uninstall() }
+    prompt?.start()
     session.begin()
-    return try outcome.wait().get()
+    let result = outcome.wait()
+    prompt?.finish()
+    return try result.get()
   }
 }
 
@@ -81,10 +94,11 @@ final class OneTagOutcome<T: Sendable>: Sendable {
   private let outcome = Locked<Result<T, CLIFailure>?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
-  /// Runs the command on the tag and keeps what it returned or why it failed.
+  /// Runs the command on the tag and keeps what it returned or why it failed. On a terminal a
+  /// progress line shows while a long operation runs (``ProgressLine``).
   func run(_ body: () throws -> T) {
     let result: Result<T, CLIFailure>
-    do { result = .success(try body()) } catch { result = .failure(cliFailure(for: error)) }
+    do { result = .success(try ProgressLine().around(body)) } catch { result = .failure(cliFailure(for: error)) }
     outcome.withLock { $0 = result }
   }
 
@@ -106,9 +120,26 @@ final class OneTagOutcome<T: Sendable>: Sendable {
   }
 }
 
+/// With --verbose: the reader, the path its driver takes to the tag, and the tag's type and chip
+/// (one identification, which costs the reads `scan` makes).
+func describeForVerbose(_ tag: any NFCNDEFTag) {
+  guard Console.isVerbose else { return }
+  let connection = tag.connection
+  let info = try? tag.identification()
+  // After the identification: a Part 3 link knows its path once its first command probed it.
+  let path = (try? connection.readerPath()) ?? "unknown"
+  Console.info("reader: \(sanitizeLine(connection.readerName)), \(path)")
+  let platform = connection.platformType?.displayName ?? "unknown type"
+  if let info {
+    Console.info("tag: \(platform), \(sanitizeLine(info.chip)), UID \(hexString(connection.identifier, separator: ":")), \(info.memorySize) bytes of memory")
+  } else {
+    Console.info("tag: \(platform) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")
+  }
+}
+
 /// More than one tag in the field: say so and poll again after half a second (Core NFC's sample).
 func moreThanOneTag(on queue: DispatchQueue, restart: @escaping @Sendable () -> Void) {
-  writeStderr("nfctag: more than one tag is in the field: remove all but one\n")
+  Console.notice("more than one tag is in the field: remove all but one")
   queue.asyncAfter(deadline: .now() + .milliseconds(500), execute: restart)
 }
 
@@ -117,24 +148,29 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
   let wantsTags = true
   let outcome = OneTagOutcome<T>()
   private let password: [UInt8]?
+  private let prompt: WaitingPrompt
   private let body: @Sendable (any NFCNDEFTag) throws -> T
 
-  init(password: [UInt8]?, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
+  init(password: [UInt8]?, prompt: WaitingPrompt = .none, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
     self.password = password
+    self.prompt = prompt
     self.body = body
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    prompt.finish()
     guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
     outcome.run {
       try session.connect(to: tag)
       if let password { _ = try tag.authenticate(password: password) }
+      describeForVerbose(tag)
       return try body(tag)
     }
     session.invalidate()
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    prompt.finish()
     outcome.ended(error)
   }
 }

@@ -13,33 +13,43 @@ extension TagSession {
   /// Waits for one tag through an ``NFCTagReaderSession`` (every kind), connects, runs `body`
   /// with the typed tag and ends the session. Ctrl-C while waiting is user cancel (130).
   func withTypedTag<T: Sendable>(_ body: @escaping @Sendable (NFCTag) throws -> T) throws(CLIFailure) -> TypedTagResult<T> {
-    let delegate = OneTypedTagDelegate(body: body)
+    let poller = try makePoller()
+    let prompt = WaitingPrompt(reader: poller.readerName)
+    let delegate = OneTypedTagDelegate(prompt: prompt, body: body)
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
-                                      poller: try makePoller(), timeout: options.waitSeconds(continuous: false))
-    return try run(session, until: delegate.outcome)
+                                      poller: poller, timeout: options.waitSeconds(continuous: false))
+    return try run(session, until: delegate.outcome, prompt: prompt)
   }
 }
-
-
 
 /// The delegate of a typed-tag command (see ``OneTagDelegate``).
 final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {
   let outcome = OneTagOutcome<TypedTagResult<T>>()
+  private let prompt: WaitingPrompt
   private let body: @Sendable (NFCTag) throws -> T
 
-  init(body: @escaping @Sendable (NFCTag) throws -> T) { self.body = body }
+  init(prompt: WaitingPrompt = .none, body: @escaping @Sendable (NFCTag) throws -> T) {
+    self.prompt = prompt
+    self.body = body
+  }
 
   func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
+    prompt.finish()
     guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
     outcome.run {
       try session.connect(to: tag)
       let connection = tag.ndefTag.connection
+      if Console.isVerbose {
+        Console.info("reader: \(sanitizeLine(connection.readerName)), \((try? connection.readerPath()) ?? "unknown")")
+        Console.info("tag: \(tag.kindName) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")
+      }
       return TypedTagResult(value: try body(tag), reader: connection.readerName, uid: connection.identifier, kind: tag.kindName)
     }
     session.invalidate()
   }
 
   func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {
+    prompt.finish()
     outcome.ended(error)
   }
 }

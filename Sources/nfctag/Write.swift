@@ -1,17 +1,19 @@
 import ArgumentParser
 import NDEF
 import NFCSession
+import NFCTags
 
 extension NFCTool {
   /// `nfctag write <kind> …`: the kinds of `ndef encode`, plus `ndef FILE|-`.
   struct Write: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "write",
-      abstract: "Write an NDEF message to a tag (tear-safe, verified by reading it back).",
+      abstract: "Write an NDEF message to a tag (tear-safe, verified by reading it back), or a memory image.",
       subcommands: [
         WriteKindCommand<TextKind>.self, WriteKindCommand<URLKind>.self, WriteKindCommand<MIMEKind>.self,
         WriteKindCommand<ExternalKind>.self, WriteKindCommand<AARKind>.self, WriteKindCommand<SmartPosterKind>.self,
         WriteKindCommand<WiFiKind>.self, WriteKindCommand<JSONKind>.self, WriteKindCommand<NDEFBytesKind>.self,
+        WriteImageCommand.self,
       ])
   }
 }
@@ -33,6 +35,7 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
   }
 
   func run() throws {
+    readerOptions.configureConsole()
     do {
       let message = try kind.makeMessage()
       let (append, verify, lock) = (append, !noVerify, lock)
@@ -43,6 +46,10 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
           if !existing.isEmpty { records = try decodeTagMessage(existing).records + records }
         }
         let bytes = try NDEFMessage(records: records).encoded()
+        if Console.isVerbose, let platform = tag.platformType {
+          Console.info("plan: " + writePlanDescription(bytes: bytes.count, platform: platform,
+                                                       status: try? tag.queryNDEFStatusReport(), verify: verify))
+        }
         // writeNDEF checks format, read-only state and capacity before its first command (every
         // platform's contract), so no separate status query costs round trips here.
         // A Wi-Fi credential's key travels in the written pages: the trace masks that write.
@@ -54,9 +61,29 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
         if lock { try tag.writeLock() }
         return bytes.count
       }
-      writeStderr("nfctag: wrote \(written) bytes\(noVerify ? "" : ", verified")\(lock ? "; the tag is now read-only" : "")\n")
+      Console.notice("wrote \(written) bytes\(noVerify ? "" : ", verified")\(lock ? "; the tag is now read-only" : "")")
     } catch {
       throw fail(cliFailure(for: error))
     }
   }
+}
+
+/// The plan of an NDEF write in words, for --verbose: the bytes, where they go, the tear-safe order.
+func writePlanDescription(bytes: Int, platform: TagPlatform, status: NDEFStatusReport?, verify: Bool) -> String {
+  var text = "\(bytes)-byte NDEF message onto a \(platform.displayName) tag"
+  if let status { text += " (capacity \(status.capacity) bytes)" }
+  switch platform {
+  case .type1, .type2, .type5:
+    let unit = platform == .type1 ? "byte or block" : platform == .type2 ? "page" : "block"
+    if let tlv = status?.tlvAddress, platform == .type2 {
+      let header = bytes < 255 ? 2 : 4
+      text += "; NDEF TLV at byte \(tlv): pages \(tlv / 4)–\((tlv + header + max(bytes, 1) - 1) / 4)"
+    }
+    text += "; tear-safe: NDEF length 00 first, the changed \(unit)s, then the length"
+  case .type3:
+    text += "; tear-safe: attribute block with WriteF 0F first, the changed blocks, then WriteF 00 and Ln"
+  case .type4:
+    text += "; tear-safe: NLEN 0000 first, the data in chunks, then NLEN (one UPDATE BINARY when it fits)"
+  }
+  return text + (verify ? "; read back after" : "")
 }

@@ -91,6 +91,8 @@ final class Type1Memory: TLVMemory {
   var limit: Int = 120
   /// Blocks read as zeros when not loaded (reserved blocks a message read passes over).
   var skippable: Set<Int> = []
+  /// Counts the bytes fetched for an operation that reports its progress (a whole-memory read).
+  var progress: TransferProgress.Counter?
   private let nativeSegments: Bool
 
   init(commands: Type1Commands) {
@@ -129,13 +131,17 @@ final class Type1Memory: TLVMemory {
       let inSegment = missing.filter { $0 / 16 == segment && $0 >= 15 }
       if nativeSegments, inSegment.count >= 2, (segment + 1) * 128 <= limit {
         let data = try commands.readSegment(segment)
+        var fetched = 0
         for i in 0..<16 where blocks[segment * 16 + i] == nil {
           blocks[segment * 16 + i] = Array(data[(i * 8)..<(i * 8 + 8)])
+          fetched += 8
         }
         handled.formUnion(inSegment)
+        progress?.advance(by: fetched)
       } else {
         blocks[block] = try commands.read8(block: block)
         handled.insert(block)
+        progress?.advance(by: 8)
       }
     }
   }
@@ -162,6 +168,13 @@ final class Type1Memory: TLVMemory {
     }
     let start = range.lowerBound - wanted.lowerBound * 8
     return Array(out[start..<(start + range.count)])
+  }
+
+  /// Starts counting a read of the first `size` bytes: the blocks already loaded count as done.
+  func reportProgress(reading size: Int) {
+    var counter = TransferProgress.Counter(.reading, total: size)
+    counter.advance(by: (0 ..< (size + 7) / 8).filter { blocks[$0] != nil }.count * 8)
+    progress = counter
   }
 
   /// Records what the tag reported after a write.

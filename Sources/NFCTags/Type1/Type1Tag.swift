@@ -187,7 +187,11 @@ public final class Type1Tag: NDEFTagPlatform {
       if !controls.isEmpty {
         var dynamic: [UInt8] = []
         for control in controls {
-          if let bytes = try unlessRemoved({ () throws(TagError) in try memory.bytes(in: control.range) }) { dynamic += bytes }
+          // Fetched explicitly: block F is skippable (read as zeros) for message reads.
+          if let bytes = try unlessRemoved({ () throws(TagError) in
+            try memory.fetch(Set(control.range.map { $0 / 8 }))
+            return try memory.bytes(in: control.range)
+          }) { dynamic += bytes }
         }
         lockWords += "; dynamic lock bytes \(hexString(dynamic, separator: " "))"
         lockWords += dynamic.allSatisfy { $0 == 0 } ? " (none set)" : " (some set)"
@@ -209,6 +213,7 @@ public final class Type1Tag: NDEFTagPlatform {
     let memory = beginOperation()
     let snapshot = try analyse(memory)
     memory.skippable = []
+    memory.reportProgress(reading: snapshot.memorySize)
     try memory.fetch(0 ..< snapshot.memorySize / 8)
     return try memory.bytes(in: 0 ..< snapshot.memorySize)
   }
@@ -235,7 +240,7 @@ public final class Type1Tag: NDEFTagPlatform {
     }
   }
 
-  private func beginOperation() -> Type1Memory {
+  func beginOperation() -> Type1Memory {
     var uid = Array(identifier.prefix(4))
     while uid.count < 4 { uid.append(0) }
     return Type1Memory(commands: Type1Commands(link: link, uid: uid))
@@ -362,8 +367,11 @@ public final class Type1Tag: NDEFTagPlatform {
           current[block] = stand
         }
       }
-      for write in try plan.orderedWrites(blockSize: 8, current: current) {
+      let writes = try plan.orderedWrites(blockSize: 8, current: current)
+      var progress = TransferProgress.Counter(.writing, total: writes.count * 8)
+      for write in writes {
         try writeBlock(write.block, write.bytes, memory: memory)
+        progress.advance(by: 8)
       }
     } else {
       // One byte per exchange: the first length byte goes to 00 before any other byte changes and
@@ -371,15 +379,18 @@ public final class Type1Tag: NDEFTagPlatform {
       let lengthAddress = plan.firstLengthAddress
       let changed = plan.bytes.keys.filter { memory.cached($0) != plan.bytes[$0] }.sorted()
       let others = changed.filter { $0 != lengthAddress }
+      var progress = TransferProgress.Counter(.writing, total: changed.count)
       if !others.isEmpty, let current = memory.cached(lengthAddress), current != 0 {
         try writeByte(0, at: lengthAddress, memory: memory)
       }
       for address in others {
         if let value = plan.bytes[address] { try writeByte(value, at: address, memory: memory) }
+        progress.advance(by: 1)
       }
       if let value = plan.bytes[lengthAddress], memory.cached(lengthAddress) != value {
         try writeByte(value, at: lengthAddress, memory: memory)
       }
+      progress.advance(by: progress.total - progress.done)
     }
   }
 

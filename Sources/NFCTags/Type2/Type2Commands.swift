@@ -119,6 +119,8 @@ final class Type2PageCache: TLVMemory {
   let fastRead: Bool
   let chunkPages: Int
   private(set) var pages: [Int: [UInt8]] = [:]
+  /// Counts the pages fetched for an operation that reports its progress (a whole-memory read).
+  var progress: TransferProgress.Counter?
 
   init(commands: Type2Commands, pageLimit: Int, readAheadLimit: Int, fastRead: Bool, chunkPages: Int) {
     self.commands = commands
@@ -126,6 +128,13 @@ final class Type2PageCache: TLVMemory {
     self.readAheadLimit = readAheadLimit
     self.fastRead = fastRead
     self.chunkPages = max(1, chunkPages)
+  }
+
+  /// Starts counting a read of `range` (pages): the pages already cached count as done.
+  func reportProgress(reading range: Range<Int>) {
+    var counter = TransferProgress.Counter(.reading, total: range.count * 4)
+    counter.advance(by: range.filter { pages[$0] != nil }.count * 4)
+    progress = counter
   }
 
   /// Allows reads up to page `limit − 1` (unknown chips, once the CC told the size).
@@ -145,12 +154,16 @@ final class Type2PageCache: TLVMemory {
         while end + 1 <= bound, end + 1 - page < chunkPages, pages[end + 1] == nil { end += 1 }
         let data = try commands.fastRead(from: page, to: end)
         for i in 0...(end - page) { pages[page + i] = Array(data[(i * 4)..<(i * 4 + 4)]) }
+        progress?.advance(by: data.count)
         page = end + 1
       } else {
         let data = try commands.read(page: page)
+        var fetched = 0
         for i in 0..<4 where page + i < pageLimit && pages[page + i] == nil {
           pages[page + i] = Array(data[(i * 4)..<(i * 4 + 4)])
+          fetched += 4
         }
+        progress?.advance(by: fetched)
         page += 1
       }
     }

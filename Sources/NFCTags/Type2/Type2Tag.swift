@@ -299,6 +299,7 @@ public final class Type2Tag: NDEFTagPlatform {
       pageCount = cc[0] == 0xE1 && cc[2] > 0 ? min(256, 4 + Int(cc[2]) * 2) : 16
       memory.extendLimit(to: pageCount)
     }
+    memory.reportProgress(reading: 0 ..< pageCount)
     return try memory.bytes(in: 0 ..< pageCount * 4)
   }
 
@@ -431,7 +432,11 @@ public final class Type2Tag: NDEFTagPlatform {
     var current: [Int: [UInt8]] = [:]
     for block in blocks { current[block] = try memory.page(block) }
     let writes = try plan.orderedWrites(blockSize: 4, current: current)
-    for write in writes { try memory.write(page: write.block, write.bytes) }
+    var progress = TransferProgress.Counter(.writing, total: writes.count * 4)
+    for write in writes {
+      try memory.write(page: write.block, write.bytes)
+      progress.advance(by: 4)
+    }
     if verify { try memory.verify(pages: writes.map(\.block)) }
   }
 

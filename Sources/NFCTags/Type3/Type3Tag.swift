@@ -133,7 +133,7 @@ public final class Type3Tag: NDEFTagPlatform {
   public private(set) var pmm: [UInt8]?
   /// The system code the tag answered with, when known (`12 FC` for NDEF).
   public private(set) var systemCode: [UInt8]?
-  private let commands: Type3Commands
+  let commands: Type3Commands
 
   /// Memory configuration block of FeliCa Lite and Lite-S.
   public static let mcBlock = 0x88
@@ -261,14 +261,17 @@ public final class Type3Tag: NDEFTagPlatform {
       try memory.write([(0, busy.encoded)])
       let perUpdate = max(1, min(attributes.nbw, Type3Commands.maxUpdateBlocks(link.capabilities), isLiteFamily ? 1 : .max))
       var group: [(Int, [UInt8])] = []
+      var progress = TransferProgress.Counter(.writing, total: writes.count * 16)
       for write in writes {
         if let last = group.last, last.0 + 1 != write.0 || group.count == perUpdate {
           try memory.write(group)
+          progress.advance(by: group.count * 16)
           group = []
         }
         group.append(write)
       }
       if !group.isEmpty { try memory.write(group) }
+      progress.advance(by: group.count * 16)
     }
     if final.encoded != (try memory.block(0)) { try memory.write([(0, final.encoded)]) }
     if verify {
@@ -386,13 +389,8 @@ public final class Type3Tag: NDEFTagPlatform {
   /// blocks 0…Nmaxb of service 000Bh.
   public func readMemory() throws(TagError) -> [UInt8] {
     let memory = beginOperation()
-    let blocks: [Int]
-    if isLiteFamily {
-      blocks = icCode == 0xF0 ? Self.liteSMemoryBlocks.filter { $0 != 0x90 } : Self.liteSMemoryBlocks
-    } else {
-      let state = try analyse(memory, prefetch: [])
-      blocks = Array(0...min(state.attributes?.nmaxb ?? 0, 0xFFFF))
-    }
+    let blocks = try memoryBlocks(memory)
+    memory.reportProgress(reading: blocks)
     try memory.fetch(blocks)
     var out: [UInt8] = []
     for block in blocks { out += try memory.block(block) }
@@ -401,6 +399,16 @@ public final class Type3Tag: NDEFTagPlatform {
 
   // MARK: Internals
 
+  /// The blocks of a memory dump, in image order: ``liteSMemoryBlocks`` on FeliCa Lite-S
+  /// (without WCNT on FeliCa Lite), else blocks 0…Nmaxb of service 000Bh.
+  func memoryBlocks(_ memory: Type3BlockCache) throws(TagError) -> [Int] {
+    if isLiteFamily {
+      return icCode == 0xF0 ? Self.liteSMemoryBlocks.filter { $0 != 0x90 } : Self.liteSMemoryBlocks
+    }
+    let state = try analyse(memory, prefetch: [])
+    return Array(0...min(state.attributes?.nmaxb ?? 0, 0xFFFF))
+  }
+
   /// True when MC_SP (MC bytes 0–1, little-endian) lets `block` be written.
   static func isWritable(_ block: Int, mc: [UInt8]) -> Bool {
     guard mc.count == 16, (0..<15).contains(block) else { return false }
@@ -408,7 +416,7 @@ public final class Type3Tag: NDEFTagPlatform {
     return sp >> block & 1 == 1
   }
 
-  private func beginOperation() -> Type3BlockCache {
+  func beginOperation() -> Type3BlockCache {
     Type3BlockCache(commands: commands, limit: checkLimit(nbr: nil))
   }
 
@@ -466,10 +474,19 @@ final class Type3BlockCache {
   /// Blocks per Check.
   var limit: Int
   private var blocks: [Int: [UInt8]] = [:]
+  /// Counts the blocks fetched for an operation that reports its progress (a whole-memory read).
+  var progress: TransferProgress.Counter?
 
   init(commands: Type3Commands, limit: Int) {
     self.commands = commands
     self.limit = max(1, limit)
+  }
+
+  /// Starts counting a read of `numbers`: the blocks already cached count as done.
+  func reportProgress(reading numbers: [Int]) {
+    var counter = TransferProgress.Counter(.reading, total: numbers.count * 16)
+    counter.advance(by: numbers.filter { blocks[$0] != nil }.count * 16)
+    progress = counter
   }
 
   /// Reads the blocks of `numbers` not cached yet, `limit` per Check, in the order given.
@@ -481,6 +498,7 @@ final class Type3BlockCache {
       let chunk = Array(missing[start..<min(missing.count, start + limit)])
       let data = try commands.check(chunk)
       for (i, n) in chunk.enumerated() { blocks[n] = Array(data[(i * 16)..<(i * 16 + 16)]) }
+      progress?.advance(by: chunk.count * 16)
       start += chunk.count
     }
   }

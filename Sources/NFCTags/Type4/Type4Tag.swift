@@ -206,9 +206,11 @@ public final class Type4Tag: NDEFTagPlatform {
       } else {
         try updateBinary(offset: 0, data: [UInt8](repeating: 0, count: n))
         var offset = 0
+        var progress = TransferProgress.Counter(.writing, total: message.count)
         while offset < message.count {
           let end = min(message.count, offset + chunk)
           try updateBinary(offset: n + offset, data: Array(message[offset..<end]))
+          progress.advance(by: end - offset)
           offset = end
         }
         try updateBinary(offset: 0, data: lengthField)

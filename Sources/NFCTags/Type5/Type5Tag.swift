@@ -255,7 +255,7 @@ public final class Type5Tag: NDEFTagPlatform {
     }
   }
 
-  private func beginOperation() throws(TagError) -> Type5BlockCache {
+  func beginOperation() throws(TagError) -> Type5BlockCache {
     try identify()
     let raw = link.capabilities.rawCommands
     let chunk = max(1, link.capabilities.maxResponseLength / blockSize)
@@ -436,7 +436,11 @@ public final class Type5Tag: NDEFTagPlatform {
     guard link.capabilities.rawCommands,
           snapshot.cc[3] & 0x08 != 0 || (chip?.knownCommandSet ?? false) else { return }
     let lastBlock = (snapshot.areaEnd - 1) / blockSize
-    for block in 0 ... lastBlock { try lockBlock(block) }
+    var progress = TransferProgress.Counter(.writing, total: (lastBlock + 1) * blockSize)
+    for block in 0 ... lastBlock {
+      try lockBlock(block)
+      progress.advance(by: blockSize)
+    }
   }
 
   public func info() throws(TagError) -> TagInfo {
@@ -507,6 +511,7 @@ public final class Type5Tag: NDEFTagPlatform {
       blocks = max(1, (max(snapshot.areaEnd, 4) + blockSize - 1) / blockSize)
     }
     memory.readAheadLimit = memory.useMultiple ? blocks - 1 : 0
+    memory.reportProgress(reading: blocks)
     return try memory.bytes(in: 0 ..< blocks * blockSize)
   }
 
@@ -522,7 +527,11 @@ public final class Type5Tag: NDEFTagPlatform {
     var current: [Int: [UInt8]] = [:]
     for block in blocks { current[block] = try memory.block(block) }
     let writes = try plan.orderedWrites(blockSize: blockSize, current: current)
-    for write in writes { try memory.write(block: write.block, write.bytes) }
+    var progress = TransferProgress.Counter(.writing, total: writes.count * blockSize)
+    for write in writes {
+      try memory.write(block: write.block, write.bytes)
+      progress.advance(by: blockSize)
+    }
     if verify { try memory.verify(blocks: writes.map(\.block)) }
   }
 }
@@ -536,6 +545,8 @@ final class Type5BlockCache: TLVMemory {
   var useMultiple = false
   var readAheadLimit = 0
   private var blocks: [Int: [UInt8]] = [:]
+  /// Counts the blocks fetched for an operation that reports its progress (a whole-memory read).
+  var progress: TransferProgress.Counter?
 
   init(tag: Type5Tag, blockLimit: Int?, chunkBlocks: Int) {
     self.tag = tag
@@ -582,6 +593,7 @@ final class Type5BlockCache: TLVMemory {
       }
       guard useMultiple else {
         blocks[n] = try tag.readBlock(n)
+        progress?.advance(by: blockSize)
         n += 1
         continue
       }
@@ -597,8 +609,16 @@ final class Type5BlockCache: TLVMemory {
         let data = try tag.readBlocks(from: n, count: count)
         for i in 0 ..< count { blocks[n + i] = Array(data[(i * blockSize) ..< ((i + 1) * blockSize)]) }
       }
+      progress?.advance(by: count * blockSize)
       n = stop + 1
     }
+  }
+
+  /// Starts counting a read of blocks 0..<`count`: the blocks already cached count as done.
+  func reportProgress(reading count: Int) {
+    var counter = TransferProgress.Counter(.reading, total: count * blockSize)
+    counter.advance(by: (0 ..< count).filter { blocks[$0] != nil }.count * blockSize)
+    progress = counter
   }
 
   func write(block: Int, _ data: [UInt8]) throws(TagError) {

@@ -75,8 +75,12 @@ struct TagProvisioner {
       do {
         try ledger.finish(done)
       } catch {
-        // Written and verified, but not committed: not done. The row stays claimed by this tag.
-        throw StepFailure(error: error, touched: true)
+        // The connection may have been lost after the commit: done only if the ledger says so
+        // now. Otherwise written and verified, but not committed: not done, and the row stays
+        // bound to this tag.
+        guard case .unavailable = error, let now = try? ledger.row(boundTo: uid), now.id == row.id, now.status == .done else {
+          throw StepFailure(error: error, touched: true)
+        }
       }
       return Outcome(rowID: row.id, status: .done)
     } catch let step as StepFailure {

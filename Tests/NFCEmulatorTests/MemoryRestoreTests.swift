@@ -27,7 +27,8 @@ private func userArea(_ kind: VirtualTagKind) -> [Range<Int>] {
   switch kind {
   case .topaz96: return [8 ..< 104]
   case .topaz512: return [8 ..< 104, 128 ..< 512]
-  case .ntag213: return [16 ..< 160]
+  case .ntag213, .ntag213Locked: return [16 ..< 160]
+  case .ntag210: return [16 ..< 64]
   case .ntag215: return [16 ..< 520]
   case .ntag216: return [16 ..< 904]
   case .ultralight, .ultralightEV1: return [16 ..< 64]

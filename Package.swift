@@ -53,7 +53,7 @@ let package = Package(
     .target(name: "ProvisioningLedgerSQLite", dependencies: [
       "ProvisioningLedger", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
-      "ProvisioningLedger", .product(name: "PostgresNIO", package: "postgres-nio")]),
+      "ProvisioningLedger", "NFCTransport", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
       "NFCSession", "NDEF", "NDEFJSON", "ProvisioningLedger",
@@ -72,6 +72,9 @@ let package = Package(
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
+    // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).
+    .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerPostgres", "NFCTransport"],
+                      path: "Benchmarks/LedgerBench"),
 
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
@@ -86,7 +89,8 @@ let package = Package(
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC"]),
     .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCSession", "NFCEmulator", "NDEF"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
-      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
+      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
+      .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),
   ],
   swiftLanguageModes: [.v6]

@@ -82,6 +82,7 @@ package-test: package-deps
 bench: deps bench-deps pcscd release
 	$(SWIFT_RELEASE) --product NFCBench >/dev/null
 	$(SWIFT_RELEASE) --product LedgerBench >/dev/null
+	$(SWIFT_RELEASE) --product PostgresLedgerBench >/dev/null
 	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
 
 ## tsan: the whole test suite under ThreadSanitizer, end-to-end tests included; any report fails it.

@@ -49,14 +49,15 @@ let package = Package(
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
-    .target(name: "ProvisioningLedger"),
+    .target(name: "ProvisioningLedger", dependencies: [
+      "NDEFJSON", .product(name: "CSV", package: "CSV.swift")]),
     .target(name: "ProvisioningLedgerSQLite", dependencies: [
-      "ProvisioningLedger", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
+      "ProvisioningLedger", "NFCTransport", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
       "ProvisioningLedger", "NFCTransport", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
-      "NFCSession", "NDEF", "NDEFJSON", "ProvisioningLedger",
+      "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger",
       .product(name: "CSV", package: "CSV.swift"),
       .product(name: "Crypto", package: "swift-crypto")]),
     .executableTarget(name: "nfctag", dependencies: [
@@ -72,9 +73,11 @@ let package = Package(
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
-    // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).
-    .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerPostgres", "NFCTransport"],
+    .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerSQLite"],
                       path: "Benchmarks/LedgerBench"),
+    // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).
+    .executableTarget(name: "PostgresLedgerBench", dependencies: [
+      "ProvisioningLedger", "ProvisioningLedgerPostgres", "NFCTransport"], path: "Benchmarks/PostgresLedgerBench"),
 
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
@@ -87,11 +90,12 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC"]),
-    .testTarget(name: "ProvisioningTests", dependencies: ["Provisioning", "NFCSession", "NFCEmulator", "NDEF"]),
+    .testTarget(name: "ProvisioningTests", dependencies: [
+      "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
-      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
+      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
-    .testTarget(name: "nfctagTests", dependencies: ["nfctag"]),
+    .testTarget(name: "nfctagTests", dependencies: ["nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the CLI's
+# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the SQLite
+# ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on two corpora (small
 # messages; mixed real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
 # beside Python's ndeftool; and the APDU round trip through pcscd + vpcd to `nfctag emulate`
 # (median, p90, p99, max over 1,000); the shared ledger on PostgreSQL (claims+finishes per second
-# with 8 stations, Benchmarks/LedgerBench). Run through `make bench`: BIN_DIR is the static release build that
+# with 8 stations, Benchmarks/PostgresLedgerBench). Run through `make bench`: BIN_DIR is the static release build that
 # `make install` and `make deb` ship.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${BIN_DIR:?run through make bench}
 echo "== in-process (NFCBench)"
 "$bin/NFCBench"
+
+echo
+echo "== SQLite ledger: claims + finishes on one file, one station (Benchmarks/LedgerBench; the file in .build-bench, on disk)"
+mkdir -p .build-bench
+"$bin/LedgerBench" .build-bench "${BENCH_LEDGER_ROWS:-2000}"
 
 # pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
 # the caller already holds it, or flock would wait for itself).
@@ -77,5 +83,5 @@ fi
 
 # The shared ledger: stations as concurrent connections (threads) on one throw-away PostgreSQL.
 echo
-echo "== shared ledger: ${BENCH_LEDGER_STATIONS:-8} stations claim and finish ${BENCH_LEDGER_ROWS:-5000} rows on PostgreSQL (goal: >= 200 per second)"
-scripts/with-postgres.sh "$bin/LedgerBench" "${BENCH_LEDGER_ROWS:-5000}" "${BENCH_LEDGER_STATIONS:-8}"
+echo "== PostgreSQL ledger: ${BENCH_PG_STATIONS:-8} stations claim and finish ${BENCH_PG_ROWS:-5000} rows (Benchmarks/PostgresLedgerBench, a throw-away cluster; goal: >= 200 per second)"
+scripts/with-postgres.sh "$bin/PostgresLedgerBench" "${BENCH_PG_ROWS:-5000}" "${BENCH_PG_STATIONS:-8}"

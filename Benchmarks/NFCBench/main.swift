@@ -172,7 +172,7 @@ func frameBound(_ kind: VirtualTagKind, _ result: TypeRoundTrips) -> Int? {
     // The message skips the reserved and lock blocks: count the blocks past RALL that hold it.
     let blocks = Set(result.image.indices.filter { $0 >= 120 && result.image[$0] == 0x61 }.map { $0 / 8 })
     return result.detection + 1 + 3 * blocks.count
-  case .ntag213, .ntag215, .ntag216, .ultralight, .ultralightEV1:
+  case .ntag210, .ntag213, .ntag213Locked, .ntag215, .ntag216, .ultralight, .ultralightEV1:
     return result.detection + chunks(span, result.maxAnswer / 4 * 4)
   case .felicaLiteS: return result.detection + chunks(chunks(span, 16) + 1, 4)
   case .type4: return result.detection + 4 + chunks(span - 32, result.maxAnswer)

@@ -9,8 +9,11 @@ import Darwin
 /// each model's factory lives beside it (Type1/, Type2/, …).
 public enum VirtualTagKind: String, CaseIterable, Sendable {
   case topaz96, topaz512
-  case ntag213, ntag215, ntag216, ultralight
+  case ntag210, ntag213, ntag215, ntag216, ultralight
   case ultralightEV1 = "ultralight-ev1"
+  /// An NTAG213 locked read-only as `nfctag lock` leaves one (CC write access 0F, every lock bit
+  /// set), with an empty NDEF message: writes are refused as on a real locked tag.
+  case ntag213Locked = "ntag213-locked"
   case felicaLiteS = "felica-lite-s"
   case type4
   case icodeSLIX2 = "icode-slix2"
@@ -20,7 +23,12 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     switch self {
     case .topaz96: return try Type1VirtualTag(chip: .topaz96, uid: uid)
     case .topaz512: return try Type1VirtualTag(chip: .topaz512, uid: uid)
+    case .ntag210: return try Type2VirtualTag(chip: .ntag210, uid: uid)
     case .ntag213: return try Type2VirtualTag(chip: .ntag213, uid: uid)
+    case .ntag213Locked:
+      let tag = try Type2VirtualTag(chip: .ntag213, uid: uid)
+      tag.lockReadOnly()
+      return tag
     case .ntag215: return try Type2VirtualTag(chip: .ntag215, uid: uid)
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, uid: uid)
     case .ultralight: return try Type2VirtualTag(chip: .ultralight, uid: uid)
@@ -38,7 +46,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     switch self {
     case .topaz96: return try Type1VirtualTag(chip: .topaz96, image: image)
     case .topaz512: return try Type1VirtualTag(chip: .topaz512, image: image)
-    case .ntag213: return try Type2VirtualTag(chip: .ntag213, image: image)
+    case .ntag210: return try Type2VirtualTag(chip: .ntag210, image: image)
+    case .ntag213, .ntag213Locked: return try Type2VirtualTag(chip: .ntag213, image: image)
     case .ntag215: return try Type2VirtualTag(chip: .ntag215, image: image)
     case .ntag216: return try Type2VirtualTag(chip: .ntag216, image: image)
     case .ultralight: return try Type2VirtualTag(chip: .ultralight, image: image)
@@ -90,93 +99,6 @@ public enum ReaderFaceKind: String, CaseIterable, Sendable {
   public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
-/// A memory image file: the raw memory in address order. Written back atomically (temporary file,
-/// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
-/// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short.
-public final class ImageFile {
-  public let path: String
-  private var savedGeneration: Int
-  /// The length of a short-form image file: only this much of the memory image is written.
-  private var keptLength: Int? = nil
-
-  /// Loads the tag from `path`, or creates the file with the tag's factory content.
-  public static func open(path: String, kind: VirtualTagKind, uid: [UInt8]?) throws(EmulatorError) -> (ImageFile, any VirtualTag) {
-    if let bytes = readFile(path) {
-      let tag = try kind.makeTag(image: bytes, uid: uid)
-      let file = ImageFile(path: path, generation: tag.memoryGeneration)
-      let whole = tag.memoryImage
-      if bytes.count < whole.count, whole.starts(with: bytes) { file.keptLength = bytes.count }
-      return (file, tag)
-    }
-    let tag = try kind.makeTag(uid: uid)
-    let file = ImageFile(path: path, generation: -1)
-    try file.save(tag)
-    return (file, tag)
-  }
-
-  private init(path: String, generation: Int) {
-    self.path = path
-    self.savedGeneration = generation
-  }
-
-  /// Writes the image when the memory changed since the last save.
-  public func saveIfChanged(_ tag: any VirtualTag) throws(EmulatorError) {
-    if tag.memoryGeneration != savedGeneration { try save(tag) }
-  }
-
-  func save(_ tag: any VirtualTag) throws(EmulatorError) {
-    let temporary = path + ".tmp"
-    let image = Array(tag.memoryImage.prefix(keptLength ?? .max))
-    let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw EmulatorError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-    var offset = 0
-    let ok = image.withUnsafeBytes { raw -> Bool in
-      while offset < raw.count {
-        let n = writeFile(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-        if n <= 0 { return false }
-        offset += n
-      }
-      return true
-    }
-    fsync(fd)
-    close(fd)
-    guard ok, rename(temporary, path) == 0 else { throw EmulatorError("cannot write \(path): \(String(cString: strerror(errno)))") }
-    savedGeneration = tag.memoryGeneration
-  }
-
-  static func readFile(_ path: String) -> [UInt8]? {
-    let fd = openFile(path, O_RDONLY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      out += chunk[0..<n]
-      if out.count > 1 << 20 { break }  // no tag has a megabyte
-    }
-    return out
-  }
-}
-
-/// Per-command delay of a simulated reader.
-public enum LatencyModel: String, CaseIterable, Sendable {
-  /// No delay.
-  case none
-  /// An ACR122U over USB: about 1.5 ms per exchange plus 0.1 ms per byte moved (UART to the
-  /// PN532 at 115200 baud, and the RF exchange at 106 kbit/s).
-  case acr122u
-
-  /// Microseconds to wait for one exchange.
-  public func delay(command: Int, response: Int) -> UInt32 {
-    switch self {
-    case .none: return 0
-    case .acr122u: return UInt32(1500 + 100 * (command + response))
-    }
-  }
-}
-
 /// A reader slot in process: a ``VirtualCard`` plus removal and latency for fault injection.
 /// The simulator's `APDUTransport`: only this layer differs from a PC/SC card handle.
 public final class SimulatedAPDUTransport: APDUTransport {
@@ -186,6 +108,8 @@ public final class SimulatedAPDUTransport: APDUTransport {
   public let latency: LatencyModel
   public private(set) var answered = 0
   public private(set) var isRemoved = false
+  /// The reader time ``latency`` modelled for the exchanges so far, in microseconds.
+  public private(set) var modelledMicroseconds = 0
   private let afterCommand: (() -> Void)?
 
   /// - Parameters:
@@ -205,45 +129,12 @@ public final class SimulatedAPDUTransport: APDUTransport {
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard !isRemoved else { throw .tagRemoved }
     let reply = card.transmit(apdu)
-    let wait = latency.delay(command: apdu.count, response: reply.count)
-    if wait > 0 { usleep(wait) }
+    let wait = latency.microseconds(command: apdu, response: reply)
+    modelledMicroseconds += wait
+    if wait > 0 { usleep(UInt32(clamping: wait)) }
     answered += 1
     afterCommand?()
     if let removeAfter, answered >= removeAfter { isRemoved = true }
     return reply
   }
 }
-
-/// `sim:KIND[@FACE][:IMAGE]` as given to `--reader`: the tag kind, the reader face (the kind's
-/// default when not named) and an optional image file.
-public struct SimulatorSpec: Sendable {
-  public var kind: VirtualTagKind
-  public var face: ReaderFaceKind
-  public var imagePath: String?
-
-  public init(parsing text: String) throws(EmulatorError) {
-    var rest = Substring(text)
-    guard rest.hasPrefix("sim:") else { throw EmulatorError("a simulator reader is sim:KIND[@FACE][:IMAGE]") }
-    rest = rest.dropFirst(4)
-    let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-    let head = (parts.first ?? "").split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-    guard let name = head.first, let kind = VirtualTagKind(rawValue: String(name)) else {
-      throw EmulatorError("unknown tag kind in '\(text)': use one of \(VirtualTagKind.names)")
-    }
-    self.kind = kind
-    if head.count > 1 {
-      guard let face = ReaderFaceKind(rawValue: String(head[1])) else {
-        throw EmulatorError("unknown reader face in '\(text)': use one of \(ReaderFaceKind.names)")
-      }
-      self.face = face
-    } else {
-      face = kind.defaultFace
-    }
-    imagePath = parts.count > 1 && !parts[1].isEmpty ? String(parts[1]) : nil
-  }
-}
-
-// `ImageFile.open(path:kind:uid:)` hides the C function inside the type, so these file-level
-// forwarders name the C calls without a module prefix (Glibc on Linux, Darwin on macOS).
-private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
-private func writeFile(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }

@@ -1,18 +1,74 @@
+import Dispatch
 import NFCTransport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// `--reader sim:KIND[@FACE][:IMAGE]`: the emulator's reader face in process, as a poller. Only the
-/// card transport differs from a PC/SC reader: `detect` is the reader driver's identification
+/// `--reader sim:…` (``SimulatorSpec``): the emulator's reader face in process, as a poller. Only
+/// the card transport differs from a PC/SC reader: `detect` is the reader driver's identification
 /// (NFCReaders' `detectTarget`), so links and platforms are the same code as with hardware.
+///
+/// With one tag, the tag stays in the field: it is delivered once and never leaves. With a feed
+/// (`feed=N`), tag after tag arrives and leaves as ``TagDeparture`` says; after the last one the
+/// reader reports no tag, so a waiting session times out as with an empty reader.
 public final class SimulatorPoller: TagPoller {
   public let readerName: String
+  private let slot: any SimulatedSlot
+
+  /// Loads (or creates) the tag `spec` names, or starts its feed, behind its reader face;
+  /// `detect` identifies each tag.
+  public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
+    if let feed = spec.feed {
+      let feeder = try TagFeeder(settings: feed, face: spec.face)
+      readerName = "\(spec.face.simulatedReaderName) (simulated feed of \(feed.count) \(feed.kinds.map(\.rawValue).joined(separator: "/")), "
+        + "seed \(feed.seed)) \(format2(SimulatedReaders.next())) 00"
+      slot = FeedSlot(feeder: feeder, readerName: readerName, latency: spec.latency, detect: detect)
+    } else {
+      readerName = "\(spec.face.simulatedReaderName) (simulated \(spec.kind.rawValue)) 00 00"
+      slot = try SingleTagSlot(spec: spec, readerName: readerName, detect: detect)
+    }
+  }
+
+  /// The reader time the spec's ``LatencyModel`` modelled so far (arrivals and exchanges), in
+  /// microseconds: what a benchmark sums.
+  public var modelledReaderMicroseconds: Int { slot.modelledMicroseconds }
+
+  public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
+    try slot.waitForTargets(timeoutMilliseconds: timeoutMilliseconds)
+  }
+
+  public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
+    try slot.waitForRemoval(timeoutMilliseconds: timeoutMilliseconds)
+  }
+
+  public func release() {}
+  public func releaseResetting() { slot.resetCard() }
+  public func cancel() { slot.cancel() }
+}
+
+/// What the poller delegates to: one tag that stays, or a feed.
+protocol SimulatedSlot: Sendable {
+  var modelledMicroseconds: Int { get }
+  func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget]
+  func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError)
+  func resetCard()
+  func cancel()
+}
+
+/// One tag that stays in the field.
+final class SingleTagSlot: SimulatedSlot {
   /// Used by the session's poll loop and by the tag commands it hands targets to, which the
   /// session serialises (one at a time, never during a wait): no two threads touch it at once.
   nonisolated(unsafe) private let transport: SimulatedAPDUTransport
   private let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget
   private let delivered = Locked(false)
+  private let latency: LatencyModel
+  private let arrival = Locked(0)
 
-  /// Loads (or creates) the tag `spec` names, behind its reader face; `detect` identifies it.
-  public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
+  init(spec: SimulatorSpec, readerName: String,
+       detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
     let tag: any VirtualTag
     var image: ImageFile? = nil
     if let path = spec.imagePath {
@@ -23,35 +79,47 @@ public final class SimulatorPoller: TagPoller {
       tag = try spec.kind.makeTag(uid: nil)
     }
     let face = try spec.face.makeFace(tag: tag)
-    readerName = "\(spec.face.simulatedReaderName) (simulated \(spec.kind.rawValue)) 00 00"
-    transport = SimulatedAPDUTransport(readerName: readerName, card: face, afterCommand: {
+    transport = SimulatedAPDUTransport(readerName: readerName, card: face, latency: spec.latency, afterCommand: {
       try? image?.saveIfChanged(tag)
     })
+    latency = spec.latency
     self.detect = detect
   }
 
-  public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
+  var modelledMicroseconds: Int { arrival.withLock { $0 } + transport.modelledMicroseconds }
+
+  func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
     if delivered.withLock({ $0 }) || transport.isRemoved {
       // The simulated tag stays in the field: a second arrival never comes.
       if let timeoutMilliseconds { usleep(UInt32(min(timeoutMilliseconds, 2000)) * 1000) }
       throw .timeout
     }
     delivered.withLock { $0 = true }
+    let wait = latency.arrivalMicroseconds
+    arrival.withLock { $0 += wait }
+    if wait > 0 { usleep(UInt32(wait)) }
     return [try detect(transport)]
   }
 
-  public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
+  func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     if transport.isRemoved { return }
     throw .timeout
   }
 
-  public func release() {}
-  public func releaseResetting() { transport.card.reset() }
-  public func cancel() {}
+  func resetCard() { transport.card.reset() }
+  func cancel() {}
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+/// Numbers the simulated feed readers of this process ("… 00 00", "… 01 00"), as pcscd numbers
+/// readers of the same model, so two feeds in one process have distinct names.
+enum SimulatedReaders {
+  private static let count = Locked(0)
+  static func next() -> Int {
+    count.withLock { n in
+      defer { n += 1 }
+      return n
+    }
+  }
+}
+
+func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }

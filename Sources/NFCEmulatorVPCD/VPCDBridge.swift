@@ -15,13 +15,23 @@ public struct VPCDServedCard {
   public let card: any VirtualCard
   /// Runs on the serving thread after every APDU (image persistence).
   public let afterCommand: (() -> Void)?
+  /// When the card leaves the field by itself (a fed tag); nil: it stays until stopped.
+  public var departure: TagDeparture?
+  /// Runs on the serving thread once the card has left the field, for whatever reason (its
+  /// departure, ``VPCDBridge/stop()``, `removeAfter`), before the next card connects.
+  public let onLeave: ((_ departure: TagDeparture?) -> Void)?
 
   /// - Parameters:
   ///   - card: the card to show.
   ///   - afterCommand: runs after every APDU the card answered, on the bridge's serving thread.
-  public init(card: any VirtualCard, afterCommand: (() -> Void)? = nil) {
+  ///   - departure: makes the card leave by itself (``TagDeparture``).
+  ///   - onLeave: runs once the card has left.
+  public init(card: any VirtualCard, afterCommand: (() -> Void)? = nil, departure: TagDeparture? = nil,
+              onLeave: ((_ departure: TagDeparture?) -> Void)? = nil) {
     self.card = card
     self.afterCommand = afterCommand
+    self.departure = departure
+    self.onLeave = onLeave
   }
 }
 
@@ -31,6 +41,8 @@ public enum VPCDBridgeEnd: Equatable, Sendable {
   case stopped
   /// `removeAfter` commands were answered and the card was removed.
   case removedAfterCommands(Int)
+  /// Every card of the sequence came and left (this many).
+  case allCardsLeft(Int)
 }
 
 /// Why the bridge could not run.
@@ -54,6 +66,15 @@ public struct VPCDBridgeError: Error, CustomStringConvertible, Sendable {
 ///
 /// If pcscd restarts, the bridge reconnects every half second until stopped.
 ///
+/// **A sequence of cards** (``init(sequence:host:port:latency:)``): when a card's
+/// ``TagDeparture`` says it leaves, the bridge shuts down its sending side and keeps reading until
+/// vpcd, on its next receive, gets the end of the stream and ejects the card (closes its end). If
+/// that last message was a presence poll (a lone GET ATR, not the one that follows a power-on or
+/// reset), pcscd has registered the removal and the next card connects at once; vpcd accepts it
+/// on its following poll. If vpcd ejected the card on an APDU or a power-on instead, pcscd only
+/// learns of the removal on its next presence poll, so the next card waits half a second (a
+/// queued connection would be accepted by that poll and the removal never seen).
+///
 /// Thread safety: ``run(firstConnectTimeout:silentPeerTimeout:onConnected:)`` serves on the
 /// calling thread; ``stop()`` and ``answered`` may be used from any other. The card and the
 /// after-command hook sit behind one mutex, the stop request and the live socket behind another.
@@ -65,9 +86,14 @@ public final class VPCDBridge: Sendable {
   private let removeAfter: Int?
   private let latency: LatencyModel
 
-  /// The card and the hook run after each APDU: used by the serving thread (and by tests through
-  /// ``handle(_:)``), never by two threads at once.
-  private let served: Locked<VPCDServedCard>
+  /// The card in the field, what comes after it, and how many came: used by the serving thread
+  /// (and by tests through ``handle(_:)``), never by two threads at once.
+  private struct Serving {
+    var card: VPCDServedCard
+    var next: (() -> VPCDServedCard?)?
+    var count = 1
+  }
+  private let served: Locked<Serving>
 
   /// What ``stop()`` shares with the serving thread.
   private struct Control {
@@ -80,11 +106,27 @@ public final class VPCDBridge: Sendable {
   /// APDUs answered so far.
   public var answered: Int { answeredCount.load(ordering: .relaxed) }
 
+  /// A bridge that shows one card.
   /// - Parameters:
   ///   - served: the card to show and its after-command hook; the bridge owns them from now on.
-  public init(serving served: sending VPCDServedCard, host: String = "127.0.0.1", port: UInt16 = 35963,
-              removeAfter: Int? = nil, latency: LatencyModel = .none) {
-    self.served = Locked(served)
+  public convenience init(serving served: sending VPCDServedCard, host: String = "127.0.0.1", port: UInt16 = 35963,
+                          removeAfter: Int? = nil, latency: LatencyModel = .none) {
+    self.init(serving: Serving(card: served, next: nil), host: host, port: port, removeAfter: removeAfter, latency: latency)
+  }
+
+  /// A bridge that shows a sequence of cards, each leaving by its ``VPCDServedCard/departure``;
+  /// nil when `next` has no first card.
+  /// - Parameter next: called on the serving thread for the first card and once each card has left:
+  ///   the card that comes, or nil when the sequence is over (``run(firstConnectTimeout:silentPeerTimeout:onConnected:)``
+  ///   then returns ``VPCDBridgeEnd/allCardsLeft(_:)``). The bridge owns it from now on.
+  public convenience init?(sequence next: sending @escaping () -> VPCDServedCard?, host: String = "127.0.0.1",
+                           port: UInt16 = 35963, latency: LatencyModel = .none) {
+    guard let first = next() else { return nil }
+    self.init(serving: Serving(card: first, next: next), host: host, port: port, removeAfter: nil, latency: latency)
+  }
+
+  private init(serving: sending Serving, host: String, port: UInt16, removeAfter: Int?, latency: LatencyModel) {
+    self.served = Locked(serving)
     self.host = host
     self.port = port
     self.removeAfter = removeAfter
@@ -126,27 +168,45 @@ public final class VPCDBridge: Sendable {
       control.withLock { $0.socket = nil }
       socket.close()
       switch outcome {
-      case .ended(let end): return end
+      case .ended(let end):
+        served.withLock { $0.card.onLeave?($0.card.departure) }
+        return end
       case .silent:
         throw VPCDBridgeError(reason: .slotInUse, message: "vpcd at \(host):\(port) accepts no card: its slot already serves another one")
       case .peerClosed:
         everConnected = true
         if !isStopping { usleep(500_000) }  // pcscd went away: reconnect
+      case .departed(let removalSeen):
+        everConnected = true
+        let more: Bool = served.withLock { serving in
+          serving.card.onLeave?(serving.card.departure)
+          guard let next = serving.next?() else { return false }
+          serving.card = next
+          serving.count += 1
+          return true
+        }
+        if !more { return .allCardsLeft(served.withLock { $0.count }) }
+        if !removalSeen, !isStopping { usleep(500_000) }
       }
     }
+    served.withLock { $0.card.onLeave?($0.card.departure) }
     return .stopped
   }
 
-  private enum ServeOutcome { case ended(VPCDBridgeEnd), peerClosed, silent }
+  private enum ServeOutcome { case ended(VPCDBridgeEnd), peerClosed, silent, departed(removalSeen: Bool) }
 
   /// Serves one connection.
   private func serve(_ socket: VPCDSocket, silentPeerTimeout: Double?, onConnected: (() -> Void)?) -> ServeOutcome {
     var buffer: [UInt8] = []
     var heard = false
+    var previous: [UInt8] = []
     let start = monotonicSeconds()
     while true {
       if isStopping { return .ended(.stopped) }
-      switch socket.waitReadable(milliseconds: 200) {
+      let leavesAt = served.withLock { $0.card.departure?.deadline }
+      if let leavesAt, TagDeparture.now() >= leavesAt { return depart(socket, previous: previous) }
+      let wait = leavesAt.map { Int32(max(1, min(200, ($0 - TagDeparture.now()) * 1000 + 1))) } ?? 200
+      switch socket.waitReadable(milliseconds: wait) {
       case .timedOut:
         if !heard, let silentPeerTimeout, monotonicSeconds() - start > silentPeerTimeout { return .silent }
         continue
@@ -161,18 +221,51 @@ public final class VPCDBridge: Sendable {
       }
       buffer += bytes
       for message in VPCDFrame.decode(&buffer) {
+        defer { previous = message }
         guard let reply = handle(message) else { continue }
         guard socket.sendAll(VPCDFrame.encode(reply)) else { return .peerClosed }
         if message.count > 1, let removeAfter, answered >= removeAfter {
           return .ended(.removedAfterCommands(answered))
         }
+        if message.count > 1, served.withLock({ $0.card.departure?.leaving == true }) {
+          return depart(socket, previous: message)
+        }
       }
     }
   }
 
+  /// The card leaves the field: our end stops sending, and we read until vpcd ejects the card.
+  /// - Returns: whether the message vpcd ejected the card on was a presence poll, so that pcscd
+  ///   has registered the removal (see the type's documentation).
+  private func depart(_ socket: VPCDSocket, previous first: [UInt8]) -> ServeOutcome {
+    socket.shutdownWrite()
+    var buffer: [UInt8] = []
+    var previous = first, last: [UInt8] = []
+    let start = monotonicSeconds()
+    while monotonicSeconds() - start < 3 {
+      if isStopping { return .ended(.stopped) }
+      switch socket.waitReadable(milliseconds: 200) {
+      case .timedOut, .interrupted: continue
+      case .failed: return .departed(removalSeen: false)
+      case .readable: break
+      }
+      guard let bytes = socket.receive() else {
+        let presencePoll = last == [VPCDFrame.getATR] && previous != [VPCDFrame.powerOn] && previous != [VPCDFrame.reset]
+        return .departed(removalSeen: presencePoll)
+      }
+      buffer += bytes
+      for message in VPCDFrame.decode(&buffer) {
+        if !last.isEmpty { previous = last }
+        last = message
+      }
+    }
+    return .departed(removalSeen: false)  // vpcd did not eject the card: pcscd is busy or gone
+  }
+
   /// The reply to one message; nil for controls that need none.
   func handle(_ message: [UInt8]) -> [UInt8]? {
-    served.withLock { served -> [UInt8]? in
+    served.withLock { serving -> [UInt8]? in
+      let served = serving.card
       let card = served.card
       if message.count == 1, let code = message.first {
         switch code {
@@ -185,10 +278,11 @@ public final class VPCDBridge: Sendable {
       }
       var reply = card.transmit(message)
       if reply.isEmpty { reply = [0x6F, 0x00] }  // never send an empty reply: vpcd would eject the card
-      let wait = latency.delay(command: message.count, response: reply.count)
-      if wait > 0 { usleep(wait) }
+      let wait = latency.microseconds(command: message, response: reply)
+      if wait > 0 { usleep(UInt32(clamping: wait)) }
       answeredCount.add(1, ordering: .relaxed)
       served.afterCommand?()
+      serving.card.departure?.answered(message, at: TagDeparture.now())
       return reply
     }
   }

@@ -90,6 +90,10 @@ struct VPCDSocket {
   /// Wakes a thread blocked on this socket (used by ``VPCDBridge/stop()`` from another thread).
   func shutdownBoth() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
 
+  /// Sends FIN but keeps reading: vpcd's next receive on this card gets the end of the stream,
+  /// and it ejects the card (closes its end), which we then read as the end of ours.
+  func shutdownWrite() { _ = shutdown(fd, Int32(SHUT_WR)) }
+
   func close() { closeDescriptor(fd) }
 
   /// Whether the kernel is in quick-ACK mode for this socket (true right after ``receive()``).

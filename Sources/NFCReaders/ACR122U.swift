@@ -113,3 +113,28 @@ public final class ReaderCommandTransport: APDUTransport {
   /// Releases the connection.
   public func close() { try? card.disconnect(.leave) }
 }
+
+extension ACR122UControl {
+  /// The outcome of a tag, shown on the reader: green and one 100 ms beep, or red and two beeps
+  /// (T1 = T2 = 100 ms, the buzzer on during T1). ACR122U API §6.2.
+  public func signal(_ outcome: ReaderSignal) throws(TransceiveError) {
+    switch outcome {
+    case .success:
+      try signal(red: false, green: true, blinkGreen: true, t1: 1, t2: 1, repetitions: 1, buzzer: .duringT1)
+    case .failure:
+      try signal(red: true, green: false, blinkRed: true, t1: 1, t2: 1, repetitions: 2, buzzer: .duringT1)
+    }
+  }
+}
+
+extension ACR122UType1Link: ReaderSignalling {
+  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
+}
+
+extension ACR122UType2Link: ReaderSignalling {
+  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
+}
+
+extension ACR122UExchangeLink: ReaderSignalling {
+  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
+}

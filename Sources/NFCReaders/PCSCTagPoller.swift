@@ -7,14 +7,17 @@ public final class PCSCCardTransport: APDUTransport {
   public let card: Card
   public let readerName: String
   public let atr: [UInt8]
+  let counter: ExchangeCounter?
 
-  public init(card: Card, readerName: String, atr: [UInt8]) {
+  public init(card: Card, readerName: String, atr: [UInt8], counter: ExchangeCounter? = nil) {
     self.card = card
     self.readerName = readerName
     self.atr = atr
+    self.counter = counter
   }
 
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    counter?.increment()
     do {
       return try card.transmit(apdu)
     } catch {
@@ -99,6 +102,9 @@ public final class PCSCTagPoller: TagPoller {
     var cancelled = false
   }
   private let state: Locked<State>
+  private let counter = ExchangeCounter()
+  /// APDUs sent to cards of this reader so far.
+  public var exchangeCount: Int { counter.value }
   var contextForWaits: PCSCContext { state.withLock { $0.context } }
   var isCancelled: Bool { state.withLock { $0.cancelled } }
 
@@ -120,7 +126,7 @@ public final class PCSCTagPoller: TagPoller {
     }
     state.withLock { $0.card = connected }
     let atr = (try? connected.status().atr) ?? []
-    let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr)
+    let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr, counter: counter)
     return [try detectTarget(on: transport, logger: logger)]
   }
 

@@ -49,6 +49,9 @@ public final class NFCNDEFReaderSession: Sendable {
   public var timeout: Double { engine.timeout }
   /// The reader this session polls.
   public var readerName: String { engine.poller.readerName }
+  /// APDUs exchanged with the reader so far, detection included (nfctag; 0 when the reader does
+  /// not count).
+  public var exchangeCount: Int { engine.poller.exchangeCount }
   let engine: SessionEngine
 
   /// Shown to the user while polling (Core NFC shows it on the sheet; the tool prints it).

@@ -26,6 +26,12 @@ extension NFCNDEFTag {
     try connection.withPlatform { platform throws(TagError) in try platform.info() }
   }
 
+  /// Chip and NDEF status, with as few reads as the tag type allows (nfctag; what `scan` shows).
+  /// Lock state and details may be empty.
+  public func identification() throws(NFCReaderError) -> TagInfo {
+    try connection.withPlatform { platform throws(TagError) in try platform.identification() }
+  }
+
   /// The whole readable memory in address order (the image-file layout).
   public func readMemory() throws(NFCReaderError) -> [UInt8] {
     try connection.withPlatform { platform throws(TagError) in try platform.readMemory() }

@@ -76,6 +76,15 @@ public final class TagConnection: Sendable {
     }
   }
 
+  /// Runs `body` with the tag's link, between tag commands (the reader's own commands).
+  func withLink<T: Sendable>(_ body: (any Transceiver) throws(TransceiveError) -> T) throws(NFCReaderError) -> T {
+    try engine.perform(ObjectIdentifier(self), generation: generation) { () throws(NFCReaderError) -> T in
+      try parts.withLock { parts throws(NFCReaderError) -> T in
+        do { return try body(parts.link) } catch { throw NFCReaderError(error) }
+      }
+    }
+  }
+
   /// Sends one raw tag command (the frame the tag sees, without CRC) and returns its answer.
   /// A Type 2 ACK comes back as `[0x0A]` and a NAK as its 4-bit value, as on air; an ISO 15693
   /// error as `01 code`.

@@ -17,10 +17,14 @@ public struct NDEFStatusReport: Hashable, Sendable {
   public var capacity: Int
   /// The length of the NDEF message on the tag now (0 for an empty one), when known.
   public var messageLength: Int?
-  public init(status: NDEFStatus, capacity: Int, messageLength: Int? = nil) {
+  /// Types 1 and 2: the memory address of the NDEF TLV's type byte (03h), when there is one. The
+  /// message follows its 1-byte (messages up to 254 bytes) or 3-byte length field.
+  public var tlvAddress: Int?
+  public init(status: NDEFStatus, capacity: Int, messageLength: Int? = nil, tlvAddress: Int? = nil) {
     self.status = status
     self.capacity = capacity
     self.messageLength = messageLength
+    self.tlvAddress = tlvAddress
   }
 }
 
@@ -143,8 +147,16 @@ public protocol NDEFTagPlatform: AnyObject {
   func makeReadOnly() throws(TagError)
   /// Chip, memory and lock facts.
   func info() throws(TagError) -> TagInfo
+  /// Chip and NDEF status only, with no read beyond what the NDEF status needs (`scan`): the
+  /// lock state and details of ``info()`` are left empty where they cost extra reads.
+  func identification() throws(TagError) -> TagInfo
   /// The whole readable memory in address order (the image-file layout).
   func readMemory() throws(TagError) -> [UInt8]
+}
+
+extension NDEFTagPlatform {
+  /// Platforms whose ``info()`` costs no read beyond the NDEF status give it whole.
+  public func identification() throws(TagError) -> TagInfo { try info() }
 }
 
 /// Runs a read whose failure only leaves a fact out (a lock byte, a signature for `info`): nil

@@ -135,9 +135,23 @@ public protocol TagPoller: AnyObject, Sendable {
   func releaseResetting()
   /// Makes a blocked wait return ``PollError/cancelled``. Safe to call from another thread.
   func cancel()
+  /// APDUs exchanged with the reader so far (nfctag: round trips are what a user waits for).
+  var exchangeCount: Int { get }
 }
 
 extension TagPoller {
   /// Pollers with nothing to reset release as usual.
   public func releaseResetting() { release() }
+  /// Pollers that do not count report 0.
+  public var exchangeCount: Int { 0 }
+}
+
+/// A thread-safe count of exchanges, shared by a poller and the transports it makes.
+public final class ExchangeCounter: Sendable {
+  private let count = Locked(0)
+  public init() {}
+  /// The count so far.
+  public var value: Int { count.withLock { $0 } }
+  /// Adds one.
+  public func increment() { count.withLock { $0 += 1 } }
 }

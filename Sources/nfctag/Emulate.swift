@@ -22,8 +22,16 @@ extension NFCTool {
         The tag appears in "Virtual PCD 00 00" (port 35963) or "Virtual PCD 00 01" (35964). Ctrl-C \
         removes it and exits 0. With --remove-after N the tag leaves after answering N commands (the \
         image keeps what was written until then) and the command exits 0.
+
+        With --feed N, N factory-fresh tags come one after another, with distinct UIDs chosen by \
+        --seed (feeds with different seeds never share one). Each tag leaves right after the host \
+        switched the ACR122U LED or buzzer, or once the host sent nothing for --hand-ms ms after its \
+        first command (a tag nobody talked to stays); its final memory is saved as \
+        DIR/NNNN-UID.bin (the --image format) before the next one comes. With several kinds \
+        (--tag ntag213,ntag213-locked,ntag210) tag i is the ((i-1) mod count)th. The command exits 0 \
+        when the last tag has left; Ctrl-C stops early and saves the tag in the field.
         """)
-    @Option(help: "The tag: \(VirtualTagKind.names).") var tag: String
+    @Option(help: "The tag: \(VirtualTagKind.names); with --feed, several separated by commas, in turn.") var tag: String
     @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1–3 image keeps its own.") var uid: String?
     @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
     var image: String?
@@ -32,8 +40,22 @@ extension NFCTool {
     @Option(help: "Per-command delay: none or acr122u.") var latency: LatencyModel = .none
     @Option(help: "The reader face: \(ReaderFaceKind.names) (acr122u by default; part3 for ISO 15693 tags).")
     var reader: ReaderFaceKind?
+    @Option(help: "Present N tags one after another (a tag feeder for tests).") var feed: Int?
+    @Option(help: "With --feed: save each tag's final memory as DIR/NNNN-UID.bin.") var imageDir: String?
+    @Option(help: "With --feed: picks the tags' UIDs (0 by default).") var seed: UInt64?
+    @Option(help: "With --feed: a tag leaves after MS ms without a command (300 by default).") var handMs: Int?
+    @Flag(help: "With --feed: no line per tag.") var quiet = false
+
+    /// The kinds --tag names, in order.
+    var kinds: [VirtualTagKind] { tag.split(separator: ",").compactMap { VirtualTagKind(rawValue: String($0)) } }
 
     func validate() throws {
+      if feed != nil { return try validateFeed() }
+      if tag.contains(",") { throw ValidationError("several tag kinds need --feed N.") }
+      if let option = [imageDir.map { _ in "--image-dir" }, seed.map { _ in "--seed" }, handMs.map { _ in "--hand-ms" },
+                       quiet ? "--quiet" : nil].compactMap({ $0 }).first {
+        throw ValidationError("\(option) goes with --feed N.")
+      }
       guard VirtualTagKind(rawValue: tag) != nil else { throw ValidationError("unknown tag '\(tag)': use one of \(VirtualTagKind.names).") }
       if let removeAfter, removeAfter < 1 { throw ValidationError("--remove-after must be at least 1.") }
       guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
@@ -47,6 +69,7 @@ extension NFCTool {
     }
 
     func run() throws {
+      if feed != nil { return try runFeed() }
       guard let kind = VirtualTagKind(rawValue: tag), let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
       let uidBytes = uid.flatMap { parseLenientHex(Array($0.utf8)) }
       let virtualTag: any VirtualTag

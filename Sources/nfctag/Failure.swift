@@ -2,6 +2,7 @@ import NDEFJSON
 import NFCSession
 import NFCTags
 import NFCTransport
+import ProvisioningLedger
 
 /// The one table from Core NFC codes to exit statuses (docs/exit-codes.md): every tag, reader and
 /// PC/SC failure reaches the tool as an ``NFCReaderError`` and leaves through here.
@@ -26,10 +27,23 @@ func exitStatus(for code: NFCReaderError.Code) -> Int32 {
   }
 }
 
+/// The exit status of a ledger failure (docs/exit-codes.md): a ledger that cannot be opened is
+/// input that cannot be read, one that is not a ledger (or rows, jobs and states that do not
+/// match) is bad data, a backend that failed mid-call is an I/O error.
+func exitStatus(for error: LedgerError) -> Int32 {
+  switch error {
+  case .cannotOpen: return ExitStatus.noInput
+  case .unavailable: return ExitStatus.ioError
+  case .incompatible, .rowsDiffer, .unknownRow, .unknownJob, .notBound, .cannotRelease: return ExitStatus.dataError
+  case .closed: return ExitStatus.software
+  }
+}
+
 /// Maps any failure to one line and its exit status. The libraries' messages say what happened;
 /// the advice that names this tool's options and commands is added here.
 func cliFailure(for error: any Error) -> CLIFailure {
   if let failure = error as? CLIFailure { return failure }
+  if let ledger = error as? LedgerError { return CLIFailure(exitStatus(for: ledger), sanitizeLine(ledger.description)) }
   let nfc = NFCReaderError(error)
   return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc))
 }

@@ -38,13 +38,15 @@ struct ReaderOptions: ParsableArguments {
   func waitSeconds(continuous: Bool) -> Double { timeout ?? (continuous ? .infinity : 60) }
 
   /// The APDU trace logger, when --trace was given.
-  func makeLogger() -> Logger? {
-    guard trace else { return nil }
-    TraceLogging.bootstrapOnce()
-    var logger = Logger(label: "nfctag.apdu")
-    logger.logLevel = .trace
-    return logger
-  }
+  func makeLogger() -> Logger? { trace ? makeTraceLogger() : nil }
+}
+
+/// The APDU trace logger (stderr, one line per APDU; secrets masked by the readers).
+func makeTraceLogger() -> Logger {
+  TraceLogging.bootstrapOnce()
+  var logger = Logger(label: "nfctag.apdu")
+  logger.logLevel = .trace
+  return logger
 }
 
 /// A swift-log handler that writes one line per message to stderr.

@@ -132,7 +132,7 @@ struct ScanReport: Sendable {
 
   init(_ tag: any NFCNDEFTag) throws {
     target = TargetSummary(tag)
-    let info = try tag.tagInfo()
+    let info = try tag.identification()
     self.info = info
     if info.ndef.status != .notSupported {
       let bytes: [UInt8]

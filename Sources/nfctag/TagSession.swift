@@ -12,8 +12,13 @@ struct TagSession {
 
   /// The poller for `--reader`.
   func makePoller() throws(CLIFailure) -> any TagPoller {
-    let logger = options.makeLogger()
-    if let spec = options.reader, spec.hasPrefix("sim:") {
+    try Self.makePoller(spec: options.reader, logger: options.makeLogger())
+  }
+
+  /// The poller for a `--reader` value: a PC/SC reader (name, unique prefix, index; nil: the
+  /// first with a tag) or the in-process simulator (`sim:…`).
+  static func makePoller(spec: String?, logger: Logger?) throws(CLIFailure) -> any TagPoller {
+    if let spec, spec.hasPrefix("sim:") {
       do {
         return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
           try detectTarget(on: transport, logger: logger)
@@ -28,7 +33,7 @@ struct TagSession {
       }
     }
     do {
-      return try PCSCReaders.poller(named: options.reader, logger: logger)
+      return try PCSCReaders.poller(named: spec, logger: logger)
     } catch {
       throw cliFailure(for: error)
     }

@@ -159,7 +159,10 @@ private func visibleMemory(_ tag: Type2VirtualTag) -> [UInt8] {
     #expect(try chip.productName == VirtualTagKind(rawValue: chip.rawValue)?.makeTag(image: memory).productName)
 
     let capacity = try platform.queryNDEFStatus().capacity
-    #expect(try platform.queryNDEFStatus() == NDEFStatusReport(status: .readWrite, capacity: capacity, messageLength: 0))
+    // The NDEF TLV follows NTAG213's Lock Control TLV; NTAG215/216 start with it.
+    let tlvAddress = chip == .ntag213 ? 21 : 16
+    #expect(try platform.queryNDEFStatus() == NDEFStatusReport(status: .readWrite, capacity: capacity, messageLength: 0,
+                                                                tlvAddress: tlvAddress))
     let text = hex("D1 01 0C 54 02 65 6E") + Array("hello NTAG".utf8)
     let url = uriMessage("https://example.org/a/rather/long/path/for/a/type/2/tag?query=1")
     for message in [text, url, longMessage(capacity - 7, seed: 3)] {

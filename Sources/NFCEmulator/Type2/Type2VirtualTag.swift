@@ -1,14 +1,15 @@
 import NFCTransport
 
 /// The Type 2 chips the emulator models, with their datasheet parameters.
-/// NXP NTAG213/215/216 and MIFARE Ultralight (EV1) data sheets; reference §7.2.
+/// NXP NTAG210, NTAG213/215/216 and MIFARE Ultralight (EV1) data sheets; reference §7.2.
 public enum Type2Chip: String, CaseIterable, Sendable {
-  case ntag213, ntag215, ntag216, ultralight
+  case ntag210, ntag213, ntag215, ntag216, ultralight
   case ultralightEV1 = "ultralight-ev1"
 
   /// Pages in the whole memory.
   public var totalPages: Int {
     switch self {
+    case .ntag210: return 20
     case .ntag213: return 45
     case .ntag215: return 135
     case .ntag216: return 231
@@ -20,6 +21,7 @@ public enum Type2Chip: String, CaseIterable, Sendable {
   /// GET_VERSION answer; nil for the original Ultralight, which does not know the command.
   public var version: [UInt8]? {
     switch self {
+    case .ntag210: return [0x00, 0x04, 0x04, 0x01, 0x01, 0x00, 0x0B, 0x03]
     case .ntag213: return [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x0F, 0x03]
     case .ntag215: return [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x11, 0x03]
     case .ntag216: return [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03]
@@ -30,6 +32,7 @@ public enum Type2Chip: String, CaseIterable, Sendable {
 
   public var productName: String {
     switch self {
+    case .ntag210: return "NTAG210"
     case .ntag213: return "NTAG213"
     case .ntag215: return "NTAG215"
     case .ntag216: return "NTAG216"
@@ -44,14 +47,14 @@ public enum Type2Chip: String, CaseIterable, Sendable {
     case .ntag213: return 0x12
     case .ntag215: return 0x3E
     case .ntag216: return 0x6D
-    case .ultralight, .ultralightEV1: return 0x06
+    case .ntag210, .ultralight, .ultralightEV1: return 0x06
     }
   }
 
   /// The first configuration page (CFG0), or nil.
   var cfg0Page: Int? {
     switch self {
-    case .ntag213, .ntag215, .ntag216: return totalPages - 4
+    case .ntag210, .ntag213, .ntag215, .ntag216: return totalPages - 4
     case .ultralightEV1: return 0x10
     case .ultralight: return nil
     }
@@ -61,9 +64,17 @@ public enum Type2Chip: String, CaseIterable, Sendable {
   var dynamicLockPage: Int? {
     switch self {
     case .ntag213, .ntag215, .ntag216: return totalPages - 5
-    case .ultralight, .ultralightEV1: return nil
+    case .ntag210, .ultralight, .ultralightEV1: return nil
     }
   }
+
+  /// True for the chips with the NFC counter (READ_CNT 02) and the UID and counter ASCII mirror
+  /// configured by MIRROR_CONF: NTAG213/215/216. (NTAG210's UID mirror is not modelled.)
+  var hasMirrorAndCounter: Bool { self == .ntag213 || self == .ntag215 || self == .ntag216 }
+
+  /// The last user page: the page before the dynamic lock bytes (NTAG213/215/216), else the page
+  /// before CFG0, else the last page.
+  var lastUserPage: Int { dynamicLockPage.map { $0 - 1 } ?? cfg0Page.map { $0 - 1 } ?? lastPage }
 
   /// The last page the READ / WRITE address space accepts (everything, CFG and PWD included).
   var lastPage: Int { totalPages - 1 }
@@ -73,7 +84,10 @@ public enum Type2Chip: String, CaseIterable, Sendable {
 ///
 /// Faithful to the data sheets where a client can tell: GET_VERSION bytes, factory content, CC
 /// OTP bits, static and dynamic lock bits, READ roll-over, FAST_READ ranges, PWD/PACK read as
-/// zero, PWD_AUTH and AUTH0/PROT, and mute on unknown commands.
+/// zero, PWD_AUTH and AUTH0/PROT, and mute on unknown commands. NTAG213/215/216 also have the
+/// NFC counter (READ_CNT, counted on the first READ or FAST_READ after the tag entered the field)
+/// and the UID and counter ASCII mirror on READ and FAST_READ (``NTAGMirror``, docs/tag-types.md).
+/// The counter is not part of the memory image: a tag loaded from an image starts at 0.
 public final class Type2VirtualTag: VirtualTag {
   public let chip: Type2Chip
   public var platform: TagPlatform { .type2 }
@@ -85,6 +99,10 @@ public final class Type2VirtualTag: VirtualTag {
 
   private var memory: [UInt8]
   private var authenticated = false
+  /// The 24-bit NFC counter (NTAG213/215/216).
+  var nfcCounter = 0
+  /// True until the first READ or FAST_READ after the tag entered the field (power-up or reset).
+  private var counterArmed = true
 
   /// A tag as shipped: UID (7 bytes, 04 first) with its check bytes, CC, empty NDEF TLV.
   public init(chip: Type2Chip, uid: [UInt8]? = nil) throws(EmulatorError) {
@@ -120,7 +138,23 @@ public final class Type2VirtualTag: VirtualTag {
     identifier = Array(image[0..<3]) + Array(image[4..<8])
   }
 
-  public func reset() { authenticated = false }
+  public func reset() {
+    authenticated = false
+    counterArmed = true
+  }
+
+  /// Locks the tag read-only the way `nfctag lock` does: CC write access 0F, every static and
+  /// dynamic lock bit set (block-locking bits included), so every write to pages 3 and up is
+  /// refused as on a real locked tag. The configuration pages stay as they are.
+  func lockReadOnly() {
+    memory[15] = 0x0F
+    memory[10] = 0xFF
+    memory[11] = 0xFF
+    if let dyn = chip.dynamicLockPage {
+      for k in 0..<3 { memory[dyn * 4 + k] = 0xFF }
+    }
+    memoryGeneration += 1
+  }
 
   // MARK: - Access rules
 
@@ -164,18 +198,56 @@ public final class Type2VirtualTag: VirtualTag {
       guard chip != .ultralight, frame.count == 2 else { return .mute }
       return .data([UInt8](repeating: 0x5A, count: 32))
     case 0x1B: return passwordAuth(frame)
-    case 0x39:
-      guard chip != .ultralight, frame.count == 2 else { return .mute }
-      return .data([0, 0, 0])
+    case 0x39: return readCounter(frame)
     default: return .mute
     }
   }
 
-  private func pageBytes(_ page: Int) -> [UInt8] {
+  private func pageBytes(_ page: Int, mirror: NTAGMirror?) -> [UInt8] {
     if isReadProtected(page) { return [0, 0, 0, 0] }
     // PWD and PACK always read as zero.
     if let c = chip.cfg0Page, page == c + 2 || page == c + 3 { return [0, 0, 0, 0] }
-    return Array(memory[(page * 4)..<(page * 4 + 4)])
+    var bytes = Array(memory[(page * 4)..<(page * 4 + 4)])
+    mirror?.overlay(&bytes, page: page)
+    return bytes
+  }
+
+  // MARK: - NFC counter and mirror (NTAG213/215/216)
+
+  private var access: UInt8 { cfg0.map { memory[$0 + 4] } ?? 0 }
+  private var counterEnabled: Bool { chip.hasMirrorAndCounter && access & NTAGMirror.nfcCounterEnable != 0 }
+  private var counterReadable: Bool { !(access & NTAGMirror.nfcCounterPasswordProtect != 0 && !authenticated) }
+
+  /// The mirror the configuration pages ask for, when it applies (see ``NTAGMirror``).
+  private func currentMirror() -> NTAGMirror? {
+    guard chip.hasMirrorAndCounter, let cfg0 else { return nil }
+    return NTAGMirror(mirrorByte: memory[cfg0], mirrorPage: memory[cfg0 + 2], uid: identifier, counter: nfcCounter,
+                      counterShown: counterEnabled && counterReadable, lastUserPage: chip.lastUserPage)
+  }
+
+  /// The first valid READ or FAST_READ after the tag entered the field counts, once, when the
+  /// counter is enabled at that moment; the answer was built before (as Flipper's and
+  /// ChameleonUltra's NTAG listeners do). The counter stops at FFFFFF.
+  private func countFirstRead() {
+    guard counterArmed else { return }
+    counterArmed = false
+    if counterEnabled, nfcCounter < 0xFF_FFFF { nfcCounter += 1 }
+  }
+
+  /// READ_CNT (`39 02`): the counter LSB first. NAK for another counter number, when the counter
+  /// is disabled, or when it is password protected and the reader did not authenticate.
+  /// Ultralight EV1 answers its three counters as zero; the original Ultralight and NTAG210 do
+  /// not know the command.
+  private func readCounter(_ frame: [UInt8]) -> TagResponse {
+    switch chip {
+    case .ultralight, .ntag210: return .mute
+    case .ultralightEV1:
+      guard frame.count == 2 else { return .mute }
+      return frame[1] <= 2 ? .data([0, 0, 0]) : .nak(0)
+    case .ntag213, .ntag215, .ntag216:
+      guard frame.count == 2, frame[1] == 0x02, counterEnabled, counterReadable else { return .nak(0) }
+      return .data([UInt8(nfcCounter & 0xFF), UInt8((nfcCounter >> 8) & 0xFF), UInt8((nfcCounter >> 16) & 0xFF)])
+    }
   }
 
   private func read(_ frame: [UInt8]) -> TagResponse {
@@ -184,10 +256,12 @@ public final class Type2VirtualTag: VirtualTag {
     guard start <= chip.lastPage else { return .nak(0) }
     if isReadProtected(start) { return .nak(0) }
     var out: [UInt8] = []
+    let mirror = currentMirror()
     for k in 0..<4 {
       let page = (start + k) % chip.totalPages  // roll-over past the last page
-      out += pageBytes(page)
+      out += pageBytes(page, mirror: mirror)
     }
+    countFirstRead()
     return .data(out)
   }
 
@@ -199,7 +273,9 @@ public final class Type2VirtualTag: VirtualTag {
     if (start...end).contains(where: isReadProtected) { return .nak(0) }
     var out: [UInt8] = []
     out.reserveCapacity((end - start + 1) * 4)
-    for page in start...end { out += pageBytes(page) }
+    let mirror = currentMirror()
+    for page in start...end { out += pageBytes(page, mirror: mirror) }
+    countFirstRead()
     return .data(out)
   }
 

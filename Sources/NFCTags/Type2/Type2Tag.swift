@@ -22,7 +22,7 @@ public final class Type2Tag: NDEFTagPlatform {
   /// The GET_VERSION answer; empty when not asked or not answered.
   public private(set) var version: [UInt8] = []
   private var identified: Bool
-  private let commands: Type2Commands
+  let commands: Type2Commands
 
   /// Creates the platform for a Type 2 target.
   /// - Parameters:
@@ -276,6 +276,18 @@ public final class Type2Tag: NDEFTagPlatform {
                    lockState: lockWords, details: details)
   }
 
+  /// Chip (from GET_VERSION at detection) and NDEF status from the data area's one read: no lock,
+  /// configuration page or READ_SIG reads. The pages stay cached for ``readNDEF()``.
+  public func identification() throws(TagError) -> TagInfo {
+    let memory = try beginReadOperation()
+    let snapshot = try analyse(memory)
+    var report = snapshot.report
+    if case .failure? = snapshot.layout { report = NDEFStatusReport(status: report.status, capacity: 0) }
+    let memorySize = product.map { $0.totalPages * 4 } ?? (snapshot.layout != nil ? snapshot.areaEnd : 64)
+    return TagInfo(platform: .type2, chip: chipName, identifier: identifier, memorySize: memorySize,
+                   ndef: report, capabilityContainer: snapshot.cc, version: version, lockState: "", details: [])
+  }
+
   public func readMemory() throws(TagError) -> [UInt8] {
     let memory = try beginOperation()
     let pageCount: Int
@@ -332,7 +344,7 @@ public final class Type2Tag: NDEFTagPlatform {
     }
   }
 
-  private func reselectAfterMute(command: String) throws(TagError) {
+  func reselectAfterMute(command: String) throws(TagError) {
     guard let reselecting = link as? any TargetReselecting else { return }
     do {
       try reselecting.reselect()
@@ -353,7 +365,7 @@ public final class Type2Tag: NDEFTagPlatform {
     return memory
   }
 
-  private func beginOperation() throws(TagError) -> Type2PageCache {
+  func beginOperation() throws(TagError) -> Type2PageCache {
     readCache = nil
     try identify()
     let fast = link.capabilities.rawCommands && (product?.hasExtendedCommands ?? false)
@@ -398,7 +410,8 @@ public final class Type2Tag: NDEFTagPlatform {
     do {
       let layout = try TLVLayout.parse(memory: memory, area: area)
       let report = NDEFStatusReport(status: status, capacity: layout.capacity,
-                                    messageLength: layout.ndefTLVAddress == nil ? nil : layout.ndefLength)
+                                    messageLength: layout.ndefTLVAddress == nil ? nil : layout.ndefLength,
+                                    tlvAddress: layout.ndefTLVAddress)
       return Snapshot(cc: cc, layout: .success(layout), report: report, areaEnd: end, why: "")
     } catch {
       if error.isTagLost { throw error }

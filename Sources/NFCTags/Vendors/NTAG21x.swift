@@ -142,3 +142,85 @@ public enum Type2Product: String, Hashable, Sendable, CaseIterable {
     }
   }
 }
+
+// MARK: - UID and NFC counter mirror, NFC counter (NTAG213/215/216)
+
+extension Type2Product {
+  /// True when the chip has the UID and NFC counter ASCII mirror configured by MIRROR_CONF,
+  /// MIRROR_BYTE and MIRROR_PAGE in CFG0: NTAG213/215/216. (NTAG210/212 mirror the UID with
+  /// another CFG0 layout, not described here.) Source: docs/tag-types.md.
+  public var mirrorSupported: Bool { self == .ntag213 || self == .ntag215 || self == .ntag216 }
+
+  /// True when the chip has the 24-bit NFC counter (NFC_CNT_EN in ACCESS, READ_CNT `39 02`):
+  /// NTAG213/215/216.
+  public var nfcCounterSupported: Bool { mirrorSupported }
+
+  /// True when a mirror of `mode` starting at byte `byte` (0–3) of `page` lies in the user
+  /// memory: the chip shows no mirror that starts below page 4 or ends past the last user page.
+  public func mirrorFits(_ mode: NTAG21xMirrorMode, page: Int, byte: Int) -> Bool {
+    guard mirrorSupported, mode != .none, page >= 4, (0...3).contains(byte) else { return false }
+    return page * 4 + byte + mode.length <= (userPages.upperBound + 1) * 4
+  }
+}
+
+/// What the NTAG213/215/216 ASCII mirror shows (MIRROR_CONF, CFG0 byte 0 bits 7–6).
+public enum NTAG21xMirrorMode: UInt8, Sendable, CaseIterable {
+  /// 00b: no mirror (as shipped).
+  case none = 0
+  /// 01b: the 7-byte UID as 14 upper-case hex characters.
+  case uid = 1
+  /// 10b: the 24-bit NFC counter as 6 upper-case hex characters, most significant first.
+  case counter = 2
+  /// 11b: the UID, `x` (78h), then the counter: 21 characters.
+  case uidAndCounter = 3
+
+  /// The characters the mirror shows.
+  public var length: Int {
+    switch self {
+    case .none: return 0
+    case .uid: return 14
+    case .counter: return 6
+    case .uidAndCounter: return 21
+    }
+  }
+}
+
+/// The NTAG213/215/216 configuration bits (CFG0 and CFG1) and the NFC counter command. Bit
+/// positions: NXP NTAG213/215/216 data sheet §8.5.7 as restated by Flipper Zero's
+/// `MfUltralightConfigPages` and the NTAG213F/216F data sheet; docs/tag-types.md has the sources.
+public enum NTAG21xConfiguration {
+  /// CFG0 byte 0 (MIRROR): MIRROR_CONF, bits 7–6 (``NTAG21xMirrorMode``).
+  public static let mirrorConfigurationShift = 6
+  public static let mirrorConfigurationMask: UInt8 = 0xC0
+  /// CFG0 byte 0: MIRROR_BYTE, bits 5–4: the byte of MIRROR_PAGE where the mirror starts.
+  public static let mirrorByteShift = 4
+  public static let mirrorByteMask: UInt8 = 0x30
+  /// CFG0 byte 0: STRG_MOD_EN, bit 2 (strong modulation; set as shipped, byte 0 = 04h).
+  public static let strongModulation: UInt8 = 0x04
+  /// The byte of CFG0 that holds MIRROR_PAGE (page numbers below 4 switch the mirror off).
+  public static let mirrorPageByte = 2
+  /// The byte of CFG0 that holds AUTH0.
+  public static let auth0Byte = 3
+  /// CFG1 byte 0 (ACCESS), bit 7: PROT, the password also protects reads.
+  public static let protectReads: UInt8 = 0x80
+  /// ACCESS bit 6: CFGLCK, CFG0 and CFG1 locked for good.
+  public static let configurationLock: UInt8 = 0x40
+  /// ACCESS bit 4: NFC_CNT_EN, the NFC counter counts (on the first READ or FAST_READ after the
+  /// tag enters the field) and can be read.
+  public static let nfcCounterEnable: UInt8 = 0x10
+  /// ACCESS bit 3: NFC_CNT_PWD_PROT, READ_CNT (and the counter mirror) need PWD_AUTH first.
+  public static let nfcCounterPasswordProtect: UInt8 = 0x08
+  /// ACCESS bits 2–0: AUTHLIM.
+  public static let authenticationLimitMask: UInt8 = 0x07
+  /// READ_CNT for the NFC counter (number 02): the answer is 3 bytes, least significant first.
+  public static let readCounter: [UInt8] = [0x39, 0x02]
+  /// The character between the UID and the counter in the combined mirror (`x`).
+  public static let mirrorSeparator: UInt8 = 0x78
+
+  /// CFG0 byte 0 for `mode` starting at `byte` (0–3), keeping the other bits of `current`
+  /// (STRG_MOD_EN, RFU).
+  public static func mirrorByte(_ mode: NTAG21xMirrorMode, startingAt byte: Int, keeping current: UInt8) -> UInt8 {
+    (current & ~(mirrorConfigurationMask | mirrorByteMask)) | (mode.rawValue << UInt8(mirrorConfigurationShift))
+      | ((UInt8(truncatingIfNeeded: byte) & 0x03) << UInt8(mirrorByteShift))
+  }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A memory image file: the raw memory in address order. Written back atomically (temporary file,
+/// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
+/// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short.
+public final class ImageFile {
+  public let path: String
+  private var savedGeneration: Int
+  /// The length of a short-form image file: only this much of the memory image is written.
+  private var keptLength: Int? = nil
+
+  /// Loads the tag from `path`, or creates the file with the tag's factory content.
+  public static func open(path: String, kind: VirtualTagKind, uid: [UInt8]?) throws(EmulatorError) -> (ImageFile, any VirtualTag) {
+    if let bytes = readFile(path) {
+      let tag = try kind.makeTag(image: bytes, uid: uid)
+      let file = ImageFile(path: path, generation: tag.memoryGeneration)
+      let whole = tag.memoryImage
+      if bytes.count < whole.count, whole.starts(with: bytes) { file.keptLength = bytes.count }
+      return (file, tag)
+    }
+    let tag = try kind.makeTag(uid: uid)
+    let file = ImageFile(path: path, generation: -1)
+    try file.save(tag)
+    return (file, tag)
+  }
+
+  private init(path: String, generation: Int) {
+    self.path = path
+    self.savedGeneration = generation
+  }
+
+  /// Writes the image when the memory changed since the last save.
+  public func saveIfChanged(_ tag: any VirtualTag) throws(EmulatorError) {
+    if tag.memoryGeneration != savedGeneration { try save(tag) }
+  }
+
+  func save(_ tag: any VirtualTag) throws(EmulatorError) {
+    try Self.write(Array(tag.memoryImage.prefix(keptLength ?? .max)), to: path)
+    savedGeneration = tag.memoryGeneration
+  }
+
+  /// Writes `image` to `path` atomically: a temporary file beside it, fsync, then rename.
+  public static func write(_ image: [UInt8], to path: String) throws(EmulatorError) {
+    let temporary = path + ".tmp"
+    let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { throw EmulatorError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+    var offset = 0
+    let ok = image.withUnsafeBytes { raw -> Bool in
+      while offset < raw.count {
+        let n = writeFile(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+        if n <= 0 { return false }
+        offset += n
+      }
+      return true
+    }
+    fsync(fd)
+    close(fd)
+    guard ok, rename(temporary, path) == 0 else { throw EmulatorError("cannot write \(path): \(String(cString: strerror(errno)))") }
+  }
+
+  static func readFile(_ path: String) -> [UInt8]? {
+    let fd = openFile(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      out += chunk[0..<n]
+      if out.count > 1 << 20 { break }  // no tag has a megabyte
+    }
+    return out
+  }
+}
+
+// `ImageFile.open(path:kind:uid:)` hides the C function inside the type, so these file-level
+// forwarders name the C calls without a module prefix (Glibc on Linux, Darwin on macOS).
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
+private func writeFile(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }

@@ -1,5 +1,0 @@
-// Batch provisioning over NFCSession.
-import CSV
-import Crypto
-import NFCSession
-import ProvisioningLedger

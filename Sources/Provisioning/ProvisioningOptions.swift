@@ -1,0 +1,65 @@
+import NFCSession
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a run treats each tag beyond writing its message.
+public struct ProvisioningOptions: Sendable {
+  /// Password protection with a per-UID password.
+  public struct Protection: Sendable {
+    /// PWD (4 bytes) and PACK (2 bytes) for a UID.
+    public var derive: @Sendable ([UInt8]) -> (password: [UInt8], pack: [UInt8])
+    /// PROT: reads need the password too.
+    public var protectReads: Bool
+    /// AUTH0: the first protected page (4, the first NDEF page, by default).
+    public var firstProtectedPage: UInt8
+
+    public init(protectReads: Bool, firstProtectedPage: UInt8 = 4,
+                derive: @escaping @Sendable ([UInt8]) -> (password: [UInt8], pack: [UInt8])) {
+      self.derive = derive; self.protectReads = protectReads; self.firstProtectedPage = firstProtectedPage
+    }
+  }
+
+  /// This station's name, on every row it writes.
+  public var station: String
+  /// Make every tag read-only after writing (permanent).
+  public var lock: Bool
+  /// Protect every tag with its own password, when set.
+  public var protection: Protection?
+  /// The exit status of a failure's class (the tool's table; stored in the ledger).
+  public var exitStatus: @Sendable (any Error) -> Int32
+  /// Seconds without a tag before a reader's session ends; nil waits until stopped.
+  public var timeout: Double?
+  /// Signal each outcome on the reader (ACR122U LEDs and buzzer).
+  public var feedback: Bool
+
+  public init(station: String, lock: Bool = false, protection: Protection? = nil, timeout: Double? = nil,
+              feedback: Bool = true, exitStatus: @escaping @Sendable (any Error) -> Int32) {
+    self.station = station; self.lock = lock; self.protection = protection; self.timeout = timeout
+    self.feedback = feedback; self.exitStatus = exitStatus
+  }
+}
+
+/// Now as ISO 8601 UTC with milliseconds (`2026-11-24T10:15:02.123Z`), the ledger's time format.
+public func iso8601Now() -> String {
+  var now = timespec()
+  clock_gettime(CLOCK_REALTIME, &now)
+  var seconds = now.tv_sec
+  var parts = tm()
+  gmtime_r(&seconds, &parts)
+  func pad(_ value: Int32, _ width: Int) -> String {
+    let digits = String(value)
+    return String(repeating: "0", count: max(0, width - digits.count)) + digits
+  }
+  return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+    + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+}
+
+/// Monotonic milliseconds.
+func monotonicMilliseconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) * 1000 + Double(now.tv_nsec) / 1_000_000
+}

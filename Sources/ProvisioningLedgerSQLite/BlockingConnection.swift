@@ -1,0 +1,131 @@
+import ProvisioningLedger
+import SQLiteNIO
+
+/// One SQLite connection used synchronously: the blocking strategy of ``SQLiteLedger``.
+///
+/// sqlite-nio runs every statement on an `NIOThreadPool` and answers with an `EventLoopFuture`.
+/// Each connection gets a pool of one thread of its own, so that a connection whose statement
+/// sleeps in SQLite's busy handler (waiting for another connection's write lock) never holds up
+/// a thread another connection needs to finish its transaction; the caller's thread waits for
+/// each future (`wait()`). The futures complete on a loop of NIO's shared event-loop group, so
+/// the caller must not itself be running on a NIO event loop (the provisioning engine and the
+/// tool call from their own threads and dispatch queues).
+///
+/// Not serialised: ``SQLiteLedger`` holds its lock around each whole transaction.
+final class BlockingConnection: Sendable {
+  /// The file, for messages.
+  let path: String
+  private let pool: NIOThreadPool
+  private let connection: SQLiteConnection
+
+  /// How long a statement waits for another connection's lock before the call fails
+  /// (`PRAGMA busy_timeout`), in milliseconds.
+  static let busyTimeout = 15_000
+
+  /// Opens `path`; with `create` false a missing file is not created.
+  static func open(path: String, create: Bool) throws(LedgerError) -> BlockingConnection {
+    let pool = NIOThreadPool(numberOfThreads: 1)
+    pool.start()
+    let opened: SQLiteConnection
+    do {
+      opened = try SQLiteConnection.open(storage: .file(path: sqliteURI(path: path, create: create)), threadPool: pool,
+                                         on: MultiThreadedEventLoopGroup.singleton.next()).wait()
+    } catch {
+      try? pool.syncShutdownGracefully()
+      throw .cannotOpen("\(path): SQLite cannot open it\(create ? " or create it" : "")")
+    }
+    let connection = BlockingConnection(path: path, pool: pool, connection: opened)
+    do {
+      // Replaces sqlite-nio's busy handler, which retries at once and forever, with SQLite's own
+      // (sleeps, gives up after the timeout).
+      _ = try connection.query("PRAGMA busy_timeout = \(busyTimeout)")
+    } catch {
+      connection.close()
+      throw error
+    }
+    return connection
+  }
+
+  private init(path: String, pool: NIOThreadPool, connection: SQLiteConnection) {
+    self.path = path
+    self.pool = pool
+    self.connection = connection
+  }
+
+  /// Runs one statement and returns its rows.
+  func query(_ sql: String, _ binds: [SQLiteData] = []) throws(LedgerError) -> [SQLiteRow] {
+    do {
+      return try connection.query(sql, binds).wait()
+    } catch {
+      throw ledgerError(error)
+    }
+  }
+
+  /// How a transaction takes its locks.
+  enum TransactionKind: String {
+    /// `BEGIN`: a consistent read.
+    case read = "BEGIN"
+    /// `BEGIN IMMEDIATE`: takes the write lock first (waiting for it), so that what the
+    /// transaction reads cannot change before it writes.
+    case write = "BEGIN IMMEDIATE"
+  }
+
+  /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+  func transaction<T>(_ kind: TransactionKind, _ body: () throws(LedgerError) -> T) throws(LedgerError) -> T {
+    _ = try query(kind.rawValue)
+    do {
+      let result = try body()
+      _ = try query("COMMIT")
+      return result
+    } catch {
+      _ = try? query("ROLLBACK")
+      throw error
+    }
+  }
+
+  /// Closes the connection and stops its thread.
+  func close() {
+    _ = try? connection.close().wait()
+    try? pool.syncShutdownGracefully()
+  }
+
+  /// One line for an SQLite failure, naming the file.
+  func ledgerError(_ error: any Error) -> LedgerError {
+    guard let error = error as? SQLiteError else { return .unavailable("\(path): \(error)") }
+    switch error.reason {
+    case .notADatabase:
+      return .incompatible("\(path) is not a ledger (not an SQLite database)")
+    case .corrupt, .corruptIndex, .corruptSequenceSchema, .corruptVirtualTable:
+      return .incompatible("\(path) is damaged (SQLite: \(error.message))")
+    case .busy, .busyTimeout, .busyInRecovery:
+      return .unavailable("\(path) stayed locked by another connection for \(Self.busyTimeout / 1000) s")
+    case .busyInSnapshot:
+      return .unavailable("\(path) was written by another connection during this call")
+    case .cantOpen, .cantOpenDirectory, .cantOpenInvalidPath, .cantOpenUnfollowedSymlink, .permission,
+         .readOnly, .readonlyCantLock, .readonlyDirectory, .readonlyInRecovery, .readonlyInRollback,
+         .readonlyBackingMoved:
+      return .cannotOpen("\(path) (SQLite: \(error.message))")
+    default:
+      return .unavailable("\(path) (SQLite: \(error.message))")
+    }
+  }
+}
+
+/// The SQLite URI for `path`: `mode=rwc` creates a missing file, `mode=rw` does not. The path is
+/// percent-encoded, so no file name is read as a URI or its query.
+func sqliteURI(path: String, create: Bool) -> String {
+  var encoded = path.hasPrefix("/") ? "file://" : "file:"
+  for byte in path.utf8 {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+         UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+      encoded.unicodeScalars.append(Unicode.Scalar(byte))
+    default:
+      let digits = Array("0123456789ABCDEF".unicodeScalars)
+      encoded.unicodeScalars.append("%")
+      encoded.unicodeScalars.append(digits[Int(byte >> 4)])
+      encoded.unicodeScalars.append(digits[Int(byte & 0x0F)])
+    }
+  }
+  return encoded + (create ? "?mode=rwc" : "?mode=rw")
+}

@@ -1,0 +1,83 @@
+import ProvisioningLedger
+import ProvisioningLedgerSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a ledger lives, as the LEDGER argument names it.
+enum LedgerLocation: Equatable {
+  /// A file: the embedded SQLite ledger.
+  case file(String)
+  /// A `postgres://` or `postgresql://` URL: the shared PostgreSQL ledger.
+  case postgres(String)
+
+  init(_ argument: String) {
+    let lower = argument.lowercased()
+    self = lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") ? .postgres(argument) : .file(argument)
+  }
+}
+
+/// Opens ledgers that exist already (`nfctag ledger status|export|release`): nothing is created.
+enum LedgerOpener {
+  /// The ledger at `argument`, for `job` or, without one, for the only job it holds.
+  /// - Throws: 66 for a missing or unreadable file, 65 for one that is not a ledger or an unknown
+  ///   job, 64 when the ledger holds several jobs and none was named.
+  static func openExisting(_ argument: String, job: String?) throws(CLIFailure) -> any Ledger {
+    switch LedgerLocation(argument) {
+    case .file(let path):
+      try checkReadable(path)
+      let listJobs = { () throws(LedgerError) -> [String] in try SQLiteLedger.jobs(path: path) }
+      let name: String
+      if let job { name = job } else { name = try onlyJob(ledgerCall(listJobs)) }
+      do {
+        return try SQLiteLedger(path: path, job: LedgerJob(name: name), createIfMissing: false)
+      } catch .unknownJob(let name) {
+        throw unknownJob(name, among: try ledgerCall(listJobs))
+      } catch {
+        throw cliFailure(for: error)
+      }
+    case .postgres:
+      // ── PostgreSQL: not built in yet. The PostgreSQL ledger opens here the way the file case
+      // does: list its jobs when no --job was given (`onlyJob`), then open the job, creating nothing.
+      throw CLIFailure(ExitStatus.usage, "PostgreSQL ledgers are not built in yet")
+    }
+  }
+
+  /// The job when the ledger holds exactly one.
+  static func onlyJob(_ jobs: [String]) throws(CLIFailure) -> String {
+    guard let first = jobs.first else { throw CLIFailure(ExitStatus.dataError, "the ledger holds no job") }
+    guard jobs.count == 1 else {
+      throw CLIFailure(ExitStatus.usage, "the ledger holds \(jobs.count) jobs (\(jobList(jobs))): name one with --job")
+    }
+    return first
+  }
+
+  static func unknownJob(_ name: String, among jobs: [String]) -> CLIFailure {
+    let known = jobs.isEmpty ? "it holds no job" : "its jobs: \(jobList(jobs))"
+    return CLIFailure(ExitStatus.dataError, sanitizeLine("the ledger has no job \(name) (\(known))"))
+  }
+
+  private static func jobList(_ jobs: [String]) -> String {
+    sanitizeLine(jobs.prefix(10).joined(separator: ", ") + (jobs.count > 10 ? ", …" : ""))
+  }
+
+  /// Runs a ledger call; its failure becomes the tool's one line and exit status.
+  static func ledgerCall<T>(_ body: () throws(LedgerError) -> T) throws(CLIFailure) -> T {
+    do { return try body() } catch { throw cliFailure(for: error) }
+  }
+
+  /// 66 unless `path` is a file this process can read (SQLite itself would create a missing one).
+  static func checkReadable(_ path: String) throws(CLIFailure) {
+    var info = stat()
+    var problem: Int32 = 0
+    if stat(path, &info) != 0 || access(path, R_OK) != 0 {
+      problem = errno
+    } else if info.st_mode & S_IFMT == S_IFDIR {
+      problem = EISDIR
+    }
+    guard problem != 0 else { return }
+    throw CLIFailure(ExitStatus.noInput, "cannot read the ledger \(sanitizeLine(path)): \(String(cString: strerror(problem)))")
+  }
+}

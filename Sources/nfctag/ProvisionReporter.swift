@@ -1,0 +1,172 @@
+import NFCTransport
+import Provisioning
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `nfctag provision` prints: one line per tag (stdout), a live line on a terminal (stderr),
+/// or one JSON event per line with `--json`. Events come from every reader's queue.
+final class ProvisionReporter: Sendable {
+  enum Style: Sendable { case text, json, quiet }
+
+  struct Tally: Sendable {
+    var done = 0, failed = 0, skipped = 0
+    /// Per reader: done count.
+    var byReader: [String: Int] = [:]
+    /// The highest exit status of a failed tag.
+    var worstExit: Int32 = 0
+    var started = 0.0
+  }
+
+  private let style: Style
+  private let live: Bool
+  private let colour: Bool
+  private let total: Int
+  private let alreadyDone: Int
+  private let tally = Locked(Tally())
+
+  /// - Parameters:
+  ///   - total: rows in the job; `alreadyDone`: done before this run.
+  init(style: Style, total: Int, alreadyDone: Int) {
+    self.style = style
+    self.total = total
+    self.alreadyDone = alreadyDone
+    let terminal = isatty(2) != 0
+    live = style == .text && terminal
+    colour = terminal && isatty(1) != 0 && getenv("NO_COLOR") == nil
+    tally.withLock { $0.started = nowSeconds() }
+  }
+
+  var current: Tally { tally.withLock { $0 } }
+
+  func handle(_ event: ProvisioningEvent) {
+    switch event {
+    case .readerReady(let reader):
+      if style == .text { clearLive(); writeStderr("nfctag: provisioning on \(sanitizeLine(reader)); Ctrl-C to stop\n"); drawLive() }
+    case .readerEnded:
+      break
+    case .jobRefused(let problems):
+      clearLive()
+      for problem in problems { writeStderr("nfctag: \(sanitizeLine(problem))\n") }
+    case .tag(let tag):
+      let counts: Tally = tally.withLock { t in
+        switch tag.status {
+        case .done: t.done += 1; t.byReader[tag.reader, default: 0] += 1
+        case .failed: t.failed += 1; t.worstExit = max(t.worstExit, tag.exitStatus ?? ExitStatus.software)
+        case .skipped: t.skipped += 1
+        }
+        return t
+      }
+      _ = counts
+      switch style {
+      case .json: writeStdoutLine(json(tag))
+      case .quiet:
+        if tag.status == .failed { writeStderr("nfctag: \(line(tag, colour: false))\n") }
+      case .text:
+        clearLive()
+        writeStdoutLine(line(tag, colour: colour))
+        drawLive()
+      }
+    }
+  }
+
+  /// The final summary (JSON) or line (text), and the live line cleared.
+  func finish(remaining: Int) {
+    let t = current
+    switch style {
+    case .json:
+      var object = JSONObjectWriter()
+      object.string("event", "summary")
+      object.number("done", t.done)
+      object.number("failed", t.failed)
+      object.number("skipped", t.skipped)
+      object.number("remaining", remaining)
+      writeStdoutLine(object.finish())
+    case .text:
+      clearLive()
+      writeStderr("nfctag: \(t.done) done, \(t.failed) failed, \(t.skipped) skipped; \(remaining) of \(total) rows remaining\n")
+    case .quiet:
+      break
+    }
+  }
+
+  private func line(_ tag: ProvisionedTag, colour: Bool) -> String {
+    let row = tag.rowID.map { "row \(sanitizeLine($0))" } ?? "no row"
+    var status = tag.status.rawValue
+    if colour { status = (tag.status == .failed ? "\u{1B}[31m" : tag.status == .done ? "\u{1B}[32m" : "") + status + "\u{1B}[0m" }
+    var text = "\(tag.uid) \(row): \(status)"
+    if let reason = tag.reason { text += ": \(sanitizeLine(reason))" }
+    return text + " (\(Int(tag.milliseconds.rounded())) ms, \(tag.exchanges) APDUs)"
+  }
+
+  private func json(_ tag: ProvisionedTag) -> String {
+    var object = JSONObjectWriter()
+    object.string("event", "tag")
+    if let row = tag.rowID { object.string("row", row) } else { object.raw("row", "null") }
+    object.string("uid", tag.uid)
+    object.string("status", tag.status.rawValue)
+    if let reason = tag.reason, tag.status == .failed { object.string("error", reason) } else { object.raw("error", "null") }
+    if tag.status == .skipped, let reason = tag.reason { object.string("reason", reason) }
+    if let exit = tag.exitStatus { object.number("exit", Int(exit)) }
+    object.string("reader", tag.reader)
+    object.raw("ms", formatMilliseconds(tag.milliseconds))
+    object.number("apdus", tag.exchanges)
+    return object.finish()
+  }
+
+  // MARK: The live line (stderr, terminals only)
+
+  private func drawLive() {
+    guard live else { return }
+    let t = current
+    let done = t.done + alreadyDone
+    let minutes = max(nowSeconds() - t.started, 0.001) / 60
+    let rate = Double(t.done) / minutes
+    var text = "\(done)/\(total) done, \(t.failed) failed"
+    if t.done > 0 {
+      text += ", \(Int(rate.rounded()))/min"
+      let left = Double(max(0, total - done)) / rate
+      text += ", ETA \(formatDuration(left * 60))"
+    }
+    if t.byReader.count > 1 {
+      text += " [" + t.byReader.sorted { $0.key < $1.key }.map { "\(sanitizeLine($0.key)): \($0.value)" }.joined(separator: ", ") + "]"
+    }
+    writeStderr("\r\u{1B}[K" + text)
+  }
+
+  private func clearLive() {
+    if live { writeStderr("\r\u{1B}[K") }
+  }
+}
+
+func formatMilliseconds(_ value: Double) -> String {
+  let tenths = (value * 10).rounded() / 10
+  return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+}
+
+func formatDuration(_ seconds: Double) -> String {
+  guard seconds.isFinite else { return "?" }
+  let s = Int(seconds.rounded())
+  return s >= 3600 ? "\(s / 3600)h\(s % 3600 / 60)m" : s >= 60 ? "\(s / 60)m\(s % 60)s" : "\(s)s"
+}
+
+func nowSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// One line on stdout, written at once (events come from several threads).
+func writeStdoutLine(_ text: String) {
+  var text = text + "\n"
+  text.withUTF8 { buffer in
+    var offset = 0
+    while offset < buffer.count {
+      let n = write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+      if n <= 0 { if n < 0, errno == EINTR { continue }; return }
+      offset += n
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import NFCTransport
+import Testing
+@testable import NFCEmulator
+
+/// The ACR122U latency model's per-kind figures (docs/performance.md).
+@Suite struct ACR122ULatency {
+  let model = LatencyModel.acr122u
+
+  @Test func exchangesAreClassifiedAsTheReaderSeesThem() {
+    #expect(ReaderExchange([0xFF, 0xCA, 0x00, 0x00, 0x00]) == .readerLocal)
+    #expect(ReaderExchange([0xFF, 0x00, 0x48, 0x00, 0x00]) == .readerLocal)
+    #expect(ReaderExchange([0xFF, 0x00, 0x40, 0x2E, 0x04, 0x01, 0x01, 0x01, 0x01]) == .feedback)
+    #expect(ReaderExchange([0xFF, 0xB0, 0x00, 0x04, 0x10]) == .read)
+    #expect(ReaderExchange([0xFF, 0xD6, 0x00, 0x04, 0x04, 1, 2, 3, 4]) == .write)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x42, 0x30, 0x04]) == .read)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x05, 0xD4, 0x42, 0x3A, 0x04, 0x27]) == .fastRead)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x08, 0xD4, 0x42, 0xA2, 0x04, 1, 2, 3, 4]) == .write)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x09, 0xD4, 0x40, 0x01, 0xA2, 0x04, 1, 2, 3, 4]) == .write)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x03, 0xD4, 0x42, 0x60]) == .tagExchange)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x4A, 0x01, 0x00]) == .detection)
+    #expect(ReaderExchange([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x06, 0x63, 0x02]) == .chipLocal)
+    #expect(ReaderExchange([0x00, 0xA4, 0x04, 0x00, 0x07]) == .tagExchange)
+  }
+
+  @Test func theIssueFiguresHold() {
+    // About 20 ms for a page WRITE through the PN532 and 45 ms for InListPassiveTarget.
+    let write = model.microseconds(command: [0xFF, 0x00, 0x00, 0x00, 0x08, 0xD4, 0x42, 0xA2, 0x04, 1, 2, 3, 4],
+                                   response: [0xD5, 0x43, 0x00, 0x90, 0x00])
+    #expect((19_000...21_000).contains(write), "\(write)")
+    let update = model.microseconds(command: [0xFF, 0xD6, 0x00, 0x04, 0x04, 1, 2, 3, 4], response: [0x90, 0x00])
+    #expect((19_000...21_000).contains(update), "\(update)")
+    #expect((43_000...47_000).contains(model.arrivalMicroseconds), "\(model.arrivalMicroseconds)")
+    let led = model.microseconds(command: [0xFF, 0x00, 0x40, 0x2E, 0x04, 0x01, 0x01, 0x01, 0x01], response: [0x90, 0x02])
+    #expect(led == 3_000)
+    // A larger FAST_READ costs more than a READ, which costs less than a WRITE.
+    let read = model.microseconds(command: [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x42, 0x30, 0x04],
+                                  response: [0xD5, 0x43, 0x00] + [UInt8](repeating: 0, count: 16) + [0x90, 0x00])
+    let fast = model.microseconds(command: [0xFF, 0x00, 0x00, 0x00, 0x05, 0xD4, 0x42, 0x3A, 0x04, 0x27],
+                                  response: [0xD5, 0x43, 0x00] + [UInt8](repeating: 0, count: 144) + [0x90, 0x00])
+    #expect(read < write && fast > read)
+    #expect(LatencyModel.none.microseconds(command: [0xFF, 0xCA, 0x00, 0x00, 0x00], response: [0x90, 0x00]) == 0)
+  }
+
+  @Test func theSimulatedSlotWaitsAndSumsTheModelledTime() throws {
+    let face = ACR122UFace(tag: try Type2VirtualTag(chip: .ntag213))
+    let transport = SimulatedAPDUTransport(card: face, latency: .acr122u)
+    let clock = ContinuousClock()
+    let elapsed = try clock.measure {
+      _ = try transport.transmit([0xFF, 0xD6, 0x00, 0x04, 0x04, 1, 2, 3, 4])
+    }
+    #expect(transport.modelledMicroseconds == model.microseconds(command: [0xFF, 0xD6, 0x00, 0x04, 0x04, 1, 2, 3, 4], response: [0x90, 0x00]))
+    #expect(elapsed >= .microseconds(transport.modelledMicroseconds))
+  }
+}

@@ -1,0 +1,100 @@
+import NFCTransport
+import ProvisioningLedger
+
+/// The ledger's semantics in memory, for fast unit tests of the engine (the real backends have
+/// their own conformance suite).
+final class InMemoryLedger: Ledger {
+  let job = LedgerJob(name: "test")
+  private struct State {
+    var rows: [LedgerRecord] = []
+    var failures: [LedgerTagFailure] = []
+  }
+  private let state = Locked(State())
+
+  func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport {
+    state.withLock { s in
+      var added = 0
+      for row in rows where !s.rows.contains(where: { $0.id == row.id }) {
+        s.rows.append(LedgerRecord(id: row.id, sequence: row.sequence, status: .pending))
+        added += 1
+      }
+      s.rows.sort { $0.sequence < $1.sequence }
+      return LedgerImport(added: added, alreadyThere: rows.count - added)
+    }
+  }
+
+  func row(boundTo uid: String) throws(LedgerError) -> LedgerRecord? {
+    state.withLock { s in s.rows.first { $0.uid == uid } }
+  }
+
+  func claim(uid: String, at place: LedgerPlace) throws(LedgerError) -> LedgerClaim {
+    state.withLock { s in
+      if let bound = s.rows.first(where: { $0.uid == uid }) {
+        return bound.status == .done ? .alreadyDone(bound) : .resumed(bound)
+      }
+      guard let i = s.rows.firstIndex(where: { $0.status == .pending }) else { return .exhausted }
+      s.rows[i].status = .claimed
+      s.rows[i].uid = uid
+      s.rows[i].station = place.station
+      s.rows[i].reader = place.reader
+      return .claimed(s.rows[i])
+    }
+  }
+
+  func finish(_ done: LedgerDone) throws(LedgerError) {
+    try state.withLock { s throws(LedgerError) in
+      guard let i = s.rows.firstIndex(where: { $0.id == done.rowID && $0.uid == done.uid }) else {
+        throw .notBound(rowID: done.rowID, uid: done.uid)
+      }
+      s.rows[i].status = .done
+      s.rows[i].messageHex = done.messageHex
+      s.rows[i].messageSHA256 = done.messageSHA256
+    }
+  }
+
+  func fail(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError) {
+    state.withLock { s in
+      guard let i = s.rows.firstIndex(where: { $0.id == rowID && $0.uid == uid }) else { return }
+      s.rows[i].status = .failed
+      s.rows[i].error = failure.reason
+      s.rows[i].exitStatus = failure.exitStatus
+    }
+  }
+
+  func unclaim(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError) {
+    state.withLock { s in
+      if let i = s.rows.firstIndex(where: { $0.id == rowID && $0.uid == uid }) {
+        s.rows[i] = LedgerRecord(id: rowID, sequence: s.rows[i].sequence, status: .pending)
+      }
+      s.failures.append(LedgerTagFailure(uid: uid, rowID: rowID, failure: failure))
+    }
+  }
+
+  func recordTagFailure(uid: String, failure: LedgerFailure) throws(LedgerError) {
+    state.withLock { $0.failures.append(LedgerTagFailure(uid: uid, rowID: nil, failure: failure)) }
+  }
+
+  func release(rowID: String) throws(LedgerError) -> LedgerRecord {
+    throw .unknownRow(rowID)
+  }
+
+  func records() throws(LedgerError) -> [LedgerRecord] { state.withLock { $0.rows } }
+  func tagFailures() throws(LedgerError) -> [LedgerTagFailure] { state.withLock { $0.failures } }
+
+  func counts() throws(LedgerError) -> LedgerCounts {
+    state.withLock { s in
+      var c = LedgerCounts(failedTags: s.failures.count)
+      for row in s.rows {
+        switch row.status {
+        case .pending: c.pending += 1
+        case .claimed: c.claimed += 1
+        case .done: c.done += 1
+        case .failed: c.failed += 1
+        }
+      }
+      return c
+    }
+  }
+
+  func close() {}
+}

@@ -95,7 +95,8 @@ let package = Package(
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
-    .testTarget(name: "nfctagTests", dependencies: ["nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite"]),
+    .testTarget(name: "nfctagTests", dependencies: [
+      "nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
   ],
   swiftLanguageModes: [.v6]
 )

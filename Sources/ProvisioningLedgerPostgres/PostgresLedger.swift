@@ -18,18 +18,22 @@ public final class PostgresLedger: Ledger {
   public let job: LedgerJob
   private let session: PostgresSession
 
-  /// Connects, creates or migrates the tables, and (with `create`) adds the job when it is new.
+  /// Connects, creates or migrates the tables, and (with `createIfMissing`) adds the job when it
+  /// is new. Without it, nothing is created: the database must hold the ledger's tables (an older
+  /// schema is still migrated) and `job`.
   /// - Throws: ``LedgerError/cannotOpen(_:)`` (server unreachable, login refused),
   ///   ``LedgerError/incompatible(_:)`` (tables of a newer version), ``LedgerError/unknownJob(_:)``
-  ///   (no such job and `create` is false).
-  public init(settings: PostgresSettings, job: LedgerJob, create: Bool = true) throws(LedgerError) {
+  ///   (no such job and `createIfMissing` is false).
+  public init(settings: PostgresSettings, job: LedgerJob, createIfMissing: Bool = true) throws(LedgerError) {
     self.job = job
     session = try PostgresSession(settings: settings)
     let name = job.name
     do {
       try session.transaction { (connection) throws(TransactionError) in
+        // Without createIfMissing a database without ledger tables stays without them.
+        if !createIfMissing, try PostgresSchema.installedVersion(connection) == nil { throw .ledger(.unknownJob(name)) }
         try PostgresSchema.migrate(connection)
-        if create {
+        if createIfMissing {
           try connection.execute("INSERT INTO nfctag_jobs (name) VALUES (\(name)) ON CONFLICT DO NOTHING")
         } else {
           let found = try connection.query("SELECT 1 FROM nfctag_jobs WHERE name = \(name)")
@@ -43,12 +47,14 @@ public final class PostgresLedger: Ledger {
     }
   }
 
-  /// The ledger at `url` (`postgres://USER@HOST:PORT/DB`, completed by the `PG*` variables).
-  public convenience init(url: String, job: LedgerJob, create: Bool = true) throws(LedgerError) {
-    try self.init(settings: PostgresSettings(url: url), job: job, create: create)
+  /// The ledger at `url` (`postgres://USER@HOST:PORT/DB`, completed by the `PG*` variables of this
+  /// process's environment).
+  public convenience init(url: String, job: LedgerJob, createIfMissing: Bool = true) throws(LedgerError) {
+    try self.init(settings: PostgresSettings(url: url), job: job, createIfMissing: createIfMissing)
   }
 
-  /// The names of the jobs in the database, sorted; none when it holds no ledger yet.
+  /// The names of the jobs in the database, sorted; none when it holds no ledger yet. Creates
+  /// nothing.
   public static func jobs(settings: PostgresSettings) throws(LedgerError) -> [String] {
     let session = try PostgresSession(settings: settings)
     defer { session.close() }
@@ -71,37 +77,27 @@ public final class PostgresLedger: Ledger {
 
   public func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport {
     let name = job.name
-    let ids = rows.map(\.id), sequences = rows.map(\.sequence), hashes = rows.map(\.contentHash)
     return try session.transaction { (connection) throws(TransactionError) in
-      // Imports of one job take turns, so that the check below sees every row another station
-      // is importing at the same moment.
+      // Imports of one job take turns, so that the comparison below sees every row another
+      // station is importing at the same moment.
       try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('nfctag import ' || \(name), 0))")
-      let differing = try connection.query("""
-        SELECT i.id, i.sequence, r.sequence, i.hash = r.content_hash
-        FROM unnest(\(ids)::text[], \(sequences)::int8[], \(hashes)::text[]) WITH ORDINALITY AS i(id, sequence, hash, n)
-        JOIN nfctag_rows r ON r.job = \(name) AND r.id = i.id
-        WHERE r.sequence <> i.sequence OR r.content_hash <> i.hash
-        ORDER BY i.n
-        """)
-      if !differing.isEmpty {
-        var lines: [String] = []
-        for row in differing {
-          let (id, sequence, ledgerSequence, sameContent) = try connection.decode(row, (String, Int, Int, Bool).self)
-          if ledgerSequence != sequence {
-            lines.append("row \(id): number \(sequence) here, \(ledgerSequence) in the ledger")
-          }
-          if !sameContent { lines.append("row \(id): its content differs from the ledger's") }
-        }
-        throw .ledger(.rowsDiffer(lines))
+      var existing: [LedgerRowInput] = []
+      for row in try connection.query("SELECT id, sequence, content_hash FROM nfctag_rows WHERE job = \(name)") {
+        let (id, sequence, hash) = try connection.decode(row, (String, Int, String).self)
+        existing.append(LedgerRowInput(id: id, sequence: sequence, contentHash: hash))
       }
-      let inserted = try connection.query("""
-        INSERT INTO nfctag_rows (job, id, sequence, content_hash, status)
-        SELECT \(name), i.id, i.sequence, i.hash, 'pending'
-        FROM unnest(\(ids)::text[], \(sequences)::int8[], \(hashes)::text[]) AS i(id, sequence, hash)
-        ON CONFLICT (job, id) DO NOTHING
-        """)
-      let added = inserted.metadata.rows ?? 0
-      return LedgerImport(added: added, alreadyThere: rows.count - added)
+      let plan = LedgerImportPlan(importing: rows, existing: existing)
+      if !plan.differences.isEmpty { throw .ledger(.rowsDiffer(plan.differences)) }
+      if !plan.newRows.isEmpty {
+        let ids = plan.newRows.map(\.id), sequences = plan.newRows.map(\.sequence)
+        let hashes = plan.newRows.map(\.contentHash)
+        try connection.execute("""
+          INSERT INTO nfctag_rows (job, id, sequence, content_hash, status)
+          SELECT \(name), i.id, i.sequence, i.hash, 'pending'
+          FROM unnest(\(ids)::text[], \(sequences)::int8[], \(hashes)::text[]) AS i(id, sequence, hash)
+          """)
+      }
+      return plan.result
     }
   }
 
@@ -156,7 +152,7 @@ public final class PostgresLedger: Ledger {
           updated_at = \(done.place.time), error = NULL, exit_status = NULL
         WHERE job = \(name) AND id = \(done.rowID) AND uid = \(done.uid) AND status IN ('claimed', 'failed')
         """)
-      if updated.metadata.rows != 1 { throw .ledger(.notBound(rowID: done.rowID, uid: done.uid)) }
+      if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: done.rowID, uid: done.uid) }
     }
   }
 
@@ -168,7 +164,7 @@ public final class PostgresLedger: Ledger {
           station = \(failure.place.station), reader = \(failure.place.reader), updated_at = \(failure.place.time)
         WHERE job = \(name) AND id = \(rowID) AND uid = \(uid) AND status IN ('claimed', 'failed')
         """)
-      if updated.metadata.rows != 1 { throw .ledger(.notBound(rowID: rowID, uid: uid)) }
+      if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: rowID, uid: uid) }
     }
   }
 
@@ -177,9 +173,9 @@ public final class PostgresLedger: Ledger {
     try session.transaction { (connection) throws(TransactionError) in
       let updated = try connection.query("""
         UPDATE nfctag_rows SET \(unescaped: Self.pendingAgain)
-        WHERE job = \(name) AND id = \(rowID) AND uid = \(uid) AND status = 'claimed'
+        WHERE job = \(name) AND id = \(rowID) AND uid = \(uid) AND status IN ('claimed', 'failed')
         """)
-      if updated.metadata.rows != 1 { throw .ledger(.notBound(rowID: rowID, uid: uid)) }
+      if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: rowID, uid: uid) }
       try Self.insertFailure(connection, job: name, uid: uid, rowID: rowID, failure: failure)
     }
   }
@@ -281,6 +277,14 @@ public final class PostgresLedger: Ledger {
     return LedgerRecord(id: id, sequence: sequence, status: state, uid: uid, station: station, reader: reader,
                         messageHex: messageHex, messageSHA256: messageSHA256, updatedAt: updatedAt,
                         error: error, exitStatus: exitStatus)
+  }
+
+  /// Why a change to `rowID` by `uid` matched nothing: the row does not exist, or is not bound to
+  /// `uid` in a state that allows it.
+  private static func notBound(_ connection: SyncConnection, job: String, rowID: String, uid: String)
+    throws(TransactionError) -> Never {
+    let exists = try connection.query("SELECT 1 FROM nfctag_rows WHERE job = \(job) AND id = \(rowID)")
+    throw .ledger(exists.isEmpty ? .unknownRow(rowID) : .notBound(rowID: rowID, uid: uid))
   }
 
   private static func insertFailure(_ connection: SyncConnection, job: String, uid: String, rowID: String?,

@@ -1,4 +1,5 @@
 import ProvisioningLedger
+import ProvisioningLedgerPostgres
 import ProvisioningLedgerSQLite
 #if canImport(Glibc)
 import Glibc
@@ -38,10 +39,19 @@ enum LedgerOpener {
       } catch {
         throw cliFailure(for: error)
       }
-    case .postgres:
-      // ── PostgreSQL: not built in yet. The PostgreSQL ledger opens here the way the file case
-      // does: list its jobs when no --job was given (`onlyJob`), then open the job, creating nothing.
-      throw CLIFailure(ExitStatus.usage, "PostgreSQL ledgers are not built in yet")
+    case .postgres(let url):
+      // Settings from the URL and the PG* variables; the password never comes from argv.
+      let settings = try ledgerCall { () throws(LedgerError) in try PostgresSettings(url: url) }
+      let listJobs = { () throws(LedgerError) -> [String] in try PostgresLedger.jobs(settings: settings) }
+      let name: String
+      if let job { name = job } else { name = try onlyJob(ledgerCall(listJobs)) }
+      do {
+        return try PostgresLedger(settings: settings, job: LedgerJob(name: name), createIfMissing: false)
+      } catch .unknownJob(let name) {
+        throw unknownJob(name, among: try ledgerCall(listJobs))
+      } catch {
+        throw cliFailure(for: error)
+      }
     }
   }
 

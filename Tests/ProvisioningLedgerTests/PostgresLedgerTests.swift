@@ -61,9 +61,9 @@ struct PostgresLedgerTests {
   @Test func unknownJobWithoutCreate() throws {
     let settings = try TestPostgres.settings()
     let job = TestPostgres.freshJob()
-    #expect(throws: LedgerError.unknownJob(job.name)) { try PostgresLedger(settings: settings, job: job, create: false) }
+    #expect(throws: LedgerError.unknownJob(job.name)) { try PostgresLedger(settings: settings, job: job, createIfMissing: false) }
     try PostgresLedger(settings: settings, job: job).close()
-    let reopened = try PostgresLedger(settings: settings, job: job, create: false)
+    let reopened = try PostgresLedger(settings: settings, job: job, createIfMissing: false)
     reopened.close()
     #expect(throws: LedgerError.closed) { try reopened.counts() }
   }
@@ -166,5 +166,18 @@ struct PostgresLedgerTests {
       #expect(all.filter { if case .resumed = $0 { true } else { false } }.count == 7)
       #expect(try setup.records().filter { $0.uid == uid }.count == 1)
     }
+  }
+}
+
+/// The backend-generic checks (LedgerConformance) on PostgreSQL: each check gets jobs of its own
+/// in the test database (the job names prefixed with a fresh run id), every `open` a new
+/// connection.
+@Suite(.enabled(if: TestPostgres.available, TestPostgres.skipReason))
+struct PostgresLedgerConformance {
+  @Test(arguments: LedgerConformance.all)
+  func conforms(_ check: LedgerCheck) throws {
+    let settings = try TestPostgres.settings()
+    let run = TestPostgres.freshJob("conformance").name
+    try check.run { job in try PostgresLedger(settings: settings, job: LedgerJob(name: "\(run)/\(job.name)")) }
   }
 }

@@ -82,6 +82,31 @@ struct PostgresLedgerTests {
     }
   }
 
+  @Test func tlsRequiredFromAServerWithoutTLS() throws {
+    var settings = try TestPostgres.settings()
+    settings.sslMode = .require
+    do {
+      _ = try PostgresLedger(settings: settings, job: TestPostgres.freshJob())
+      Issue.record("a plain connection was accepted with sslmode require")
+    } catch {
+      guard case .cannotOpen(let message) = error else { Issue.record("\(error)"); return }
+      #expect(message.contains("TLS"), "\(message)")
+    }
+    settings.sslMode = .prefer  // the test server has no TLS: prefer falls back to plain TCP
+    try PostgresLedger(settings: settings, job: TestPostgres.freshJob()).close()
+  }
+
+  /// Through the server's unix socket (the cluster's directory, when this process may enter it).
+  @Test func unixSocketDirectoryAsHost() throws {
+    guard let directory = ProcessInfo.processInfo.environment["NFCTAG_POSTGRES_DIR"],
+          access(directory, X_OK) == 0 else { return }
+    var settings = try TestPostgres.settings()
+    settings.host = directory
+    let ledger = try PostgresLedger(settings: settings, job: TestPostgres.freshJob())
+    defer { ledger.close() }
+    #expect(try ledger.importRows(TestPostgres.rows(2)).added == 2)
+  }
+
   @Test func unreachableServerCannotOpen() throws {
     var settings = try TestPostgres.settings()
     settings.host = "127.0.0.1"

@@ -110,17 +110,17 @@ final class PostgresSession: Sendable {
             rollBack(connection, &state)
           case .database(.server(let code, let message)):
             rollBack(connection, &state)
-            throw .unavailable("PostgreSQL at \(settings) refused a statement: \(message) (SQLSTATE \(code)); nothing was committed")
+            throw .unavailable("PostgreSQL at \(settings) refused a statement: \(message) (SQLSTATE \(code))")
           case .database(.lost) where !begun && reused && attempt == 1:
             // The connection died while idle (server restart, idle timeout): nothing was sent
             // but BEGIN, so one fresh connection may try again at once.
             drop(&state, backoff: false)
           case .database(.lost(let reason)):
             drop(&state, backoff: true)
-            throw .unavailable("connection to PostgreSQL at \(settings) lost: \(reason); nothing of this call was committed")
+            throw .unavailable("connection to PostgreSQL at \(settings) lost: \(reason)")
           case .database(.commitUnknown(let reason)):
             drop(&state, backoff: true)
-            throw .unavailable("connection to PostgreSQL at \(settings) lost during COMMIT: \(reason); whether this call was committed is unknown, so it is not reported done")
+            throw .unavailable("connection to PostgreSQL at \(settings) lost while waiting for the answer to COMMIT: \(reason) (the outcome is unknown, so it is not reported done)")
           }
         }
       }

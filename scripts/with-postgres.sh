@@ -6,7 +6,7 @@
 # tests that need it are skipped and say why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-env_file=${NFCTAG_POSTGRES_ENV:-$here/../.build/postgres.env}
+env_file=${NFCTAG_POSTGRES_ENV:-$(cd "$here/.." && pwd)/.build/postgres.env}
 export NFCTAG_POSTGRES_ENV=$env_file
 stop() { "$here/stop-postgres.sh" "$env_file"; }
 if "$here/start-postgres.sh" "$env_file"; then

@@ -44,10 +44,23 @@ do {
   }
   let seconds = now() - start
   let counts = try ledger.counts()
+  start = now()
+  let records = try ledger.records(), failures = try ledger.tagFailures()
+  let readSeconds = now() - start
+  start = now()
+  let csv = try LedgerReport.csv(records: records, tagFailures: failures)
+  let csvSeconds = now() - start
+  start = now()
+  let jsonl = LedgerReport.jsonLines(records: records, tagFailures: failures)
+  let jsonSeconds = now() - start
   ledger.close()
-  guard counts.done == count else { fatalError("ledger bench: \(counts.done) of \(count) rows done") }
+  guard counts.done == count, csv.utf8.count > jsonl.utf8.count / 4 else {
+    fatalError("ledger bench: \(counts.done) of \(count) rows done")
+  }
   print("sqlite ledger: \(Int(Double(n) / seconds)) tags/s (claim + finish, \(Int(Double(2 * n) / seconds)) commits/s; "
         + "\(n) rows, one station, WAL, synchronous=FULL); import: \(Int(Double(count) / importSeconds)) rows/s")
+  print("sqlite ledger: records() \(Int(Double(count) / readSeconds)) rows/s; report: CSV \(Int(Double(count) / csvSeconds)) "
+        + "rows/s, JSON lines \(Int(Double(count) / jsonSeconds)) rows/s")
 } catch {
   print("ledger bench: \(error)")
   exit(1)

@@ -16,10 +16,17 @@ import Darwin
 public final class SimulatorPoller: TagPoller {
   public let readerName: String
   private let slot: any SimulatedSlot
+  private let counter = ExchangeCounter()
+  /// APDUs exchanged with the simulated reader so far.
+  public var exchangeCount: Int { counter.value }
 
   /// Loads (or creates) the tag `spec` names, or starts its feed, behind its reader face;
   /// `detect` identifies each tag.
   public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
+    let counter = self.counter
+    let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget = { transport throws(PollError) in
+      try detect(CountingAPDUTransport(transport, counter: counter))
+    }
     if let feed = spec.feed {
       let feeder = try TagFeeder(settings: feed, face: spec.face)
       readerName = "\(spec.face.simulatedReaderName) (simulated feed of \(feed.count) \(feed.kinds.map(\.rawValue).joined(separator: "/")), "
@@ -32,7 +39,8 @@ public final class SimulatorPoller: TagPoller {
   }
 
   /// The reader time the spec's ``LatencyModel`` modelled so far (arrivals and exchanges), in
-  /// microseconds: what a benchmark sums.
+  /// microseconds: what a benchmark sums. Read it between sessions: with one tag, the sum is kept
+  /// by the transport the session's commands use, without a lock.
   public var modelledReaderMicroseconds: Int { slot.modelledMicroseconds }
 
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {

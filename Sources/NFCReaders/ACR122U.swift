@@ -115,12 +115,13 @@ public final class ReaderCommandTransport: APDUTransport {
 }
 
 extension ACR122UControl {
-  /// The outcome of a tag, shown on the reader: green and one 100 ms beep, or red and two beeps
-  /// (T1 = T2 = 100 ms, the buzzer on during T1). ACR122U API §6.2.
+  /// The outcome of a tag, shown on the reader: green and one 100 ms beep (T1 = 100 ms, T2 = 0,
+  /// once: the reader answers after 100 ms), or red and two beeps (T1 = T2 = 100 ms, twice), the
+  /// buzzer on during T1. ACR122U API §6.2.
   public func signal(_ outcome: ReaderSignal) throws(TransceiveError) {
     switch outcome {
     case .success:
-      try signal(red: false, green: true, blinkGreen: true, t1: 1, t2: 1, repetitions: 1, buzzer: .duringT1)
+      try signal(red: false, green: true, blinkGreen: true, t1: 1, t2: 0, repetitions: 1, buzzer: .duringT1)
     case .failure:
       try signal(red: true, green: false, blinkRed: true, t1: 1, t2: 1, repetitions: 2, buzzer: .duringT1)
     }

@@ -10,3 +10,19 @@ public protocol APDUTransport: AnyObject {
   /// Sends one command APDU; the answer keeps SW1 SW2.
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8]
 }
+
+/// An ``APDUTransport`` that counts what passes through it into an ``ExchangeCounter``.
+public final class CountingAPDUTransport: APDUTransport {
+  public let base: any APDUTransport
+  private let counter: ExchangeCounter
+  public init(_ base: any APDUTransport, counter: ExchangeCounter) {
+    self.base = base
+    self.counter = counter
+  }
+  public var readerName: String { base.readerName }
+  public var atr: [UInt8] { base.atr }
+  public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    counter.increment()
+    return try base.transmit(apdu)
+  }
+}

@@ -7,6 +7,8 @@
 // MIRROR_CONF bits 7–6, MIRROR_BYTE bits 5–4, STRG_MOD_EN bit 2; CFG0 byte 2 is MIRROR_PAGE;
 // ACCESS (CFG1 byte 0) has NFC_CNT_EN bit 4 and NFC_CNT_PWD_PROT bit 3.
 
+import NFCTags
+
 /// What the tag mirrors into the room: `--mirror uid|counter|uid+counter`.
 public enum MirrorMode: String, Sendable, Hashable, CaseIterable {
   /// The 7-byte UID as 14 ASCII hex characters.
@@ -16,23 +18,20 @@ public enum MirrorMode: String, Sendable, Hashable, CaseIterable {
   /// Both, joined by an `x` the tag inserts itself: 14 + 1 + 6 = 21 characters.
   case uidAndCounter = "uid+counter"
 
-  /// The room the template must leave, in ASCII characters (bytes).
-  public var roomLength: Int {
+  /// The chip's mirror mode (NFCTags' table of the MIRROR_CONF bits).
+  public var tagMode: NTAG21xMirrorMode {
     switch self {
-    case .uid: return 14
-    case .counter: return 6
-    case .uidAndCounter: return 21
+    case .uid: return .uid
+    case .counter: return .counter
+    case .uidAndCounter: return .uidAndCounter
     }
   }
 
+  /// The room the template must leave, in ASCII characters (bytes).
+  public var roomLength: Int { tagMode.length }
+
   /// MIRROR_CONF (2 bits): 01b UID, 10b NFC counter, 11b both.
-  public var mirrorConf: UInt8 {
-    switch self {
-    case .uid: return 0b01
-    case .counter: return 0b10
-    case .uidAndCounter: return 0b11
-    }
-  }
+  public var mirrorConf: UInt8 { tagMode.rawValue }
 
   /// True when the NFC counter is mirrored, so NFC_CNT_EN must be set.
   public var usesCounter: Bool { self != .uid }
@@ -41,9 +40,9 @@ public enum MirrorMode: String, Sendable, Hashable, CaseIterable {
 /// Where the mirror goes on an NTAG21x, and the configuration that makes the tag fill it.
 public struct MirrorPlan: Hashable, Sendable {
   /// ACCESS bit 4: the NFC counter counts (and can be mirrored).
-  public static let nfcCounterEnable: UInt8 = 0x10
+  public static let nfcCounterEnable = NTAG21xConfiguration.nfcCounterEnable
   /// ACCESS bit 3: the NFC counter is readable only after PWD_AUTH.
-  public static let nfcCounterPasswordProtect: UInt8 = 0x08
+  public static let nfcCounterPasswordProtect = NTAG21xConfiguration.nfcCounterPasswordProtect
 
   /// The mirror mode.
   public var mode: MirrorMode
@@ -116,7 +115,7 @@ public struct MirrorPlan: Hashable, Sendable {
   /// CFG0 byte 0 (MIRROR) with ``mode`` and ``byte``: MIRROR_CONF in bits 7–6, MIRROR_BYTE in
   /// bits 5–4; STRG_MOD_EN (bit 2) and the other low bits kept from `current`.
   public func mirrorByte(from current: UInt8) -> UInt8 {
-    (current & 0x0F) | mode.mirrorConf << 6 | (byte & 0x03) << 4
+    NTAG21xConfiguration.mirrorByte(mode.tagMode, startingAt: Int(byte), keeping: current)
   }
 
   /// The CFG0 page and ACCESS byte that turn the mirror on.

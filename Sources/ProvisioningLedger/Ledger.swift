@@ -24,18 +24,24 @@ public protocol Ledger: AnyObject, Sendable {
 
   /// In one transaction: the row already bound to `uid` (done, claimed or failed), else the
   /// pending row with the lowest sequence number, now claimed by `uid` at `station`/`reader`.
+  /// A row already bound is returned as the ledger holds it: that claim changes nothing.
   func claim(uid: String, at place: LedgerPlace) throws(LedgerError) -> LedgerClaim
 
-  /// Marks a row done. Only a row claimed (or failed) by `done.uid` can be finished.
-  /// - Throws: ``LedgerError/notBound(rowID:uid:)`` otherwise.
+  /// Marks a row done. Only a row claimed (or failed) by `done.uid` can be finished; a done row
+  /// is final.
+  /// - Throws: ``LedgerError/notBound(rowID:uid:)`` otherwise, ``LedgerError/unknownRow(_:)`` for
+  ///   a row the job does not have.
   func finish(_ done: LedgerDone) throws(LedgerError)
 
   /// Records that the row's tag failed *after* the tag was touched: the row stays bound to the UID
   /// (state failed) with the reason and exit-code class.
+  /// - Throws: as ``finish(_:)``: the row must be claimed or failed by `uid`.
   func fail(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError)
 
   /// Gives a claimed row back (state pending, no UID) because its tag failed *before* anything was
-  /// written to it, and records the failure against the UID in the tag log.
+  /// written to it, and records the failure against the UID in the tag log. A pending row holds
+  /// no UID, station, reader, message, time or error.
+  /// - Throws: as ``finish(_:)``: the row must be claimed or failed by `uid`; then nothing is logged.
   func unclaim(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError)
 
   /// Records a tag that failed before any row was claimed for it (unsupported, unreadable).

@@ -7,15 +7,16 @@ import SQLiteNIO
 /// Each connection gets a pool of one thread of its own, so that a connection whose statement
 /// sleeps in SQLite's busy handler (waiting for another connection's write lock) never holds up
 /// a thread another connection needs to finish its transaction; the caller's thread waits for
-/// each future (`wait()`). The futures complete on a loop of NIO's shared event-loop group, so
-/// the caller must not itself be running on a NIO event loop (the provisioning engine and the
-/// tool call from their own threads and dispatch queues).
+/// each future (`wait()`). The futures complete on an event loop of the connection's own, which
+/// runs nothing else, so any thread may wait: a dispatch queue's, a Swift task's, another NIO
+/// event loop's (PostgreSQL's).
 ///
 /// Not serialised: ``SQLiteLedger`` holds its lock around each whole transaction.
 final class BlockingConnection: Sendable {
   /// The file, for messages.
   let path: String
   private let pool: NIOThreadPool
+  private let loop: MultiThreadedEventLoopGroup
   private let connection: SQLiteConnection
 
   /// How long a statement waits for another connection's lock before the call fails
@@ -26,15 +27,17 @@ final class BlockingConnection: Sendable {
   static func open(path: String, create: Bool) throws(LedgerError) -> BlockingConnection {
     let pool = NIOThreadPool(numberOfThreads: 1)
     pool.start()
+    let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let opened: SQLiteConnection
     do {
       opened = try SQLiteConnection.open(storage: .file(path: sqliteURI(path: path, create: create)), threadPool: pool,
-                                         on: MultiThreadedEventLoopGroup.singleton.next()).wait()
+                                         on: loop.next()).wait()
     } catch {
       try? pool.syncShutdownGracefully()
+      try? loop.syncShutdownGracefully()
       throw .cannotOpen("\(path): SQLite cannot open it\(create ? " or create it" : "")")
     }
-    let connection = BlockingConnection(path: path, pool: pool, connection: opened)
+    let connection = BlockingConnection(path: path, pool: pool, loop: loop, connection: opened)
     do {
       // Replaces sqlite-nio's busy handler, which retries at once and forever, with SQLite's own
       // (sleeps, gives up after the timeout).
@@ -46,9 +49,10 @@ final class BlockingConnection: Sendable {
     return connection
   }
 
-  private init(path: String, pool: NIOThreadPool, connection: SQLiteConnection) {
+  private init(path: String, pool: NIOThreadPool, loop: MultiThreadedEventLoopGroup, connection: SQLiteConnection) {
     self.path = path
     self.pool = pool
+    self.loop = loop
     self.connection = connection
   }
 
@@ -83,10 +87,11 @@ final class BlockingConnection: Sendable {
     }
   }
 
-  /// Closes the connection and stops its thread.
+  /// Closes the connection and stops its threads.
   func close() {
     _ = try? connection.close().wait()
     try? pool.syncShutdownGracefully()
+    try? loop.syncShutdownGracefully()
   }
 
   /// One line for an SQLite failure, naming the file.

@@ -13,7 +13,8 @@ import SQLiteNIO
 /// (threads or processes) on one file wait up to 15 s for each other's write lock rather than
 /// fail. Every protocol call is one transaction; a claim takes the write lock first
 /// (`BEGIN IMMEDIATE`), so two stations can never claim the same row. Calls block the calling
-/// thread, which must not be a NIO event loop's (see `BlockingConnection`).
+/// thread, whichever it is: each connection has a thread for SQLite and an event loop of its own
+/// (see `BlockingConnection`).
 public final class SQLiteLedger: Ledger {
   public let job: LedgerJob
   /// The ledger file.

@@ -91,3 +91,26 @@ enum LedgerOpener {
     throw CLIFailure(ExitStatus.noInput, "cannot read the ledger \(sanitizeLine(path)): \(String(cString: strerror(problem)))")
   }
 }
+
+extension LedgerOpener {
+  /// The ledger `provision` works on: created when missing (a SQLite file; PostgreSQL's tables),
+  /// the job created on first use.
+  static func openForProvisioning(_ argument: String, job: String) throws(CLIFailure) -> any Ledger {
+    switch LedgerLocation(argument) {
+    case .file(let path):
+      do {
+        return try SQLiteLedger(path: path, job: LedgerJob(name: job), createIfMissing: true)
+      } catch {
+        throw cliFailure(for: error)
+      }
+    case .postgres(let url):
+      // The tables and the job are created on first use; the password comes from PGPASSWORD or
+      // the password file, never from argv.
+      do {
+        return try PostgresLedger(settings: PostgresSettings(url: url), job: LedgerJob(name: job), createIfMissing: true)
+      } catch {
+        throw cliFailure(for: error)
+      }
+    }
+  }
+}

@@ -72,6 +72,24 @@ final class ProvisionReporter: Sendable {
     }
   }
 
+  /// A reader was added, unplugged or came back (`--reader all`).
+  func readerChanged(_ reader: String, _ change: String) {
+    switch style {
+    case .json:
+      var object = JSONObjectWriter()
+      object.string("event", "reader")
+      object.string("reader", reader)
+      object.string("status", change)
+      writeStdoutLine(object.finish())
+    case .text:
+      clearLive()
+      writeStderr("nfctag: reader \(sanitizeLine(reader)): \(change)\n")
+      drawLive()
+    case .quiet:
+      if change == "unplugged" { writeStderr("nfctag: reader \(sanitizeLine(reader)): unplugged\n") }
+    }
+  }
+
   /// The final summary (JSON) or line (text), and the live line cleared.
   func finish(remaining: Int) {
     let t = current

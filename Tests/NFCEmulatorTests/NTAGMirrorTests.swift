@@ -1,3 +1,4 @@
+import NFCTags
 import NFCTransport
 import Testing
 @testable import NFCEmulator
@@ -133,5 +134,26 @@ import Testing
     let reply = face.transmit([0xFF, 0xB0, 0x00, 0x0C, 0x10])
     #expect(Array(reply[1..<15]) == Array("04E141124C2880".utf8))
     #expect(Array(reply.suffix(2)) == [0x90, 0x00])
+  }
+
+  /// The host side's constants (NFCTags `NTAG21xConfiguration`, `Type2Product.mirrorFits`) agree
+  /// with the virtual tag on every start position and mode of an NTAG213.
+  @Test func theHostConstantsAgreeWithTheVirtualTag() throws {
+    #expect(NTAG21xConfiguration.mirrorByte(.uidAndCounter, startingAt: 1, keeping: 0x04) == 0xD4)  // the data sheet's CFG0
+    #expect(Type2Product.ntag213.cfg0Page == Type2Chip.ntag213.cfg0Page)
+    #expect(!Type2Product.ntag210.mirrorSupported && Type2Product.ntag216.nfcCounterSupported)
+    for mode in NTAG21xMirrorMode.allCases where mode != .none {
+      for page in 3...0x28 {
+        for byte in 0...3 {
+          let tag = try Type2VirtualTag(chip: .ntag213, uid: Self.exampleUID)
+          let mirror = NTAG21xConfiguration.mirrorByte(mode, startingAt: byte, keeping: 0x04)
+          #expect(tag.respond(to: [0xA2, 0x29, mirror, 0x00, UInt8(page), 0xFF]) == .ack)
+          #expect(tag.respond(to: [0xA2, 0x2A, NTAG21xConfiguration.nfcCounterEnable, 0x05, 0x00, 0x00]) == .ack)
+          guard case .data(let shown) = tag.respond(to: [0x3A, 0x00, 0x28]) else { Issue.record("no answer"); return }
+          let mirrored = shown != Array(tag.memoryImage[0..<(0x29 * 4)])
+          #expect(mirrored == Type2Product.ntag213.mirrorFits(mode, page: page, byte: byte), "\(mode) at \(page):\(byte)")
+        }
+      }
+    }
   }
 }

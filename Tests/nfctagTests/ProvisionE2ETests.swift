@@ -1,0 +1,271 @@
+import Foundation
+import Testing
+
+/// `nfctag provision` end to end: the real binary, the real pcscd, tags fed one after another by
+/// `nfctag emulate --feed` on "Virtual PCD 00 01", a real SQLite ledger.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct ProvisionEndToEnd {
+  /// A scratch directory with a rows file of `count` rows.
+  func job(rows count: Int, name: String = "rows.csv") throws -> (dir: URL, rows: URL) {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-prov-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("images"), withIntermediateDirectories: true)
+    var csv = "id,slug\n"
+    for i in 1...count { csv += "r\(i),item-\(i)\n" }
+    let rows = dir.appendingPathComponent(name)
+    try csv.write(to: rows, atomically: true, encoding: .utf8)
+    return (dir, rows)
+  }
+
+  /// Starts a feeder of `count` tags (kinds in turn) saving images into `dir/images`.
+  func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1) throws -> Process {
+    let process = Process()
+    process.executableURL = nfctagBinary()
+    process.arguments = ["emulate", "--tag", kinds, "--feed", String(count), "--image-dir",
+                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", e2ePort,
+                         // A person's hand: generous, so that a slow fsync on a busy machine is not a removal.
+                         "--hand-ms", "1500", "--quiet"]
+    process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  /// The feeder's exit status once it exits by itself (its last tag left), nil after 10 s.
+  func waitForExit(_ process: Process, seconds: Double = 10) -> Int32? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    return process.isRunning ? nil : process.terminationStatus
+  }
+
+  func stopFeeder(_ process: Process) {
+    if process.isRunning { kill(process.processIdentifier, SIGINT) }
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    // pcscd must see the last card leave before the next test's emulator arrives.
+    let until = Date().addingTimeInterval(5)
+    while Date() < until {
+      if let r = try? runNFCTag(["readers", "--json"]), r.stdout.contains(#""name":"\#(e2eReader)","card":false"#) { break }
+      usleep(100_000)
+    }
+  }
+
+  /// The images the feeder saved: UID (from the name) → file.
+  func images(_ dir: URL) throws -> [(uid: String, file: URL)] {
+    let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("images").path).sorted()
+    return names.filter { $0.hasSuffix(".bin") }.compactMap { name in
+      let stem = name.dropLast(4)
+      guard let dash = stem.firstIndex(of: "-") else { return nil }
+      return (String(stem[stem.index(after: dash)...]), dir.appendingPathComponent("images").appendingPathComponent(name))
+    }
+  }
+
+  /// The NDEF message an image holds, as hex, read by the real tool through the in-process
+  /// simulator; nil when it holds none (empty or torn).
+  func messageHex(in image: URL, kind: String = "ntag213") throws -> String? {
+    let r = try runNFCTag(["read", "--reader", "sim:\(kind):\(image.path)", "--format", "hex", "--timeout", "5"])
+    guard r.status == 0 else { return nil }
+    let hex = r.stdout.filter { $0.isHexDigit }
+    return hex.isEmpty ? nil : hex.lowercased()
+  }
+
+  /// `ledger export --format csv` as rows of fields (header dropped).
+  func export(_ ledger: URL) throws -> [[String]] {
+    let r = try runNFCTag(["ledger", "export", ledger.path, "--format", "csv"])
+    #expect(r.status == 0, "\(r.stderr)")
+    return r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+  }
+
+  /// Every done row's tag holds exactly its message; no row on two tags; no tag with two rows.
+  func checkInvariants(_ dir: URL, ledger: URL, expectDone: Int? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let rows = try export(ledger).filter { !$0[0].isEmpty }
+    let done = rows.filter { $0[2] == "done" }
+    if let expectDone { #expect(done.count == expectDone, sourceLocation: sourceLocation) }
+    let boundUIDs = rows.map { $0[1] }.filter { !$0.isEmpty }
+    #expect(Set(boundUIDs).count == boundUIDs.count, "a UID holds two rows", sourceLocation: sourceLocation)
+    let imageByUID = Dictionary(try images(dir).map { ($0.uid, $0.file) }, uniquingKeysWith: { a, _ in a })
+    let rowByMessage = Dictionary(rows.compactMap { $0[3].isEmpty ? nil : ($0[3], $0) }, uniquingKeysWith: { a, _ in a })
+    for row in done {
+      guard let image = imageByUID[row[1]] else {
+        Issue.record("row \(row[0]) is done on \(row[1]), which has no image", sourceLocation: sourceLocation)
+        continue
+      }
+      #expect(try messageHex(in: image) == row[3], "row \(row[0]) on \(row[1])", sourceLocation: sourceLocation)
+    }
+    // A tag that holds a row's message is the tag the ledger bound that row to.
+    for (uid, image) in imageByUID {
+      guard let hex = try messageHex(in: image), let row = rowByMessage[hex] else { continue }
+      #expect(row[1] == uid, "tag \(uid) holds row \(row[0])'s message, bound to \(row[1])", sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test func fiftyTagsFromFiftyRowsEachHoldTheirRow() throws {
+    let (dir, rows) = try job(rows: 50)
+    let feed = try feeder(dir, count: 50)
+    defer { stopFeeder(feed) }
+    let ledger = dir.appendingPathComponent("ledger.sqlite")
+    let r = try runNFCTag(["provision", rows.path, "--url", "https://example.com/{slug}?id={id}&n={n:04}",
+                           "--ledger", ledger.path, "--reader", e2eReader, "--timeout", "20", "--json"], timeout: 300)
+    #expect(r.status == 0, "\(r.stderr)")
+    // The last tag's image is saved when it leaves, after the feedback: the feeder then exits 0.
+    #expect(waitForExit(feed) == 0)
+    let events = r.stdout.split(separator: "\n")
+    #expect(events.filter { $0.contains(#""status":"done""#) }.count == 50)
+    #expect(events.last?.contains(#""event":"summary","done":50,"failed":0"#) == true, "\(events.last ?? "")")
+    try checkInvariants(dir, ledger: ledger, expectDone: 50)
+    let uids = try export(ledger).map { $0[1] }
+    #expect(Set(uids).count == 50)
+    #expect(try images(dir).count == 50)
+  }
+}
+
+/// The rest of issue 9's list: crashes, bad tags in the stream, lock, protection, mirror, bad rows.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct ProvisionFaultsEndToEnd {
+  let base = ProvisionEndToEnd()
+
+  @Test func killedAtRandomMomentsTwentyTimesNoRowIsOnTwoTags() throws {
+    let (dir, rows) = try base.job(rows: 30)
+    let feed = try base.feeder(dir, count: 90, seed: 7)
+    defer { base.stopFeeder(feed) }
+    let ledger = dir.appendingPathComponent("ledger.sqlite")
+    let arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
+                     "--reader", e2eReader, "--json"]
+    var delays: [Int] = []
+    for run in 1...20 {
+      let process = Process()
+      process.executableURL = nfctagBinary()
+      process.arguments = arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let delay = Int.random(in: 150...1800)
+      delays.append(delay)
+      usleep(UInt32(delay) * 1000)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0, "run \(run)")
+      // A tag the dead run talked to leaves after the feeder's hand time (300 ms) and is saved.
+      usleep(450_000)
+      try base.checkLedgerInvariants(ledger, context: "after kill \(run) (delays \(delays))")
+    }
+    // The rerun continues where the killed runs stopped.
+    let r = try runNFCTag(arguments + ["--timeout", "4"], timeout: 240)
+    #expect([0, 74, 75].contains(r.status), "\(r.stderr)")
+    usleep(500_000)
+    try base.checkInvariants(dir, ledger: ledger)
+    let exported = try base.export(ledger).filter { !$0[0].isEmpty }
+    let done = exported.filter { $0[2] == "done" }.count
+    let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }.count
+    // Every row is done, or bound to the one tag a killed run was writing (that tag left).
+    #expect(done + bound == 30, "done \(done), bound \(bound), delays \(delays)")
+    #expect(bound <= 20)
+  }
+
+  @Test func aLockedAndATooSmallTagInTheStreamAreFailedAndTheRunGoesOn() throws {
+    let (dir, rows) = try base.job(rows: 4)
+    // An NTAG210 holds 48 bytes: this message needs about 60.
+    let feed = try base.feeder(dir, count: 6, kinds: "ntag213,ntag213-locked,ntag213,ntag210,ntag213,ntag213", seed: 3)
+    defer { base.stopFeeder(feed) }
+    let ledger = dir.appendingPathComponent("ledger.sqlite")
+    let r = try runNFCTag(["provision", rows.path, "--url", "https://example.com/a/long/path/for/{slug}?id={id}",
+                           "--ledger", ledger.path, "--reader", e2eReader, "--timeout", "10", "--json"], timeout: 120)
+    #expect(r.status == 0, "\(r.stderr)")
+    let failed = r.stdout.split(separator: "\n").filter { $0.contains(#""status":"failed""#) }
+    #expect(failed.count == 2, "\(r.stdout)")
+    #expect(failed.contains { $0.contains(#""exit":77"#) }, "the locked tag: \(failed)")
+    #expect(failed.contains { $0.contains(#""exit":73"#) }, "the NTAG210: \(failed)")
+    let exported = try base.export(ledger)
+    #expect(exported.filter { $0[2] == "done" }.count == 4)
+    #expect(exported.filter { $0[2] == "failed" }.count == 2, "the two tags are recorded: \(exported)")
+    _ = base.waitForExit(feed)
+    try base.checkInvariants(dir, ledger: ledger, expectDone: 4)
+  }
+
+  @Test func lockMakesEveryTagReadOnly() throws {
+    let emulator = try Emulator(tag: "ntag213")
+    defer { emulator.stop() }
+    let dir = emulator.image.deletingLastPathComponent()
+    let r = try runNFCTag(["provision", "--count", "1", "--text", "asset {n:04}", "--lock", "--yes",
+                           "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", e2eReader, "--timeout", "5"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let write = try runNFCTag(["write", "text", "again", "--reader", e2eReader, "--timeout", "5"])
+    #expect(write.status == 77, "\(write.stderr)")
+    let refused = try runNFCTag(["provision", "--count", "1", "--text", "x", "--lock", "--reader", e2eReader])
+    #expect(refused.status == 64)
+  }
+
+  @Test func protectedTagsNeedTheJobsSecretNextTime() throws {
+    let emulator = try Emulator(tag: "ntag213")
+    defer { emulator.stop() }
+    let dir = emulator.image.deletingLastPathComponent()
+    let secret = ["NFCTAG_TEST_SECRET": "a secret of the provisioning job"]
+    func provision(_ text: String, ledger: String, protect: Bool) throws -> RunResult {
+      try runNFCTag(["provision", "--count", "1", "--text", text, "--ledger", dir.appendingPathComponent(ledger).path,
+                     "--reader", e2eReader, "--timeout", "3", "--json", "--trace"]
+                    + (protect ? ["--protect", "--secret-env", "NFCTAG_TEST_SECRET"] : []), environment: secret)
+    }
+    let first = try provision("first", ledger: "a.sqlite", protect: true)
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(!first.stderr.contains("a secret of"))
+    // PWD_AUTH is never in the trace in clear; a new run with the same secret rewrites the tag.
+    let second = try provision("second", ledger: "b.sqlite", protect: true)
+    #expect(second.status == 0, "\(second.stderr)")
+    let third = try provision("third", ledger: "c.sqlite", protect: false)
+    #expect(third.status == 77, "\(third.stdout)\n\(third.stderr)")
+    let read = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "5"])
+    #expect(read.stdout.contains("second"))
+  }
+
+  @Test func theMirrorShowsTheUIDAndACounterThatGoesUp() throws {
+    let emulator = try Emulator(tag: "ntag213")
+    defer { emulator.stop() }
+    let dir = emulator.image.deletingLastPathComponent()
+    let r = try runNFCTag(["provision", "--count", "1", "--url", "https://example.com/t?m={mirror}", "--mirror", "uid+counter",
+                           "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", e2eReader, "--timeout", "5", "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let uid = try #require(r.stdout.split(separator: "\"").drop { $0 != "uid" }.dropFirst(2).first).uppercased()
+    func url() throws -> String {
+      let read = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "5"])
+      #expect(read.status == 0, "\(read.stderr)")
+      return read.stdout
+    }
+    let one = try url(), two = try url()
+    #expect(one.contains("m=\(uid)x"), "\(one)")
+    let counter = { (text: String) -> Int? in
+      guard let range = text.range(of: "m=\(uid)x") else { return nil }
+      return Int(text[range.upperBound...].prefix(6), radix: 16)
+    }
+    let c1 = try #require(counter(one)), c2 = try #require(counter(two))
+    #expect(c2 > c1, "\(one) then \(two)")
+  }
+
+  @Test func aBadRowsFileIsRefusedBeforeAnyTagIsTouched() throws {
+    let emulator = try Emulator(tag: "ntag213")
+    defer { emulator.stop() }
+    let before = try Data(contentsOf: emulator.image)
+    let dir = emulator.image.deletingLastPathComponent()
+    let rows = dir.appendingPathComponent("bad.csv")
+    try "id,slug\nr1,a\nr2,b,extra\nr1,c\n".write(to: rows, atomically: true, encoding: .utf8)
+    let r = try runNFCTag(["provision", rows.path, "--url", "https://example.com/{slug}/{colour}", "--reader", e2eReader,
+                           "--ledger", dir.appendingPathComponent("l.sqlite").path, "--timeout", "3"])
+    #expect(r.status == 65)
+    #expect(r.stderr.contains("line 3"), "\(r.stderr)")
+    #expect(r.stderr.contains("r1"), "\(r.stderr)")
+    #expect(r.stderr.contains("colour"), "\(r.stderr)")
+    #expect(try Data(contentsOf: emulator.image) == before)
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("l.sqlite").path))
+  }
+}
+
+extension ProvisionEndToEnd {
+  /// What the ledger alone guarantees: no UID holds two rows, done rows carry their message.
+  func checkLedgerInvariants(_ ledger: URL, context: String) throws {
+    guard FileManager.default.fileExists(atPath: ledger.path) else { return }
+    let rows = try export(ledger).filter { !$0[0].isEmpty }
+    let uids = rows.map { $0[1] }.filter { !$0.isEmpty }
+    #expect(Set(uids).count == uids.count, "a UID holds two rows \(context)")
+    for row in rows where row[2] == "done" { #expect(!row[3].isEmpty, "row \(row[0]) done without a message \(context)") }
+  }
+}

@@ -5,7 +5,8 @@ import ProvisioningLedger
 /// The ledger of a job in a PostgreSQL database that several stations share.
 ///
 /// One object holds one connection (``PostgresSettings`` says where); its calls are serialised, each
-/// is one transaction and returns once the server answered its COMMIT. Stations coordinate through
+/// is one transaction and returns once the server answered its COMMIT. Calls block the calling
+/// thread, which must not be a NIO event loop's (NIO refuses to wait there). Stations coordinate through
 /// the database alone: a claim takes the pending row with the lowest sequence number with
 /// `FOR UPDATE SKIP LOCKED`, so stations claiming at once get different rows without waiting on each
 /// other, and `UNIQUE (job, uid)` keeps a tag from holding two rows (a station that loses that race

@@ -24,6 +24,8 @@ enum TransactionError: Error {
 /// statement is sent through postgres-nio's future API and waited for with `EventLoopFuture.wait()`,
 /// which parks the calling thread on a condition variable until the event loop fulfils the promise
 /// (nothing runs on the event loop but postgres-nio's own handlers, so it never waits for us).
+/// NIO forbids that wait on any event loop thread: a caller must not be one (a dispatch queue's
+/// thread, a Swift task's or a thread of its own are fine).
 /// Calls are serialised by ``Locked``; the connection and the backoff state live only under it.
 final class PostgresSession: Sendable {
   let settings: PostgresSettings

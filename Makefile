@@ -67,10 +67,11 @@ build: deps
 
 ## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader
 ## (the examples are built first: the end-to-end tests run them too), then install, uninstall
-## and the Debian package (scripts/test-package.sh).
+## and the Debian package (scripts/test-package.sh). The ledger's PostgreSQL tests run against a
+## throw-away cluster (scripts/with-postgres.sh: started before, stopped after, also on failure).
 test: deps pcscd
 	$(SWIFT) build
-	NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	$(MAKE) --no-print-directory package-test
 
 ## package-test: make install into a scratch root, man -l, completions, make uninstall, make deb,
@@ -81,12 +82,13 @@ package-test: package-deps
 bench: deps bench-deps pcscd release
 	$(SWIFT_RELEASE) --product NFCBench >/dev/null
 	$(SWIFT_RELEASE) --product LedgerBench >/dev/null
+	$(SWIFT_RELEASE) --product PostgresLedgerBench >/dev/null
 	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
 
 ## tsan: the whole test suite under ThreadSanitizer, end-to-end tests included; any report fails it.
 tsan: deps pcscd
 	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan
-	NFCTAG_E2E=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	NFCTAG_E2E=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/with-postgres.sh \
 	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel 2>&1 | tee .build-tsan/test.log; \
 	  status=$${PIPESTATUS[0]}; \
 	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \

@@ -54,7 +54,7 @@ let package = Package(
     .target(name: "ProvisioningLedgerSQLite", dependencies: [
       "ProvisioningLedger", "NFCTransport", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
-      "ProvisioningLedger", .product(name: "PostgresNIO", package: "postgres-nio")]),
+      "ProvisioningLedger", "NFCTransport", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
       "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger",
@@ -75,6 +75,9 @@ let package = Package(
     ], path: "Benchmarks/NFCBench"),
     .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerSQLite"],
                       path: "Benchmarks/LedgerBench"),
+    // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).
+    .executableTarget(name: "PostgresLedgerBench", dependencies: [
+      "ProvisioningLedger", "ProvisioningLedgerPostgres", "NFCTransport"], path: "Benchmarks/PostgresLedgerBench"),
 
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
@@ -90,8 +93,10 @@ let package = Package(
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
-      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport"]),
-    .testTarget(name: "nfctagTests", dependencies: ["nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite"]),
+      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport",
+      .product(name: "PostgresNIO", package: "postgres-nio")]),
+    .testTarget(name: "nfctagTests", dependencies: [
+      "nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
   ],
   swiftLanguageModes: [.v6]
 )

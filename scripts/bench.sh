@@ -4,7 +4,8 @@
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on two corpora (small
 # messages; mixed real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
 # beside Python's ndeftool; and the APDU round trip through pcscd + vpcd to `nfctag emulate`
-# (median, p90, p99, max over 1,000). Run through `make bench`: BIN_DIR is the static release build that
+# (median, p90, p99, max over 1,000); the shared ledger on PostgreSQL (claims+finishes per second
+# with 8 stations, Benchmarks/PostgresLedgerBench). Run through `make bench`: BIN_DIR is the static release build that
 # `make install` and `make deb` ship.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,3 +80,8 @@ if ldd "$bin/nfctag" | grep -q -e libFoundation -e libicu -e _FoundationICU; the
 else
   echo "libraries loaded: $(ldd "$bin/nfctag" | awk '{print $1}' | grep -v -e vdso -e ld-linux | tr '\n' ' ')(no Foundation, no ICU)"
 fi
+
+# The shared ledger: stations as concurrent connections (threads) on one throw-away PostgreSQL.
+echo
+echo "== PostgreSQL ledger: ${BENCH_PG_STATIONS:-8} stations claim and finish ${BENCH_PG_ROWS:-5000} rows (Benchmarks/PostgresLedgerBench, a throw-away cluster; goal: >= 200 per second)"
+scripts/with-postgres.sh "$bin/PostgresLedgerBench" "${BENCH_PG_ROWS:-5000}" "${BENCH_PG_STATIONS:-8}"

@@ -1,4 +1,5 @@
 import ProvisioningLedger
+import ProvisioningLedgerPostgres
 import ProvisioningLedgerSQLite
 #if canImport(Glibc)
 import Glibc
@@ -38,10 +39,19 @@ enum LedgerOpener {
       } catch {
         throw cliFailure(for: error)
       }
-    case .postgres:
-      // ── PostgreSQL: not built in yet. The PostgreSQL ledger opens here the way the file case
-      // does: list its jobs when no --job was given (`onlyJob`), then open the job, creating nothing.
-      throw CLIFailure(ExitStatus.usage, "PostgreSQL ledgers are not built in yet")
+    case .postgres(let url):
+      // Settings from the URL and the PG* variables; the password never comes from argv.
+      let settings = try ledgerCall { () throws(LedgerError) in try PostgresSettings(url: url) }
+      let listJobs = { () throws(LedgerError) -> [String] in try PostgresLedger.jobs(settings: settings) }
+      let name: String
+      if let job { name = job } else { name = try onlyJob(ledgerCall(listJobs)) }
+      do {
+        return try PostgresLedger(settings: settings, job: LedgerJob(name: name), createIfMissing: false)
+      } catch .unknownJob(let name) {
+        throw unknownJob(name, among: try ledgerCall(listJobs))
+      } catch {
+        throw cliFailure(for: error)
+      }
     }
   }
 
@@ -83,8 +93,8 @@ enum LedgerOpener {
 }
 
 extension LedgerOpener {
-  /// The ledger `provision` works on: created when missing (a SQLite file), the job created on
-  /// first use.
+  /// The ledger `provision` works on: created when missing (a SQLite file; PostgreSQL's tables),
+  /// the job created on first use.
   static func openForProvisioning(_ argument: String, job: String) throws(CLIFailure) -> any Ledger {
     switch LedgerLocation(argument) {
     case .file(let path):
@@ -93,8 +103,14 @@ extension LedgerOpener {
       } catch {
         throw cliFailure(for: error)
       }
-    case .postgres:
-      throw CLIFailure(ExitStatus.usage, "PostgreSQL ledgers are not built in yet")
+    case .postgres(let url):
+      // The tables and the job are created on first use; the password comes from PGPASSWORD or
+      // the password file, never from argv.
+      do {
+        return try PostgresLedger(settings: PostgresSettings(url: url), job: LedgerJob(name: job), createIfMissing: true)
+      } catch {
+        throw cliFailure(for: error)
+      }
     }
   }
 }

@@ -172,16 +172,11 @@ import Testing
 
   @Test(arguments: [
     ["ledger", "status"], ["ledger", "export", "x.ledger", "--format", "xml"], ["ledger", "release", "x.ledger"],
-    ["ledger", "status", "postgres://station@db.example/ledger"], ["ledger", "frobnicate", "x.ledger"],
+    ["ledger", "frobnicate", "x.ledger"],
   ])
   func refusedCommandLinesAreOneLineAnd64(arguments: [String]) throws {
     let r = try runNFCTag(arguments)
     #expect(r.status == 64, "\(arguments): \(r.stderr)")
     #expect(r.stderr.hasPrefix("nfctag: ") && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
-  }
-
-  @Test func postgresIsNotBuiltInYet() throws {
-    let r = try runNFCTag(["ledger", "status", "postgresql://station@db.example/ledger"])
-    #expect(r.stderr == "nfctag: PostgreSQL ledgers are not built in yet\n")
   }
 }

@@ -1,0 +1,193 @@
+// A statement sent and waited for, and what its failure means.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NFCTransport
+import PostgresNIO
+import ProvisioningLedger
+
+/// Why a statement or a connection attempt failed, in words that hold no secret (postgres-nio's
+/// own descriptions are kept out: a server message names no password, a query is never quoted).
+enum PostgresFailure: Error {
+  /// The connection is gone or cannot be trusted any more: it is dropped, nothing of the
+  /// transaction was committed.
+  case lost(String)
+  /// The connection was lost after COMMIT was sent and before its answer: the outcome is unknown.
+  case commitUnknown(String)
+  /// The server refused the statement (the transaction is aborted, the connection is fine).
+  case server(state: String, message: String)
+
+  /// The reason, one line.
+  var reason: String {
+    switch self {
+    case .lost(let reason), .commitUnknown(let reason): reason
+    case .server(let state, let message): "\(message) (SQLSTATE \(state))"
+    }
+  }
+
+  /// The server refused the login (bad password, no password, no such role).
+  var isAuthentication: Bool {
+    switch self {
+    case .server(let state, _): state.hasPrefix("28")
+    case .lost(let reason): reason.contains("password") || reason.hasPrefix("SCRAM")
+    case .commitUnknown: false
+    }
+  }
+
+  init(_ error: any Error, connection: PostgresConnection?, timedOut: Bool) {
+    if timedOut {
+      self = .lost("no answer within the statement timeout")
+      return
+    }
+    guard let error = error as? PSQLError else {
+      self = .lost(Self.describe(other: error))
+      return
+    }
+    if error.code == .server, let info = error.serverInfo {
+      let state = info[.sqlState] ?? "?????"
+      let message = info[.message] ?? "an error"
+      let severity = info[.severity] ?? "ERROR"
+      // Class 08 (connection exception), 57P (operator intervention: terminated, shutting down),
+      // 28 (authentication) at connect time, and any FATAL end the session.
+      if connection == nil {
+        // Refused at connect time: the server's own words (no such database, not accepting
+        // connections, authentication failed).
+        self = state.hasPrefix("28") ? .server(state: state, message: message) : .lost("\(message) (SQLSTATE \(state))")
+      } else if severity == "FATAL" || severity == "PANIC" || state.hasPrefix("08") || state.hasPrefix("57P")
+        || connection?.isClosed == true {
+        self = .lost("the server ended the session: \(message) (SQLSTATE \(state))")
+      } else {
+        self = .server(state: state, message: message)
+      }
+      return
+    }
+    switch error.code {
+    case .serverClosedConnection: self = .lost("the server closed the connection")
+    case .clientClosedConnection: self = .lost("the connection was closed")
+    case .uncleanShutdown: self = .lost("the connection ended uncleanly")
+    case .connectionError:
+      self = .lost(error.underlying.map(Self.describe(other:)) ?? "the connection failed")
+    case .sslUnsupported: self = .lost("the server does not offer TLS (sslmode)")
+    case .failedToAddSSLHandler: self = .lost("TLS could not be set up")
+    case .authMechanismRequiresPassword:
+      self = .lost("the server asks for a password and none is set (PGPASSWORD, PGPASSFILE)")
+    case .unsupportedAuthMechanism: self = .lost("the server asks for an authentication method postgres-nio does not support")
+    case .saslError: self = .lost("SCRAM authentication failed")
+    default: self = .lost("postgres-nio: \(error.code)")
+    }
+  }
+
+  /// A socket or TLS error in a few words (errno text, not NIO's dumps).
+  static func describe(other error: any Error) -> String {
+    if let error = error as? NIOConnectionError {
+      if error.dnsAError != nil || error.dnsAAAAError != nil { return "cannot resolve host \(error.host)" }
+      if let first = error.connectionErrors.first { return describe(other: first.error) }
+      return "cannot connect to \(error.host):\(error.port)"
+    }
+    if let error = error as? IOError {
+      return String(cString: strerror(error.errnoCode)).lowercased()
+    }
+    if let error = error as? ChannelError {
+      switch error {
+      case .connectTimeout: return "connection attempt timed out"
+      case .ioOnClosedChannel, .alreadyClosed, .eof, .outputClosed, .inputClosed: return "the connection was closed"
+      default: return "channel error \(error)"
+      }
+    }
+    if error is NIOSSLError { return "TLS failed: \(error)" }
+    return String(describing: error)
+  }
+}
+
+/// A connection whose statements block until answered, each with a deadline.
+///
+/// postgres-nio fulfils a statement's promise only if the statement reaches its channel handler:
+/// one written while the server closes the connection can be dropped with its promise, and a
+/// `wait()` on it would never return. So each statement waits on a promise of its own, which the
+/// statement's answer, the connection's close or the deadline (which also closes the connection)
+/// completes, whichever comes first.
+final class SyncConnection: Sendable {
+  let connection: PostgresConnection
+  let timeout: TimeAmount
+  /// The promise of the statement in flight (one at a time: the session's lock serialises
+  /// calls), and whether the connection has closed.
+  private let watch = Locked<(pending: EventLoopPromise<PostgresQueryResult>?, closed: Bool)>((nil, false))
+  private static let logger: Logger = {
+    var logger = Logger(label: "nfctag.ledger.postgres")
+    logger.logLevel = .critical
+    return logger
+  }()
+
+  init(connection: PostgresConnection, timeout: TimeAmount) {
+    self.connection = connection
+    self.timeout = timeout
+    let watch = self.watch
+    connection.closeFuture.whenComplete { _ in
+      let pending = watch.withLock { state in
+        state.closed = true
+        defer { state.pending = nil }
+        return state.pending
+      }
+      pending?.fail(Closed.closed)
+    }
+  }
+
+  /// Why a statement's own promise was failed.
+  private enum Closed: Error { case closed, timedOut }
+
+  /// Whether the connection has closed (the server ended it, or a deadline passed).
+  var isClosed: Bool { connection.isClosed || watch.withLock { $0.closed } }
+
+  /// Sends `query` and waits for all its rows. `committing`: a lost connection leaves the outcome
+  /// unknown (``PostgresFailure/commitUnknown(_:)``).
+  func query(_ query: PostgresQuery, committing: Bool = false) throws(TransactionError) -> PostgresQueryResult {
+    let connection = self.connection
+    let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+    let alreadyClosed = watch.withLock { state -> Bool in
+      if !state.closed { state.pending = promise }
+      return state.closed
+    }
+    if alreadyClosed {
+      promise.fail(Closed.closed)
+    } else {
+      connection.query(query, logger: Self.logger).cascade(to: promise)
+    }
+    let timer = connection.eventLoop.scheduleTask(in: timeout) {
+      promise.fail(Closed.timedOut)
+      let _: EventLoopFuture<Void> = connection.close()
+    }
+    defer {
+      timer.cancel()
+      watch.withLock { state in state.pending = nil }
+    }
+    do {
+      return try promise.futureResult.wait()
+    } catch {
+      let failure: PostgresFailure
+      switch error as? Closed {
+      case .closed?: failure = .lost("the connection was closed")
+      case .timedOut?: failure = .lost("no answer within \(timeout.nanoseconds / 1_000_000_000) s")
+      case nil: failure = PostgresFailure(error, connection: connection, timedOut: false)
+      }
+      if committing, case .lost(let reason) = failure { throw .database(.commitUnknown(reason)) }
+      throw .database(failure)
+    }
+  }
+
+  /// Sends a statement whose rows do not matter.
+  func execute(_ query: PostgresQuery) throws(TransactionError) {
+    _ = try self.query(query)
+  }
+
+  /// Decodes a row, a schema that does not fit being a ledger fact.
+  func decode<each Column: PostgresDecodable>(_ row: PostgresRow, _ columns: (repeat each Column).Type)
+    throws(TransactionError) -> (repeat each Column) {
+    do {
+      return try row.decode(columns)
+    } catch {
+      throw .ledger(.incompatible("a ledger table does not have the columns this nfctag expects"))
+    }
+  }
+}

@@ -27,6 +27,8 @@ public final class ProvisioningRun: Sendable {
   let content: any ProvisioningContent
   let options: ProvisioningOptions
   let events: @Sendable (ProvisioningEvent) -> Void
+  /// Seconds between two looks at the ledger for rows finished elsewhere.
+  let completionCheckInterval: Double = 0.5
 
   private struct State {
     var sessions: [NFCNDEFReaderSession] = []
@@ -63,7 +65,16 @@ public final class ProvisioningRun: Sendable {
       return s.live == 0
     }
     if none { finished.signal() }
+    // Other stations (or readers) may finish the last rows while this one waits for a tag or for
+    // one to leave: the ledger is asked every `completionCheckInterval` seconds.
+    let check = DispatchSource.makeTimerSource(queue: .global())
+    check.schedule(deadline: .now() + completionCheckInterval, repeating: completionCheckInterval)
+    check.setEventHandler { [self] in
+      if (try? isComplete()) == true { finish(.complete) }
+    }
+    check.resume()
     finished.wait()
+    check.cancel()
     return state.withLock { $0.end } ?? .stopped
   }
 

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// PostgreSQL for the several-station tests: `make test` starts a throw-away server and sets
+/// NFCTAG_TEST_POSTGRES; elsewhere these tests are skipped with this reason.
+let postgresURL = ProcessInfo.processInfo.environment["NFCTAG_TEST_POSTGRES"]
+let postgresSkipReason: Comment = "needs PostgreSQL: run `make test` (starts a throw-away server, sets NFCTAG_TEST_POSTGRES)"
+
+/// Several stations, one PostgreSQL ledger (issue 10): two processes on the two vpcd slots with
+/// feeders, one killed with SIGKILL and restarted; and eight processes on in-process readers.
+@Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"))
+struct StationsEndToEnd {
+  let base = ProvisionEndToEnd()
+
+  func station(_ name: String, rows: URL, job: String, reader: String, extra: [String] = []) throws -> Process {
+    let process = Process()
+    process.executableURL = nfctagBinary()
+    process.arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", postgresURL ?? "",
+                         "--job", job, "--station", name, "--reader", reader, "--json", "--timeout", "6"] + extra
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  func waitForExit(_ process: Process, seconds: Double) -> Int32? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(50_000) }
+    return process.isRunning ? nil : process.terminationStatus
+  }
+
+  @Test func twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag() throws {
+    let (dir, rows) = try base.job(rows: 100)
+    let job = "two-stations-\(UUID().uuidString.prefix(8))"
+    // Slot 00 00 (35963) for station a, 00 01 (35964) for station b; different seeds, different UIDs.
+    let feedA = try base.feeder(dir, count: 90, seed: 21, port: "127.0.0.1:35963")
+    let feedB = try base.feeder(dir, count: 90, seed: 22, port: e2ePort)
+    defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
+    var a = try station("a", rows: rows, job: job, reader: "Virtual PCD 00 00")
+    let b = try station("b", rows: rows, job: job, reader: e2eReader)
+    usleep(4_000_000)
+    kill(a.processIdentifier, SIGKILL)
+    a.waitUntilExit()
+    usleep(500_000)
+    a = try station("a", rows: rows, job: job, reader: "Virtual PCD 00 00")
+    let statusA = waitForExit(a, seconds: 240), statusB = waitForExit(b, seconds: 240)
+    #expect(statusA != nil && statusB != nil, "a station did not finish")
+    if a.isRunning { a.terminate() }
+    if b.isRunning { b.terminate() }
+    let r = try runNFCTag(["ledger", "export", postgresURL ?? "", "--job", job, "--format", "csv"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let exported = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+      .filter { !$0[0].isEmpty }
+    let done = exported.filter { $0[2] == "done" }
+    let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }
+    #expect(done.count + bound.count == 100, "done \(done.count), bound \(bound.count)")
+    #expect(bound.count <= 1, "only the killed station's tag in hand may hold a row it did not finish")
+    #expect(Set(done.map { $0[5] }) == ["a", "b"], "both stations wrote rows")
+    let uids = exported.map { $0[1] }.filter { !$0.isEmpty }
+    #expect(Set(uids).count == uids.count)
+    try base.checkImages(dir, exported: exported)
+  }
+
+  @Test func eightStationsFiveThousandRowsNoDuplicateNoLoss() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-load-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let job = "load-\(UUID().uuidString.prefix(8))"
+    var stations: [Process] = []
+    for i in 1...8 {
+      let process = Process()
+      process.executableURL = nfctagBinary()
+      process.arguments = ["provision", "--count", "5000", "--url", "https://example.com/{n:05}?u={uid}", "--ledger", postgresURL ?? "",
+                           "--job", job, "--station", "s\(i)", "--json", "--timeout", "3",
+                           "--reader", "sim:ntag213+feed=5000,seed=\(300 + i),hand-ms=5000"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      stations.append(process)
+    }
+    for process in stations {
+      let status = waitForExit(process, seconds: 600)
+      #expect(status == 0, "a station ended with \(String(describing: status))")
+      if process.isRunning { process.terminate() }
+    }
+    let r = try runNFCTag(["ledger", "export", postgresURL ?? "", "--job", job, "--format", "csv"], timeout: 120)
+    #expect(r.status == 0, "\(r.stderr)")
+    let rows = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+      .filter { !$0[0].isEmpty }
+    #expect(rows.count == 5000)
+    #expect(rows.allSatisfy { $0[2] == "done" }, "every row done")
+    #expect(Set(rows.map { $0[1] }).count == 5000, "5,000 distinct UIDs")
+    #expect(Set(rows.map { $0[5] }).count > 1, "the stations shared the work")
+    let status = try runNFCTag(["ledger", "status", postgresURL ?? "", "--job", job])
+    #expect(status.stdout.contains("done:        5000"), "\(status.stdout)")
+  }
+}
+
+extension ProvisionEndToEnd {
+  /// Every done row's image (in either feeder's folder) holds exactly its message.
+  func checkImages(_ dir: URL, exported: [[String]]) throws {
+    let imageByUID = Dictionary(try images(dir).map { ($0.uid, $0.file) }, uniquingKeysWith: { a, _ in a })
+    for row in exported where row[2] == "done" {
+      guard let image = imageByUID[row[1]] else {
+        Issue.record("row \(row[0]) is done on \(row[1]), which has no image")
+        continue
+      }
+      #expect(try messageHex(in: image) == row[3], "row \(row[0]) on \(row[1])")
+    }
+  }
+}

@@ -18,6 +18,10 @@ echo "== SQLite ledger: claims + finishes on one file, one station (Benchmarks/L
 mkdir -p .build-bench
 "$bin/LedgerBench" .build-bench "${BENCH_LEDGER_ROWS:-2000}"
 
+echo
+echo "== provisioning: per tag and with 1, 2, 4 readers (nfctag provision, in-process feeder, SQLite ledger on disk)"
+BENCH_DIR=.build-bench python3 scripts/bench-provision.py "$bin/nfctag"
+
 # pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
 # the caller already holds it, or flock would wait for itself).
 echo

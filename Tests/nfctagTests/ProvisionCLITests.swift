@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// `nfctag provision` through the in-process feeder (`sim:…+feed=N`): no pcscd needed, a real
+/// SQLite ledger on disk.
+struct ProvisionCLITests {
+  func scratch() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-prov-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
+  func feed(_ count: Int, _ dir: URL, extra: String = "") -> String {
+    "sim:ntag213+feed=\(count),seed=5,images=\(dir.appendingPathComponent("img").path)\(extra)"
+  }
+
+  @Test func jsonEventsOnePerTagAndASummary() throws {
+    let dir = try scratch()
+    let r = try runNFCTag(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+                           "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed(3, dir)])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n")
+    #expect(lines.count == 4)
+    for line in lines.prefix(3) {
+      #expect(line.hasPrefix(#"{"event":"tag","row":""#))
+      #expect(line.contains(#""status":"done","error":null"#))
+      #expect(line.contains(#""apdus":"#) && line.contains(#""ms":"#) && line.contains(#""reader":"#))
+    }
+    #expect(lines.last == #"{"event":"summary","done":3,"failed":0,"skipped":0,"remaining":0}"#)
+    // The same command again: everything is done, nothing is touched.
+    let again = try runNFCTag(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+                               "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed(3, dir)])
+    #expect(again.status == 0)
+    #expect(again.stdout == #"{"event":"summary","done":0,"failed":0,"skipped":0,"remaining":0}"# + "\n")
+  }
+
+  @Test func aTerminalShowsALiveLineAndColourUnlessNoColor() throws {
+    let dir = try scratch()
+    func underScript(_ environment: String, ledger: String) throws -> RunResult {
+      let command = "\(environment) \(nfctagBinary().path) provision --count 2 --url https://example.com/{n} --timeout 2 "
+        + "--ledger \(dir.appendingPathComponent(ledger).path) --reader '\(feed(2, dir))'"
+      return try runProgram("/usr/bin/script", ["-qec", command, "/dev/null"], timeout: 30)
+    }
+    let colour = try underScript("env -u NO_COLOR", ledger: "a.sqlite")
+    #expect(colour.stdout.contains("2/2 done, 0 failed"), "\(colour.stdout)")
+    #expect(colour.stdout.contains("/min"))
+    #expect(colour.stdout.contains("\u{1B}[32mdone\u{1B}[0m"))
+    let plain = try underScript("env NO_COLOR=1", ledger: "b.sqlite")
+    #expect(plain.stdout.contains("row 1: done"), "\(plain.stdout)")
+    #expect(!plain.stdout.contains("\u{1B}[32m"))
+    // Not a terminal: no live line, no colour.
+    let piped = try runNFCTag(["provision", "--count", "2", "--url", "https://example.com/{n}", "--timeout", "2",
+                               "--ledger", dir.appendingPathComponent("c.sqlite").path, "--reader", feed(2, dir)])
+    #expect(piped.status == 0)
+    #expect(!piped.stderr.contains("/min") && !piped.stdout.contains("\u{1B}"))
+  }
+
+  @Test func ctrlCFinishesTheTagInHandThenStops() throws {
+    let dir = try scratch()
+    let ledger = dir.appendingPathComponent("l.sqlite").path
+    let process = Process()
+    process.executableURL = nfctagBinary()
+    process.arguments = ["provision", "--count", "50", "--url", "https://example.com/{n}", "--json", "--ledger", ledger,
+                         "--reader", feed(50, dir, extra: ",latency=acr122u")]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    usleep(1_500_000)
+    kill(process.processIdentifier, SIGINT)
+    let deadline = Date().addingTimeInterval(10)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    #expect(!process.isRunning)
+    #expect(process.terminationStatus == 130)
+    let events = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+    #expect(events.last?.contains(#""event":"summary""#) == true)
+    #expect(!events.contains { $0.contains(#""status":"failed""#) }, "the tag in hand was finished, not cut")
+    let status = try runNFCTag(["ledger", "status", ledger, "--json"])
+    #expect(status.stdout.contains(#""claimed":0"#), "\(status.stdout)")
+    #expect(status.stdout.contains(#""failed":0"#), "\(status.stdout)")
+  }
+
+  @Test func usageErrorsAreOneLine64() throws {
+    for arguments in [["provision", "--count", "1"],
+                      ["provision", "--count", "1", "--url", "x", "--text", "y"],
+                      ["provision", "--count", "1", "--url", "x", "--lock"],
+                      ["provision", "--count", "1", "--url", "x", "--protect"],
+                      ["provision", "--count", "1", "--url", "x", "--secret-env", "S"],
+                      ["provision", "--url", "x"]] {
+      let r = try runNFCTag(arguments)
+      #expect(r.status == 64, "\(arguments)")
+      #expect(r.stderr.hasPrefix("nfctag: "), "\(arguments): \(r.stderr)")
+    }
+  }
+
+  @Test func aMissingRowsFileIs66AndASecretTooShortIs64() throws {
+    let missing = try runNFCTag(["provision", "/nonexistent/rows.csv", "--url", "https://e.com/{id}"])
+    #expect(missing.status == 66)
+    let short = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--protect", "--secret-env", "NFCTAG_T"],
+                              environment: ["NFCTAG_T": "short"])
+    #expect(short.status == 64)
+    #expect(!short.stderr.contains("short"), "the secret never shows: \(short.stderr)")
+  }
+}

@@ -19,7 +19,8 @@ final class ReaderWatch: Sendable {
       var present = inRun.withLock { $0 }
       while !stopped.withLock({ $0 }) {
         usleep(UInt32(interval * 1_000_000))
-        guard let names = try? PCSCReaders.names() else { continue }
+        // pcscd gone (restarting): every reader is gone until it answers again.
+        let names = (try? PCSCReaders.names()) ?? []
         let now = Set(names)
         let members = inRun.withLock { $0 }
         for gone in present.subtracting(now) where members.contains(gone) { report(gone, "unplugged") }

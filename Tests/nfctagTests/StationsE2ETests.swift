@@ -108,3 +108,47 @@ extension ProvisionEndToEnd {
     }
   }
 }
+
+/// Several readers in one run (issue 10): readers that go away are reported and come back.
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+struct ReadersEndToEnd {
+  let base = ProvisionEndToEnd()
+
+  @Test func twoReadersInOneRunSurviveAPcscdRestart() throws {
+    let (dir, rows) = try base.job(rows: 40)
+    let feedA = try base.feeder(dir, count: 40, seed: 41, port: "127.0.0.1:35963")
+    let feedB = try base.feeder(dir, count: 40, seed: 42, port: e2ePort)
+    defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
+    let ledger = dir.appendingPathComponent("ledger.sqlite")
+    let process = Process()
+    process.executableURL = nfctagBinary()
+    process.arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
+                         "--reader", "Virtual PCD 00 00", "--reader", e2eReader, "--json", "--timeout", "8"]
+    let eventsFile = dir.appendingPathComponent("events.jsonl")
+    FileManager.default.createFile(atPath: eventsFile.path, contents: nil)
+    process.standardOutput = try FileHandle(forWritingTo: eventsFile)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    usleep(3_000_000)
+    // Both readers go away with pcscd and come back with it.
+    #expect(try runProgram("/usr/bin/pkill", ["-x", "pcscd"]).status == 0)
+    usleep(1_500_000)
+    let start = try runProgram(packageRoot.appendingPathComponent("scripts/start-pcscd.sh").path, [], timeout: 30)
+    #expect(start.status == 0, "\(start.stderr)")
+    let deadline = Date().addingTimeInterval(180)
+    while process.isRunning, Date() < deadline { usleep(100_000) }
+    if process.isRunning { process.terminate() }
+    let events = try String(contentsOf: eventsFile, encoding: .utf8).split(separator: "\n")
+    for reader in ["Virtual PCD 00 00", e2eReader] {
+      #expect(events.contains { $0.contains(#""event":"reader","reader":"\#(reader)","status":"unplugged""#) }, "\(reader)")
+      #expect(events.contains { $0.contains(#""event":"reader","reader":"\#(reader)","status":"back""#) }, "\(reader)")
+      #expect(events.contains { $0.contains(#""status":"done""#) && $0.contains(#""reader":"\#(reader)""#) }, "\(reader) wrote tags")
+    }
+    let exported = try base.export(ledger).filter { !$0[0].isEmpty }
+    let done = exported.filter { $0[2] == "done" }.count
+    let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }.count
+    // A tag in hand when pcscd went away may keep its row (its tag left with the restart).
+    #expect(done + bound == 40 && bound <= 2, "done \(done), bound \(bound)")
+    try base.checkImages(dir, exported: exported)
+  }
+}

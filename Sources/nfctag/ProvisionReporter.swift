@@ -15,6 +15,8 @@ final class ProvisionReporter: Sendable {
     var done = 0, failed = 0, skipped = 0
     /// Per reader: done count.
     var byReader: [String: Int] = [:]
+    /// Readers in the order they first finished a tag.
+    var readerOrder: [String] = []
     /// The highest exit status of a failed tag.
     var worstExit: Int32 = 0
     var started = 0.0
@@ -53,7 +55,10 @@ final class ProvisionReporter: Sendable {
     case .tag(let tag):
       let counts: Tally = tally.withLock { t in
         switch tag.status {
-        case .done: t.done += 1; t.byReader[tag.reader, default: 0] += 1
+        case .done:
+          t.done += 1
+          if t.byReader[tag.reader] == nil { t.readerOrder.append(tag.reader) }
+          t.byReader[tag.reader, default: 0] += 1
         case .failed: t.failed += 1; t.worstExit = max(t.worstExit, tag.exitStatus ?? ExitStatus.software)
         case .skipped: t.skipped += 1
         }
@@ -149,7 +154,11 @@ final class ProvisionReporter: Sendable {
       text += ", ETA \(formatDuration(left * 60))"
     }
     if t.byReader.count > 1 {
-      text += " [" + t.byReader.sorted { $0.key < $1.key }.map { "\(sanitizeLine($0.key)): \($0.value)" }.joined(separator: ", ") + "]"
+      // `reader 1: 412 done, 38/min`, numbered in the order readers first finished a tag.
+      text += "; " + t.readerOrder.enumerated().map { index, name in
+        let n = t.byReader[name] ?? 0
+        return "reader \(index + 1): \(n) done, \(Int((Double(n) / minutes).rounded()))/min"
+      }.joined(separator: "; ")
     }
     writeStderr("\r\u{1B}[K" + text)
   }

@@ -16,18 +16,37 @@ struct ProvisionEndToEnd {
     return (dir, rows)
   }
 
-  /// Starts a feeder of `count` tags (kinds in turn) saving images into `dir/images`.
+  /// Starts a feeder of `count` tags (kinds in turn) saving images into `dir/images`, once the
+  /// slot is free, and returns when its first tag is in the reader.
   func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1, port: String = e2ePort) throws -> Process {
+    let reader = port.hasSuffix("35963") ? "Virtual PCD 00 00" : e2eReader
+    _ = waitForCard(reader, present: false, seconds: 5)  // a previous test's card must be gone
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["emulate", "--tag", kinds, "--feed", String(count), "--image-dir",
                          dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", port,
                          // A person's hand: generous, so that a slow fsync on a busy machine is not a removal.
                          "--hand-ms", "1500", "--quiet"]
-    process.standardError = FileHandle.nullDevice
+    let errors = dir.appendingPathComponent("feeder-\(seed).log")
+    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    process.standardError = try FileHandle(forWritingTo: errors)
     process.standardOutput = FileHandle.nullDevice
     try process.run()
+    guard waitForCard(reader, present: true, seconds: 10) else {
+      throw EmulatorFailure(message: "the feeder's first tag did not appear in \(reader): \((try? String(contentsOf: errors, encoding: .utf8)) ?? "")")
+    }
     return process
+  }
+
+  /// Polls `nfctag readers --json` until `reader` shows (or stops showing) a card.
+  @discardableResult
+  func waitForCard(_ reader: String, present: Bool, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if let r = try? runNFCTag(["readers", "--json"]), r.stdout.contains(#""name":"\#(reader)","card":\#(present)"#) { return true }
+      usleep(100_000)
+    }
+    return false
   }
 
   /// The feeder's exit status once it exits by itself (its last tag left), nil after 10 s.
@@ -44,11 +63,8 @@ struct ProvisionEndToEnd {
     if process.isRunning { process.terminate() }
     process.waitUntilExit()
     // pcscd must see the last card leave before the next test's emulator arrives.
-    let until = Date().addingTimeInterval(5)
-    while Date() < until {
-      if let r = try? runNFCTag(["readers", "--json"]), r.stdout.contains(#""name":"\#(e2eReader)","card":false"#) { break }
-      usleep(100_000)
-    }
+    let port = process.arguments?.drop { $0 != "--vpcd" }.dropFirst().first ?? e2ePort
+    waitForCard(port.hasSuffix("35963") ? "Virtual PCD 00 00" : e2eReader, present: false, seconds: 5)
   }
 
   /// The images the feeder saved: UID (from the name) → file.

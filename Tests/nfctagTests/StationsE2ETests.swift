@@ -13,14 +13,24 @@ struct StationsEndToEnd {
   let base = ProvisionEndToEnd()
 
   func station(_ name: String, rows: URL, job: String, reader: String, extra: [String] = []) throws -> Process {
+    let log = rows.deletingLastPathComponent().appendingPathComponent("station-\(name)-\(UUID().uuidString.prefix(4)).log")
+    FileManager.default.createFile(atPath: log.path, contents: nil)
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", postgresURL ?? "",
                          "--job", job, "--station", name, "--reader", reader, "--json", "--timeout", "6"] + extra
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    process.standardError = try FileHandle(forWritingTo: log)
     try process.run()
     return process
+  }
+
+  /// What the stations said on stderr (for failure messages).
+  func logs(_ dir: URL) -> String {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+    return names.filter { $0.hasSuffix(".log") }.sorted().map { name in
+      name + ": " + ((try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? "").suffix(600)
+    }.joined(separator: "\n")
   }
 
   func waitForExit(_ process: Process, seconds: Double) -> Int32? {
@@ -53,7 +63,7 @@ struct StationsEndToEnd {
       .filter { !$0[0].isEmpty }
     let done = exported.filter { $0[2] == "done" }
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }
-    #expect(done.count + bound.count == 100, "done \(done.count), bound \(bound.count)")
+    #expect(done.count + bound.count == 100, "done \(done.count), bound \(bound.count)\n\(logs(dir))")
     #expect(bound.count <= 1, "only the killed station's tag in hand may hold a row it did not finish")
     #expect(Set(done.map { $0[5] }) == ["a", "b"], "both stations wrote rows")
     let uids = exported.map { $0[1] }.filter { !$0.isEmpty }
@@ -149,6 +159,9 @@ struct ReadersEndToEnd {
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }.count
     // A tag in hand when pcscd went away may keep its row (its tag left with the restart).
     #expect(done + bound == 40 && bound <= 2, "done \(done), bound \(bound)")
+    // The feeders save the tags still in the field when they stop.
+    base.stopFeeder(feedA)
+    base.stopFeeder(feedB)
     try base.checkImages(dir, exported: exported)
   }
 }

@@ -60,12 +60,7 @@ extension NFCTool.Emulate {
       }
       if case .stopped = end { progress.withLock { $0.say("nfctag: stopped\n") } }
     } catch {
-      let advice: String
-      switch error.reason {
-      case .unreachable: advice = ": is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)"
-      case .slotInUse: advice = " (a second `nfctag emulate`?): stop that one or pick another --vpcd port"
-      }
-      throw fail(CLIFailure(ExitStatus.unavailable, error.message + advice))
+      throw fail(vpcdFailure(error))
     }
     if let failure = progress.withLock({ $0.saveFailure }) { throw fail(CLIFailure(ExitStatus.cantCreate, failure)) }
   }

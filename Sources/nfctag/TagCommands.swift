@@ -171,10 +171,8 @@ extension NFCTool {
           o.raw("ndef", ndefStatusJSON(info.ndef))
           o.string("capabilityContainer", hexString(info.capabilityContainer))
           if !info.version.isEmpty { o.string("version", hexString(info.version)) }
-          o.string("lockState", info.lockState)
-          var details = JSONObjectWriter()
-          for (key, value) in info.details { details.string(key, value) }
-          o.raw("details", details.finish())
+          o.raw("locks", factsJSON(info.locks))
+          o.raw("details", factsJSON(info.details))
           output.write(o.finish() + "\n")
         } else {
           var lines: [(String, String)] = [
@@ -187,7 +185,7 @@ extension NFCTool {
             ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
             ("locks", info.lockState),
           ]
-          lines += info.details
+          lines += info.details.map { ($0.label, $0.text) }
           output.write(alignedLines(lines))
         }
         output.flush()

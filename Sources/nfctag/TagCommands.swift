@@ -154,13 +154,13 @@ extension NFCTool {
   struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.")
     @OptionGroup var readerOptions: ReaderOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var output: FormatOption
 
     func run() throws {
       do {
         let (target, info) = try TagSession(options: readerOptions).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
-        let output = StandardOutput()
-        if json {
+        let out = StandardOutput()
+        if output.isJSON {
           var o = JSONObjectWriter()
           o.string("reader", target.readerName)
           o.string("uid", hexString(info.identifier))
@@ -173,7 +173,7 @@ extension NFCTool {
           if !info.version.isEmpty { o.string("version", hexString(info.version)) }
           o.raw("locks", factsJSON(info.locks))
           o.raw("details", factsJSON(info.details))
-          output.write(o.finish() + "\n")
+          out.write(o.finish() + "\n")
         } else {
           var lines: [(String, String)] = [
             ("reader", target.readerName), ("uid", hexString(info.identifier, separator: ":")),
@@ -186,9 +186,9 @@ extension NFCTool {
             ("locks", info.lockState),
           ]
           lines += info.details.map { ($0.label, $0.text) }
-          output.write(alignedLines(lines))
+          out.write(alignedLines(lines))
         }
-        output.flush()
+        out.flush()
       } catch {
         throw fail(cliFailure(for: error))
       }

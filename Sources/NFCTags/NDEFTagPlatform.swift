@@ -41,14 +41,17 @@ public struct TagInfo: Sendable {
   public var capabilityContainer: [UInt8]
   /// The chip's version answer (GET_VERSION, system info…), raw; empty when unknown.
   public var version: [UInt8]
-  /// Lock state in words ("static lock bits: none set; dynamic: none set; CC write access 00").
-  public var lockState: String
-  /// Further facts as label/value pairs, in display order.
-  public var details: [(String, String)]
+  /// What the lock bits, CC access fields and the like say, one fact each.
+  public var locks: [TagInfoFact]
+  /// Further facts, in display order.
+  public var details: [TagInfoFact]
+  /// Lock state in words ("static lock bytes 00 00 (none set); CC write access 0 (granted)"):
+  /// the texts of ``locks``; "unknown" when there are none.
+  public var lockState: String { locks.isEmpty ? "unknown" : locks.map(\.text).joined(separator: "; ") }
 
   public init(platform: TagPlatform, chip: String, identifier: [UInt8], memorySize: Int,
               ndef: NDEFStatusReport, capabilityContainer: [UInt8], version: [UInt8] = [],
-              lockState: String, details: [(String, String)] = []) {
+              locks: [TagInfoFact], details: [TagInfoFact] = []) {
     self.platform = platform
     self.chip = chip
     self.identifier = identifier
@@ -56,7 +59,7 @@ public struct TagInfo: Sendable {
     self.ndef = ndef
     self.capabilityContainer = capabilityContainer
     self.version = version
-    self.lockState = lockState
+    self.locks = locks
     self.details = details
   }
 }

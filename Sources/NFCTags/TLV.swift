@@ -24,7 +24,7 @@ public final class TLVMemoryImage: TLVMemory {
 
   public func bytes(in range: Range<Int>) throws(TagError) -> [UInt8] {
     guard range.lowerBound >= 0, range.upperBound <= image.count else {
-      throw .malformed("read of bytes \(range.lowerBound)..<\(range.upperBound) past the end of a "
+      throw .malformed("read of \(byteSpan(range)) past the end of the "
                        + "\(image.count)-byte memory", offset: nil)
     }
     return Array(image[range])
@@ -174,12 +174,11 @@ public struct TLVLayout: Hashable, Sendable {
     return max(0, min(n - 2, 254))
   }
 
-  /// The memory map in words, for `info` ("lock bytes 160..<162; NDEF TLV at 16, 15 bytes").
+  /// The memory map in words, for `info` ("lock bytes 160–161; NDEF TLV at byte 16, 15 bytes").
   public var summary: String {
     var parts: [String] = []
     for control in controls {
-      let what = control.kind == .lock ? "lock bytes" : "reserved bytes"
-      parts.append("\(what) \(control.range.lowerBound)..<\(control.range.upperBound)")
+      parts.append((control.kind == .lock ? "lock " : "reserved ") + byteSpan(control.range))
     }
     if let ndefTLVAddress {
       parts.append("NDEF TLV at byte \(ndefTLVAddress), \(ndefLength) bytes")
@@ -187,6 +186,17 @@ public struct TLVLayout: Hashable, Sendable {
       parts.append("no NDEF TLV")
     }
     return parts.joined(separator: "; ")
+  }
+
+  /// The memory map for programs: `{"lockBytes":[{"start":160,"size":2}],"reservedBytes":[…],
+  /// "ndefTLV":{"address":16,"length":15}}` (`ndefTLV` null without one).
+  public var summaryValue: TagInfoValue {
+    let locks = controls.filter { $0.kind == .lock }.map { TagInfoValue.span($0.range) }
+    let reserved = controls.filter { $0.kind != .lock }.map { TagInfoValue.span($0.range) }
+    let ndef: TagInfoValue = ndefTLVAddress.map {
+      .members(["address": .number($0), "length": .number(ndefLength)])
+    } ?? .null
+    return .members(["lockBytes": .list(locks), "reservedBytes": .list(reserved), "ndefTLV": ndef])
   }
 
   // MARK: Parsing

@@ -76,7 +76,7 @@ extension NFCTool {
   /// `nfctag readers`: the PC/SC readers, with whether a card is present.
   struct ListReaders: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "readers", abstract: "List the PC/SC readers.")
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var output: FormatOption
 
     func run() throws {
       let readers: [String]
@@ -90,8 +90,8 @@ extension NFCTool {
       } catch {
         throw fail(CLIFailure(ExitStatus.unavailable, error.error.description))
       }
-      let output = StandardOutput()
-      if json {
+      let out = StandardOutput()
+      if output.isJSON {
         let items = readers.enumerated().map { index, name in
           var o = JSONObjectWriter()
           o.number("index", index)
@@ -99,14 +99,14 @@ extension NFCTool {
           o.bool("card", present[index])
           return o.finish()
         }
-        output.write("{\"readers\":[" + items.joined(separator: ",") + "]}\n")
+        out.write("{\"readers\":[" + items.joined(separator: ",") + "]}\n")
       } else {
         for (index, name) in readers.enumerated() {
-          output.write("\(index)  \(sanitizeLine(name))\(present[index] ? "  (card present)" : "")\n")
+          out.write("\(index)  \(sanitizeLine(name))\(present[index] ? "  (card present)" : "")\n")
         }
       }
-      output.flush()
-      if readers.isEmpty && !json {
+      out.flush()
+      if readers.isEmpty && !output.isJSON {
         throw fail(CLIFailure(ExitStatus.unavailable, "no reader found: plug in a reader, or start a virtual one with `nfctag emulate`"))
       }
     }

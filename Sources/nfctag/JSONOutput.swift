@@ -1,4 +1,5 @@
 import NDEFJSON
+import NFCTags
 
 /// A JSON object built key by key, for the tool's own output (`readers --json`, `info --json`…).
 ///
@@ -32,4 +33,27 @@ func jsonQuoted(_ text: String) -> String {
   var writer = JSONWriter(capacity: text.utf8.count + 2)
   writer.string(text)
   return writer.text
+}
+
+/// `info --json`'s facts as one object, key by key.
+func factsJSON(_ facts: [TagInfoFact]) -> String {
+  var o = JSONObjectWriter()
+  for fact in facts { o.raw(fact.key, infoValueJSON(fact.value)) }
+  return o.finish()
+}
+
+/// A fact's value as JSON: bytes as a hex string, objects in their order.
+func infoValueJSON(_ value: TagInfoValue) -> String {
+  switch value {
+  case .number(let n): return String(n)
+  case .string(let text): return jsonQuoted(text)
+  case .bool(let flag): return flag ? "true" : "false"
+  case .bytes(let bytes): return "\"" + hexString(bytes) + "\""
+  case .null: return "null"
+  case .list(let items): return "[" + items.map(infoValueJSON).joined(separator: ",") + "]"
+  case .object(let members):
+    var o = JSONObjectWriter()
+    for member in members { o.raw(member.key, infoValueJSON(member.value)) }
+    return o.finish()
+  }
 }

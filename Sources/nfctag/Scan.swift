@@ -17,7 +17,9 @@ extension NFCTool {
         Ctrl-C (exit 0) or --timeout seconds without a tag (exit 0 after at least one tag, else 75).
         """)
     @OptionGroup var readerOptions: ReaderOptions
-    @Flag(help: "Print one JSON object (one per line with --continuous).") var json = false
+    @OptionGroup var output: FormatOption
+    /// One JSON object (one per line with --continuous).
+    var isJSON: Bool { output.isJSON }
     @Flag(help: "Keep scanning: one line per tag arrival, until Ctrl-C (exit 0).") var continuous = false
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
 
@@ -28,7 +30,7 @@ extension NFCTool {
         } else {
           let report = try TagSession(options: readerOptions).withTag { tag in try ScanReport(tag) }
           let output = StandardOutput()
-          output.write(json ? report.json() + "\n" : report.text(showSecrets: showSecrets))
+          output.write(isJSON ? report.json() + "\n" : report.text(showSecrets: showSecrets))
           output.flush()
           // The tag was identified and reported; its NDEF content is bad data (65).
           if let problem = report.messageError { throw fail(CLIFailure(ExitStatus.dataError, sanitizeLine(problem))) }
@@ -45,7 +47,7 @@ extension NFCTool {
       let session = TagSession(options: readerOptions)
       let poller = try session.makePoller()
       let prompt = WaitingPrompt(reader: poller.readerName)
-      let delegate = ContinuousScanDelegate(json: json, prompt: prompt)
+      let delegate = ContinuousScanDelegate(json: isJSON, prompt: prompt)
       let reader = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
                                         poller: poller, timeout: readerOptions.waitSeconds(continuous: true))
       ProcessLifetime.keep(reader)

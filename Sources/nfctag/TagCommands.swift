@@ -154,13 +154,13 @@ extension NFCTool {
   struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.")
     @OptionGroup var readerOptions: ReaderOptions
-    @Flag(help: "Print one JSON object.") var json = false
+    @OptionGroup var output: FormatOption
 
     func run() throws {
       do {
         let (target, info) = try TagSession(options: readerOptions).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
-        let output = StandardOutput()
-        if json {
+        let out = StandardOutput()
+        if output.isJSON {
           var o = JSONObjectWriter()
           o.string("reader", target.readerName)
           o.string("uid", hexString(info.identifier))
@@ -171,11 +171,9 @@ extension NFCTool {
           o.raw("ndef", ndefStatusJSON(info.ndef))
           o.string("capabilityContainer", hexString(info.capabilityContainer))
           if !info.version.isEmpty { o.string("version", hexString(info.version)) }
-          o.string("lockState", info.lockState)
-          var details = JSONObjectWriter()
-          for (key, value) in info.details { details.string(key, value) }
-          o.raw("details", details.finish())
-          output.write(o.finish() + "\n")
+          o.raw("locks", factsJSON(info.locks))
+          o.raw("details", factsJSON(info.details))
+          out.write(o.finish() + "\n")
         } else {
           var lines: [(String, String)] = [
             ("reader", target.readerName), ("uid", hexString(info.identifier, separator: ":")),
@@ -187,10 +185,10 @@ extension NFCTool {
             ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
             ("locks", info.lockState),
           ]
-          lines += info.details
-          output.write(alignedLines(lines))
+          lines += info.details.map { ($0.label, $0.text) }
+          out.write(alignedLines(lines))
         }
-        output.flush()
+        out.flush()
       } catch {
         throw fail(cliFailure(for: error))
       }

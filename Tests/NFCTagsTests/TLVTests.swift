@@ -164,3 +164,17 @@ import Testing
     #expect(why.contains("3b 8f 80 01"))
   }
 }
+
+/// Hardening item 13: a read past the end names its bytes as people do, not as a Swift range.
+@Suite struct RangeMessages {
+  @Test func aReadPastTheEndNamesFirstAndLastByte() {
+    let memory = TLVMemoryImage([UInt8](repeating: 0, count: 8))
+    do {
+      _ = try memory.bytes(in: 6..<12)
+      Issue.record("no error")
+    } catch {
+      #expect(error.description == "malformed tag data: read of bytes 6–11 past the end of the 8-byte memory")
+      #expect(!error.description.contains("..<"))
+    }
+  }
+}

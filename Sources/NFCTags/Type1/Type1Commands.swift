@@ -155,7 +155,7 @@ final class Type1Memory: TLVMemory {
 
   func bytes(in range: Range<Int>) throws(TagError) -> [UInt8] {
     guard range.lowerBound >= 0, range.upperBound <= limit else {
-      throw .malformed("bytes \(range.lowerBound)..<\(range.upperBound) are beyond the \(limit)-byte memory", offset: nil)
+      throw .malformed("\(byteSpan(range)) \(range.count == 1 ? "is" : "are") beyond the \(limit)-byte memory", offset: nil)
     }
     guard !range.isEmpty else { return [] }
     let wanted = (range.lowerBound / 8)...((range.upperBound - 1) / 8)

@@ -163,26 +163,23 @@ public final class Type1Tag: NDEFTagPlatform {
     let memory = beginOperation()
     let snapshot = try analyse(memory)
     var report = snapshot.report
-    var details: [(String, String)] = [("Header ROM", hexString(headerROM, separator: " "))]
-    var lockWords = ""
-    let lock0 = memory.cached(112) ?? 0, lock1 = memory.cached(113) ?? 0
-    lockWords = "static lock bytes \(hexString([lock0, lock1], separator: " "))"
-    if lock0 == 0 && lock1 == 0 {
-      lockWords += " (none set)"
-    } else if lock0 == 0xFF && lock1 & 0x7F == 0x7F {
-      lockWords += " (blocks 0-E locked)"
-    } else {
-      lockWords += " (some blocks locked)"
-    }
+    var details: [TagInfoFact] = [.bytes("Header ROM", key: "headerROM", headerROM)]
+    let staticBytes = [memory.cached(112) ?? 0, memory.cached(113) ?? 0]
+    let allLocked = staticBytes[0] == 0xFF && staticBytes[1] & 0x7F == 0x7F
+    let extent = lockExtent(staticBytes, all: allLocked)
+    let words = extent == "none" ? "none set" : (extent == "all" ? "blocks 0-E locked" : "some blocks locked")
+    var locks = [TagInfoFact("Static lock bytes", key: "staticLock",
+                             text: "static lock bytes \(hexString(staticBytes, separator: " ")) (\(words))",
+                             value: .members(["bytes": .bytes(staticBytes), "locked": .string(extent)]))]
     if let result = snapshot.layout {
-      switch result {
-      case .success(let layout):
-        details.append(("Data area", "bytes 12..<\(layout.area.end) (CC), \(layout.area.size) bytes"))
-        details.append(("TLVs", layout.summary))
-      case .failure(let error):
+      if case .success(let layout) = result {
+        let area = layout.area.start ..< layout.area.end
+        details.append(TagInfoFact("Data area", key: "dataArea",
+                                   text: "\(byteSpan(area)) (CC), \(layout.area.size) bytes", value: .span(area)))
+      } else {
         report = NDEFStatusReport(status: report.status, capacity: 0, messageLength: nil)
-        details.append(("TLVs", "\(error)"))
       }
+      details.append(.tlvs(result))
       let controls = lockControls(result, memory: memory)
       if !controls.isEmpty {
         var dynamic: [UInt8] = []
@@ -193,18 +190,23 @@ public final class Type1Tag: NDEFTagPlatform {
             return try memory.bytes(in: control.range)
           }) { dynamic += bytes }
         }
-        lockWords += "; dynamic lock bytes \(hexString(dynamic, separator: " "))"
-        lockWords += dynamic.allSatisfy { $0 == 0 } ? " (none set)" : " (some set)"
+        let set = lockExtent(dynamic, all: false)
+        locks.append(TagInfoFact("Dynamic lock bytes", key: "dynamicLock",
+                                 text: "dynamic lock bytes \(hexString(dynamic, separator: " ")) (\(set) set)",
+                                 value: .members(["bytes": .bytes(dynamic), "set": .string(set)])))
       }
     } else {
-      details.append(("NDEF", snapshot.why))
+      details.append(.ndefProblem(snapshot.why))
     }
     let access = snapshot.cc[3] & 0x0F
-    lockWords += "; CC write access \(hexString([access]).dropFirst())"
-    lockWords += access == 0 ? " (granted)" : (access == 0x0F ? " (read-only)" : " (proprietary)")
+    let meaning = access == 0 ? "granted" : (access == 0x0F ? "readOnly" : "proprietary")
+    locks.append(TagInfoFact("CC write access", key: "ccWriteAccess",
+                             text: "CC write access \(hexString([access]).dropFirst()) "
+                               + (access == 0 ? "(granted)" : (access == 0x0F ? "(read-only)" : "(proprietary)")),
+                             value: accessValue(access, meaning: meaning)))
     return TagInfo(platform: .type1, chip: chipName, identifier: identifier, memorySize: snapshot.memorySize,
                    ndef: report, capabilityContainer: snapshot.cc, version: headerROM,
-                   lockState: lockWords, details: details)
+                   locks: locks, details: details)
   }
 
   /// The whole memory in address order: 120 bytes (static) or the CC's size (dynamic; 512 for a

@@ -310,31 +310,41 @@ public final class Type4Tag: NDEFTagPlatform {
       cc = try discover()
     } catch {
       guard case .notFormatted(let why) = error else { throw error }
+      let none = TagInfoFact("NDEF application", key: "ndefApplication", text: "no NDEF application", value: .bool(false))
       return TagInfo(platform: .type4, chip: chipName(cc: nil), identifier: identifier, memorySize: 0,
                      ndef: NDEFStatusReport(status: .notSupported, capacity: 0), capabilityContainer: [],
-                     lockState: "no NDEF application", details: [("NDEF", why)] + atsDetails)
+                     locks: [none], details: [.ndefProblem(why)] + atsDetails)
     }
     let report = try queryNDEFStatus()
-    func access(_ b: UInt8) -> String {
-      switch b {
-      case 0x00: return "00 (granted)"
-      case 0xFF: return "FF (none)"
-      default: return "\(hexString([b])) (proprietary)"
-      }
+    func access(_ label: String, key: String, _ b: UInt8) -> TagInfoFact {
+      let (words, meaning) = b == 0x00 ? ("00 (granted)", "granted")
+        : (b == 0xFF ? ("FF (none)", "none") : ("\(hexString([b])) (proprietary)", "proprietary"))
+      return TagInfoFact(label, key: key, text: "\(label == "NDEF file write access" ? label : "read access") \(words)",
+                         value: accessValue(b, meaning: meaning))
     }
-    let lock = "NDEF file write access \(access(cc.writeAccess)); read access \(access(cc.readAccess))"
-    var details: [(String, String)] = [
-      ("Application", isVersion1 ? "NDEF Tag Application v1 (D2760000850100)" : "NDEF Tag Application (D2760000850101)"),
-      ("Mapping version", cc.versionText),
-      ("MLe / MLc", "\(cc.maxResponseData) / \(cc.maxCommandData) bytes"),
-      ("NDEF file", "\(hexString(cc.ndefFileID)), \(cc.ndefFileSize) bytes, \(cc.lengthFieldSize)-byte length field"),
-      ("Link", "\(readChunk(cc)) bytes per READ BINARY, \(writeChunk(cc)) per UPDATE BINARY"),
+    let locks = [access("NDEF file write access", key: "writeAccess", cc.writeAccess),
+                 access("NDEF file read access", key: "readAccess", cc.readAccess)]
+    let aid = isVersion1 ? "D2760000850100" : "D2760000850101"
+    let (read, write) = (readChunk(cc), writeChunk(cc))
+    var details: [TagInfoFact] = [
+      TagInfoFact("Application", key: "application",
+                  text: isVersion1 ? "NDEF Tag Application v1 (\(aid))" : "NDEF Tag Application (\(aid))",
+                  value: .members(["aid": .string(aid), "version": .number(isVersion1 ? 1 : 2)])),
+      TagInfoFact("Mapping version", key: "mappingVersion", text: cc.versionText, value: .string(cc.versionText)),
+      TagInfoFact("MLe / MLc", key: "maxData", text: "\(cc.maxResponseData) / \(cc.maxCommandData) bytes",
+                  value: .members(["mle": .number(cc.maxResponseData), "mlc": .number(cc.maxCommandData)])),
+      TagInfoFact("NDEF file", key: "ndefFile",
+                  text: "\(hexString(cc.ndefFileID)), \(cc.ndefFileSize) bytes, \(cc.lengthFieldSize)-byte length field",
+                  value: .members(["id": .bytes(cc.ndefFileID), "size": .number(cc.ndefFileSize),
+                                   "lengthFieldSize": .number(cc.lengthFieldSize)])),
+      TagInfoFact("Link", key: "link", text: "\(read) bytes per READ BINARY, \(write) per UPDATE BINARY",
+                  value: .members(["readBinaryBytes": .number(read), "updateBinaryBytes": .number(write)])),
     ]
     details += atsDetails
     let isNTAG424 = chipName(cc: cc).hasPrefix("NTAG 424")
     return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
                    memorySize: isNTAG424 ? 416 : cc.length + cc.ndefFileSize, ndef: report,
-                   capabilityContainer: cc.bytes, lockState: lock, details: details)
+                   capabilityContainer: cc.bytes, locks: locks, details: details)
   }
 
   /// The CC file (read to its end: Le 00, or CCLEN when the tag refuses that) followed by the whole
@@ -375,9 +385,9 @@ public final class Type4Tag: NDEFTagPlatform {
     return "Type 4 tag (mapping version \(cc.versionText))"
   }
 
-  private var atsDetails: [(String, String)] {
-    if let ats { return [("ATS", hexString(ats, separator: " "))] }
-    if !historicalBytes.isEmpty { return [("Historical bytes", hexString(historicalBytes, separator: " "))] }
+  private var atsDetails: [TagInfoFact] {
+    if let ats { return [.bytes("ATS", key: "ats", ats)] }
+    if !historicalBytes.isEmpty { return [.bytes("Historical bytes", key: "historicalBytes", historicalBytes)] }
     return []
   }
 

@@ -276,6 +276,13 @@ public final class Type5Tag: NDEFTagPlatform {
     var areaEnd: Int
     var convention: String
     var why: String
+    /// The convention for programs: nfcForum, androidNeard, clamped or memorySizeUnknown.
+    var conventionKey: String {
+      if convention.hasPrefix("NFC Forum") { return "nfcForum" }
+      if convention.hasPrefix("Android") { return "androidNeard" }
+      if convention.hasPrefix("memory size unknown") { return "memorySizeUnknown" }
+      return "clamped"
+    }
   }
 
   private func analyse(_ memory: Type5BlockCache) throws(TagError) -> Snapshot {
@@ -447,32 +454,44 @@ public final class Type5Tag: NDEFTagPlatform {
     let memory = try beginOperation()
     let snapshot = try analyse(memory)
     var report = snapshot.report
-    var details: [(String, String)] = []
-    details.append(("UID (MSB first)", hexString(identifier.reversed(), separator: ":")))
+    var details: [TagInfoFact] = [
+      TagInfoFact("UID (MSB first)", key: "uidMSBFirst", text: hexString(identifier.reversed(), separator: ":"),
+                  value: .bytes(identifier.reversed())),
+    ]
     if let systemInfo {
-      if let dsfid = systemInfo.dsfid { details.append(("DSFID", hexString([dsfid]))) }
-      if let afi = systemInfo.afi { details.append(("AFI", hexString([afi]))) }
-      if let ic = systemInfo.icReference { details.append(("IC reference", hexString([ic]))) }
+      if let dsfid = systemInfo.dsfid { details.append(byteFact("DSFID", key: "dsfid", dsfid)) }
+      if let afi = systemInfo.afi { details.append(byteFact("AFI", key: "afi", afi)) }
+      if let ic = systemInfo.icReference { details.append(byteFact("IC reference", key: "icReference", ic)) }
     }
-    if let totalBlocks { details.append(("Blocks", "\(totalBlocks) × \(blockSize) bytes")) }
-    if let userBlocks, userBlocks != totalBlocks { details.append(("User blocks", "\(userBlocks)")) }
+    if let totalBlocks {
+      details.append(TagInfoFact("Blocks", key: "blocks", text: "\(totalBlocks) × \(blockSize) bytes",
+                                 value: .members(["count": .number(totalBlocks), "size": .number(blockSize)])))
+    }
+    if let userBlocks, userBlocks != totalBlocks {
+      details.append(TagInfoFact("User blocks", key: "userBlocks", text: "\(userBlocks)", value: .number(userBlocks)))
+    }
     switch snapshot.layout {
     case .success(let layout)?:
-      details.append(("Data area", "bytes \(layout.area.start)..<\(layout.area.end) (\(snapshot.convention))"))
-      details.append(("TLVs", layout.summary))
+      let area = layout.area.start ..< layout.area.end
+      details.append(TagInfoFact("Data area", key: "dataArea", text: "\(byteSpan(area)) (\(snapshot.convention))",
+                                 value: .members(["start": .number(area.lowerBound), "size": .number(area.count),
+                                                  "convention": .string(snapshot.conventionKey)])))
+      details.append(.tlvs(.success(layout)))
     case .failure(let error)?:
       report = NDEFStatusReport(status: report.status, capacity: 0, messageLength: nil)
-      details.append(("TLVs", "\(error)"))
+      details.append(.tlvs(.failure(error)))
     case nil:
-      details.append(("NDEF", snapshot.why))
+      details.append(.ndefProblem(snapshot.why))
     }
-    var lockWords: String
+    var locks: [TagInfoFact] = []
     if snapshot.ccLength > 0 {
       let access = snapshot.cc[1] & 0x03
-      lockWords = "CC write access \(access >> 1)\(access & 1)b"
-      lockWords += access == 0 ? " (granted)" : (access == 3 ? " (never)" : " (proprietary)")
+      let meaning = access == 0 ? "granted" : (access == 3 ? "never" : "proprietary")
+      locks.append(TagInfoFact("CC write access", key: "ccWriteAccess",
+                               text: "CC write access \(access >> 1)\(access & 1)b (\(meaning))",
+                               value: accessValue(access, meaning: meaning)))
     } else {
-      lockWords = "no CC"
+      locks.append(TagInfoFact("CC", key: "ccWriteAccess", text: "no CC", value: .null))
     }
     if link.capabilities.rawCommands, let totalBlocks {
       var locked = 0
@@ -489,14 +508,22 @@ public final class Type5Tag: NDEFTagPlatform {
         }
         first += count
       }
-      lockWords += known ? "; \(locked) of \(totalBlocks) blocks locked" : "; block lock state unknown"
+      locks.append(TagInfoFact("Block locks", key: "lockedBlocks",
+                               text: known ? "\(locked) of \(totalBlocks) blocks locked" : "block lock state unknown",
+                               value: known ? .members(["locked": .number(locked), "total": .number(totalBlocks)]) : .null))
     } else {
-      lockWords += "; block lock state unknown through this reader"
+      locks.append(TagInfoFact("Block locks", key: "lockedBlocks", text: "block lock state unknown through this reader",
+                               value: .null))
     }
     let memorySize = (totalBlocks.map { $0 * blockSize }) ?? snapshot.areaEnd
     return TagInfo(platform: .type5, chip: chip?.name ?? "ISO 15693 tag", identifier: identifier,
                    memorySize: memorySize, ndef: report, capabilityContainer: snapshot.cc,
-                   version: systemInfo?.raw ?? [], lockState: lockWords, details: details)
+                   version: systemInfo?.raw ?? [], locks: locks, details: details)
+  }
+
+  /// A one-byte fact shown as two hex digits.
+  private func byteFact(_ label: String, key: String, _ byte: UInt8) -> TagInfoFact {
+    TagInfoFact(label, key: key, text: hexString([byte]), value: .bytes([byte]))
   }
 
   /// The whole block memory, block 0 first: every block GET SYSTEM INFORMATION (or the chip table)
@@ -568,7 +595,7 @@ final class Type5BlockCache: TLVMemory {
     guard !range.isEmpty else { return [] }
     let first = range.lowerBound / blockSize, last = (range.upperBound - 1) / blockSize
     if let blockLimit, last >= blockLimit {
-      throw .malformed("read of bytes \(range.lowerBound)..<\(range.upperBound) past the end of the "
+      throw .malformed("read of \(byteSpan(range)) past the end of the "
                        + "\(blockLimit * blockSize)-byte memory", offset: nil)
     }
     try load(first ... last)

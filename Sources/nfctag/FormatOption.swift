@@ -1,0 +1,18 @@
+import ArgumentParser
+
+/// Output formats of the commands that print text or one JSON object (`readers`, `scan`, `info`).
+enum TextOrJSON: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+/// `--format text|json`, the option every command with an output format names `--format`
+/// (hardening item 14); `--json`, the older spelling, stays as a hidden alias.
+struct FormatOption: ParsableArguments {
+  @Option(help: "Output: text or json.") var format: TextOrJSON?
+  @Flag(help: .hidden) var json = false
+
+  /// True for JSON output: `--format json`, or `--json`.
+  var isJSON: Bool { format.map { $0 == .json } ?? json }
+
+  func validate() throws {
+    if json, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
+  }
+}

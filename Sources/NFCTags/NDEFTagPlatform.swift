@@ -41,6 +41,9 @@ public struct TagInfo: Sendable {
   public var capabilityContainer: [UInt8]
   /// The chip's version answer (GET_VERSION, system info…), raw; empty when unknown.
   public var version: [UInt8]
+  /// The first page (Type 2) the tag refused to read for want of its password; the facts are
+  /// then those of the pages before it. Nil when nothing was refused.
+  public var readProtectedFrom: Int?
   /// What the lock bits, CC access fields and the like say, one fact each.
   public var locks: [TagInfoFact]
   /// Further facts, in display order.
@@ -51,7 +54,7 @@ public struct TagInfo: Sendable {
 
   public init(platform: TagPlatform, chip: String, identifier: [UInt8], memorySize: Int,
               ndef: NDEFStatusReport, capabilityContainer: [UInt8], version: [UInt8] = [],
-              locks: [TagInfoFact], details: [TagInfoFact] = []) {
+              locks: [TagInfoFact], details: [TagInfoFact] = [], readProtectedFrom: Int? = nil) {
     self.platform = platform
     self.chip = chip
     self.identifier = identifier
@@ -61,6 +64,7 @@ public struct TagInfo: Sendable {
     self.version = version
     self.locks = locks
     self.details = details
+    self.readProtectedFrom = readProtectedFrom
   }
 }
 

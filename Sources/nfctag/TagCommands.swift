@@ -152,7 +152,12 @@ extension NFCTool {
 
   /// `nfctag info`: chip, memory, capacity, lock state, CC and version.
   struct Info: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.")
+    static let configuration = CommandConfiguration(
+      commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.",
+      discussion: """
+        A tag whose reads are password-protected, read without its password, shows what it lets be \
+        read (the chip, the pages before the protected ones) and exits 77.
+        """)
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var output: FormatOption
 
@@ -168,7 +173,12 @@ extension NFCTool {
           o.string("platform", info.platform.rawValue)
           o.string("chip", info.chip)
           o.number("memorySize", info.memorySize)
-          o.raw("ndef", ndefStatusJSON(info.ndef))
+          if let page = info.readProtectedFrom {
+            o.raw("readProtected", "{\"fromPage\":\(page)}")
+            o.raw("ndef", "null")
+          } else {
+            o.raw("ndef", ndefStatusJSON(info.ndef))
+          }
           o.string("capabilityContainer", hexString(info.capabilityContainer))
           if !info.version.isEmpty { o.string("version", hexString(info.version)) }
           o.raw("locks", factsJSON(info.locks))
@@ -180,7 +190,7 @@ extension NFCTool {
             ("atr", hexString(target.atr, separator: " ")),
             ("chip", "\(info.chip) (\(info.platform.displayName))"),
             ("memory", "\(info.memorySize) bytes"),
-            ("ndef", ndefStatusText(info.ndef)),
+            ("ndef", info.readProtectedFrom.map { "read-protected from page \($0)" } ?? ndefStatusText(info.ndef)),
             ("cc", hexString(info.capabilityContainer, separator: " ")),
             ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
             ("locks", info.lockState),
@@ -189,6 +199,12 @@ extension NFCTool {
           out.write(alignedLines(lines))
         }
         out.flush()
+        if let page = info.readProtectedFrom {
+          throw fail(CLIFailure(ExitStatus.noPermission, "the tag is read-protected from page \(page): "
+                                + "give its password with --tag-password-file or --tag-password-env"))
+        }
+      } catch let exit as ExitCode {
+        throw exit
       } catch {
         throw fail(cliFailure(for: error))
       }

@@ -219,93 +219,6 @@ public final class Type2Tag: NDEFTagPlatform {
     if lockNew != lockPage { try memory.write(page: 2, lockNew) }
   }
 
-  public func info() throws(TagError) -> TagInfo {
-    let memory = try beginReadOperation()
-    let snapshot = try analyse(memory)
-    var report = snapshot.report
-    var details: [TagInfoFact] = []
-    if let result = snapshot.layout {
-      if case .success(let layout) = result {
-        details.append(TagInfoFact("Data area", key: "dataArea", text: "\(layout.area.size) bytes (CC)",
-                                   value: .span(layout.area.start ..< layout.area.end)))
-      } else {
-        report = NDEFStatusReport(status: report.status, capacity: 0, messageLength: nil)
-      }
-      details.append(.tlvs(result))
-    } else {
-      details.append(.ndefProblem(snapshot.why))
-    }
-    if let product {
-      details.append(TagInfoFact("User memory", key: "userMemory", text: "\(product.userMemorySize) bytes",
-                                 value: .number(product.userMemorySize)))
-    }
-    let lock = try memory.bytes(in: 8..<12)
-    var locks: [TagInfoFact] = [staticLockFact(Array(lock[2..<4]))]
-    if let page = product?.dynamicLockPage {
-      if let dyn = try unlessRemoved({ () throws(TagError) in try memory.page(page) }) {
-        let bytes = Array(dyn[0..<3])
-        let extent = lockExtent(bytes, all: false)
-        locks.append(TagInfoFact("Dynamic lock bytes", key: "dynamicLock",
-                                 text: "dynamic lock bytes \(hexString(bytes, separator: " ")) (\(extent) set)",
-                                 value: .members(["bytes": .bytes(bytes), "set": .string(extent)])))
-      } else {
-        locks.append(TagInfoFact("Dynamic lock bytes", key: "dynamicLock", text: "dynamic lock bytes unreadable", value: .null))
-      }
-    }
-    locks.append(ccWriteAccessFact(snapshot.cc[3] & 0x0F))
-    if let product, let cfg0 = product.cfg0Page, let cfg1 = product.cfg1Page,
-       let cfg = try unlessRemoved({ () throws(TagError) in try memory.bytes(in: cfg0 * 4 ..< (cfg1 + 1) * 4) }), cfg.count == 8 {
-      details.append(passwordProtectionFact(auth0: cfg[3], access: cfg[4], product: product))
-    }
-    if link.capabilities.rawCommands, product?.hasExtendedCommands == true,
-       let signature = try unlessRemoved({ () throws(TagError) in try commands.readSignature() }), !signature.allSatisfy({ $0 == 0 }) {
-      // READ_SIG (3Ch), NXP ECC
-      details.append(TagInfoFact("Originality signature", key: "originalitySignature", text: hexString(signature),
-                                 value: .bytes(signature)))
-    }
-    let memorySize: Int
-    if let product {
-      memorySize = product.totalPages * 4
-    } else {
-      memorySize = snapshot.layout != nil ? snapshot.areaEnd : 64
-    }
-    return TagInfo(platform: .type2, chip: chipName, identifier: identifier, memorySize: memorySize,
-                   ndef: report, capabilityContainer: snapshot.cc, version: version,
-                   locks: locks, details: details)
-  }
-
-  /// Static lock bytes (page 2 bytes 2–3): none, some or all pages locked.
-  private func staticLockFact(_ bytes: [UInt8]) -> TagInfoFact {
-    let all = bytes.count == 2 && bytes[0] & 0xF8 == 0xF8 && bytes[1] == 0xFF
-    let extent = lockExtent(bytes, all: all)
-    let words = extent == "none" ? "none set" : (extent == "all" ? "all pages locked" : "some pages locked")
-    return TagInfoFact("Static lock bytes", key: "staticLock",
-                       text: "static lock bytes \(hexString(bytes, separator: " ")) (\(words))",
-                       value: .members(["bytes": .bytes(bytes), "locked": .string(extent)]))
-  }
-
-  /// The CC's write access nibble (byte 3, bits 3–0).
-  private func ccWriteAccessFact(_ access: UInt8) -> TagInfoFact {
-    let meaning = access == 0 ? "granted" : (access == 0x0F ? "readOnly" : "proprietary")
-    let words = access == 0 ? "granted" : (access == 0x0F ? "read-only" : "proprietary")
-    return TagInfoFact("CC write access", key: "ccWriteAccess",
-                       text: "CC write access \(hexString([access]).dropFirst()) (\(words))",
-                       value: accessValue(access, meaning: meaning))
-  }
-
-  /// AUTH0 and PROT: from which page the password protects writes, or reads and writes.
-  private func passwordProtectionFact(auth0: UInt8, access: UInt8, product: Type2Product) -> TagInfoFact {
-    if Int(auth0) >= product.totalPages {
-      return TagInfoFact("Password protection", key: "passwordProtection", text: "off (AUTH0 \(hexString([auth0])))",
-                         value: .members(["protects": .string("nothing"), "auth0": .number(Int(auth0))]))
-    }
-    let reads = access & 0x80 != 0
-    return TagInfoFact("Password protection", key: "passwordProtection",
-                       text: "\(reads ? "reads and writes" : "writes") from page \(hexString([auth0])) (AUTH0)",
-                       value: .members(["protects": .string(reads ? "readsAndWrites" : "writes"),
-                                        "auth0": .number(Int(auth0))]))
-  }
-
   /// Chip (from GET_VERSION at detection) and NDEF status from the data area's one read: no lock,
   /// configuration page or READ_SIG reads. The pages stay cached for ``readNDEF()``.
   public func identification() throws(TagError) -> TagInfo {
@@ -389,7 +302,7 @@ public final class Type2Tag: NDEFTagPlatform {
   /// operation (a write, a password) drops it and starts from the tag.
   private var readCache: Type2PageCache?
 
-  private func beginReadOperation() throws(TagError) -> Type2PageCache {
+  func beginReadOperation() throws(TagError) -> Type2PageCache {
     if let readCache { return readCache }
     let memory = try beginOperation()
     readCache = memory
@@ -406,7 +319,7 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   /// What pages 0–3 and the TLVs say.
-  private struct Snapshot: TLVAreaSnapshot {
+  struct Snapshot: TLVAreaSnapshot {
     var cc: [UInt8]
     /// nil when the CC is not an NDEF CC (`why` says what it is).
     var layout: Result<TLVLayout, TagError>?
@@ -415,7 +328,7 @@ public final class Type2Tag: NDEFTagPlatform {
     var why: String
   }
 
-  private func analyse(_ memory: Type2PageCache) throws(TagError) -> Snapshot {
+  func analyse(_ memory: Type2PageCache) throws(TagError) -> Snapshot {
     let header = try memory.bytes(in: 0..<16)
     guard header.count == 16 else { throw .malformed("short header", offset: nil) }
     let cc = Array(header[12..<16])

@@ -38,9 +38,8 @@ p="$root/usr/local"
 check "nfctag --version from the install prints $version" equals "$("$p/bin/nfctag" --version)" "$version"
 check "the installed binary links no Swift runtime library (static)" \
   bash -c "! ldd '$p/bin/nfctag' | grep -q -e libswift -e libFoundation -e libdispatch"
-# Foundation (beyond FoundationEssentials) and ICU stay out: the cold start loads neither.
-check "the installed binary holds no Foundation or ICU code (nm)" \
-  bash -c "! nm --defined-only '$p/bin/nfctag' | grep -q -E '\\\$s10Foundation|ucal_open|udat_open|ubrk_open'"
+# Foundation is in the binary since the provisioning dependencies (CSV.swift, swift-crypto, the
+# ledgers' NIO) came in; the cold start is measured by `make bench` against its goal (issue 13).
 for f in share/man/man1/nfctag.1 share/bash-completion/completions/nfctag share/zsh/site-functions/_nfctag \
          share/fish/vendor_completions.d/nfctag.fish; do
   check "installed $f" test -s "$p/$f"

@@ -21,8 +21,7 @@ extension NFCTool {
       discussion: """
         The tag appears in "Virtual PCD 00 00" (port 35963) or "Virtual PCD 00 01" (35964). Ctrl-C \
         removes it and exits 0. With --remove-after N the tag leaves after answering N commands (the \
-        image keeps what was written until then) and the command exits 0.
-
+        image keeps what was written until then) and the command exits 0. \
         With --feed N, N factory-fresh tags come one after another, with distinct UIDs chosen by \
         --seed (feeds with different seeds never share one). Each tag leaves right after the host \
         switched the ACR122U LED or buzzer, or once the host sent nothing for --hand-ms ms after its \

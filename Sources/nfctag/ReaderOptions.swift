@@ -49,6 +49,10 @@ struct ReaderOptions: ParsableArguments {
 
   /// The APDU trace logger, when --trace was given.
   func makeLogger() -> Logger? { trace ? makeTraceLogger() : nil }
+
+  /// With --trace, holds the trace back until the command knows the tag's message, so that Wi-Fi
+  /// keys in the answers can be masked (``TraceBuffer``; `read`, `scan`, `dump`).
+  func holdTraceForSecrets() { if trace { TraceBuffer.hold() } }
 }
 
 /// The APDU trace logger (stderr, one line per APDU; secrets masked by the readers).
@@ -74,6 +78,7 @@ struct StderrLogHandler: LogHandler {
   func log(event: LogEvent) {
     StatusLine.clear()
     if label == "nfctag.apdu" {
+      if TraceBuffer.keep("\(event.message)") { return }
       writeStderr("trace: \(event.message)\n")
     } else {
       writeStderr("nfctag: \(event.level == .warning ? "warning: " : "")\(event.message)\n")

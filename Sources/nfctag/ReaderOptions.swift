@@ -14,6 +14,14 @@ struct ReaderOptions: ParsableArguments {
   @Flag(help: "Print every APDU in and out, with timings, on stderr (passwords are masked).")
   var trace = false
 
+  @Option(parsing: .unconditional, help: "Seconds a PC/SC reader may take to answer one command before the tag counts as lost (default 5).")
+  var exchangeTimeout: Double?
+
+  /// What --exchange-timeout is when not given.
+  static let defaultExchangeTimeout = 5.0
+  /// The exchange deadline in seconds.
+  var exchangeSeconds: Double { exchangeTimeout ?? Self.defaultExchangeTimeout }
+
   @Option(help: "A file whose first line is the tag's password (NTAG21x PWD, 8 hex digits); sent with PWD_AUTH before anything else.")
   var tagPasswordFile: String?
 
@@ -34,6 +42,9 @@ struct ReaderOptions: ParsableArguments {
   func validate() throws {
     if let timeout, !(timeout > 0 && timeout <= 86_400) {
       throw ValidationError("--timeout must be more than 0 and at most 86400 seconds.")
+    }
+    if let exchangeTimeout, !(exchangeTimeout >= 0.05 && exchangeTimeout <= 600) {
+      throw ValidationError("--exchange-timeout must be at least 0.05 and at most 600 seconds.")
     }
     if tagPasswordFile != nil && tagPasswordEnv != nil {
       throw ValidationError("give the tag password with one of --tag-password-file or --tag-password-env, not both.")

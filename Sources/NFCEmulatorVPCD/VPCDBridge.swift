@@ -41,6 +41,9 @@ public enum VPCDBridgeEnd: Equatable, Sendable {
   case stopped
   /// `removeAfter` commands were answered and the card was removed.
   case removedAfterCommands(Int)
+  /// The connection was closed when APDU `dropAt` arrived, unanswered (a reader unplugged
+  /// mid-command: fault injection).
+  case droppedAt(Int)
   /// Every card of the sequence came and left (this many).
   case allCardsLeft(Int)
 }
@@ -84,6 +87,7 @@ public final class VPCDBridge: Sendable {
   /// vpcd's port: 35963 for "Virtual PCD 00 00", 35964 for "… 00 01".
   public let port: UInt16
   private let removeAfter: Int?
+  private let dropAt: Int?
   private let latency: LatencyModel
 
   /// The card in the field, what comes after it, and how many came: used by the serving thread
@@ -109,9 +113,12 @@ public final class VPCDBridge: Sendable {
   /// A bridge that shows one card.
   /// - Parameters:
   ///   - served: the card to show and its after-command hook; the bridge owns them from now on.
+  ///   - removeAfter: the card leaves right after answering this many APDUs.
+  ///   - dropAt: the connection closes when this APDU (from 1) arrives, before it is answered.
   public convenience init(serving served: sending VPCDServedCard, host: String = "127.0.0.1", port: UInt16 = 35963,
-                          removeAfter: Int? = nil, latency: LatencyModel = .none) {
-    self.init(serving: Serving(card: served, next: nil), host: host, port: port, removeAfter: removeAfter, latency: latency)
+                          removeAfter: Int? = nil, dropAt: Int? = nil, latency: LatencyModel = .none) {
+    self.init(serving: Serving(card: served, next: nil), host: host, port: port, removeAfter: removeAfter, dropAt: dropAt,
+              latency: latency)
   }
 
   /// A bridge that shows a sequence of cards, each leaving by its ``VPCDServedCard/departure``;
@@ -122,14 +129,15 @@ public final class VPCDBridge: Sendable {
   public convenience init?(sequence next: sending @escaping () -> VPCDServedCard?, host: String = "127.0.0.1",
                            port: UInt16 = 35963, latency: LatencyModel = .none) {
     guard let first = next() else { return nil }
-    self.init(serving: Serving(card: first, next: next), host: host, port: port, removeAfter: nil, latency: latency)
+    self.init(serving: Serving(card: first, next: next), host: host, port: port, removeAfter: nil, dropAt: nil, latency: latency)
   }
 
-  private init(serving: sending Serving, host: String, port: UInt16, removeAfter: Int?, latency: LatencyModel) {
+  private init(serving: sending Serving, host: String, port: UInt16, removeAfter: Int?, dropAt: Int?, latency: LatencyModel) {
     self.served = Locked(serving)
     self.host = host
     self.port = port
     self.removeAfter = removeAfter
+    self.dropAt = dropAt
     self.latency = latency
   }
 
@@ -222,6 +230,7 @@ public final class VPCDBridge: Sendable {
       buffer += bytes
       for message in VPCDFrame.decode(&buffer) {
         defer { previous = message }
+        if message.count > 1, let dropAt, answered + 1 == dropAt { return .ended(.droppedAt(dropAt)) }
         guard let reply = handle(message) else { continue }
         guard socket.sendAll(VPCDFrame.encode(reply)) else { return .peerClosed }
         if message.count > 1, let removeAfter, answered >= removeAfter {

@@ -27,7 +27,7 @@ public final class ACR122UType2Link: Transceiver {
 
 /// Checks a direct-transmit answer `D5 <cmd+1> <status> <data> 90 00` and returns the data.
 func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [UInt8] {
-  guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+  guard let response = ResponseAPDU(reply), response.statusWord.isWellFormed else { throw .malformedResponse(reply) }
   guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
   let body = response.data
   guard body.count >= 3, body[0] == 0xD5, body[1] == command &+ 1 else {

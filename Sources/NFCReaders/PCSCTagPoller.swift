@@ -2,53 +2,6 @@ import Logging
 import NFCTransport
 import PCSC
 
-/// A PC/SC card handle as an ``APDUTransport``.
-public final class PCSCCardTransport: APDUTransport {
-  public let card: Card
-  public let readerName: String
-  public let atr: [UInt8]
-  let counter: ExchangeCounter?
-
-  public init(card: Card, readerName: String, atr: [UInt8], counter: ExchangeCounter? = nil) {
-    self.card = card
-    self.readerName = readerName
-    self.atr = atr
-    self.counter = counter
-  }
-
-  public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    counter?.increment()
-    do {
-      return try card.transmit(apdu)
-    } catch {
-      switch error.error {
-      // pcsc-lite turns a contactless exchange that failed because the tag left (IFD_COMMUNICATION_ERROR)
-      // into SCARD_E_NOT_TRANSACTED, whose own text ("end a non-existent transaction") misleads.
-      case .removedCard, .noSmartcard, .resetCard, .unpoweredCard, .notTransacted: throw .tagRemoved
-      default:
-        // pcsc-lite reports a reader that failed the exchange (the tag left mid-APDU, as vpcd
-        // does when its card goes) as SCARD_E_NOT_TRANSACTED or a communication error: ask the
-        // card handle whether the tag is still there before calling it a transport failure.
-        if cardIsGone() { throw .tagRemoved }
-        throw .transport(error.description)
-      }
-    }
-  }
-
-  /// True when SCardStatus says the card left (or cannot say anything about it any more).
-  private func cardIsGone() -> Bool {
-    do {
-      let state = try card.status().state
-      return state & 0x0004 == 0  // SCARD_PRESENT in the card state of SCardStatus (pcsclite.h)
-    } catch {
-      switch error.error {
-      case .removedCard, .noSmartcard, .resetCard, .unpoweredCard, .notTransacted, .readerUnavailable: return true
-      default: return false
-      }
-    }
-  }
-}
-
 extension PollError {
   /// The poll error a PC/SC failure amounts to.
   public init(_ failure: PCSCFailure) {
@@ -99,6 +52,8 @@ public final class PCSCTagPoller: TagPoller {
   private struct State {
     var context: PCSCContext
     var card: Card?
+    /// The transport of ``card``: its disconnect waits behind an abandoned exchange.
+    var transport: PCSCCardTransport?
     var cancelled = false
   }
   private let state: Locked<State>
@@ -108,10 +63,15 @@ public final class PCSCTagPoller: TagPoller {
   var contextForWaits: PCSCContext { state.withLock { $0.context } }
   var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-  public init(context: PCSCContext, readerName: String, logger: Logger? = nil) {
+  /// Seconds one exchange may take before it counts as lost (``PCSCCardTransport``); nil: as
+  /// long as the reader takes.
+  public let exchangeTimeout: Double?
+
+  public init(context: PCSCContext, readerName: String, logger: Logger? = nil, exchangeTimeout: Double? = nil) {
     state = Locked(State(context: context))
     self.readerName = readerName
     self.logger = logger
+    self.exchangeTimeout = exchangeTimeout
   }
 
   /// Waits for a card, connects and identifies it.
@@ -124,9 +84,13 @@ public final class PCSCTagPoller: TagPoller {
       if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read") }
       throw pollError(error)
     }
-    state.withLock { $0.card = connected }
     let atr = (try? connected.status().atr) ?? []
-    let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr, counter: counter)
+    let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr, counter: counter,
+                                      exchangeTimeout: exchangeTimeout)
+    state.withLock {
+      $0.card = connected
+      $0.transport = transport
+    }
     return [try detectTarget(on: transport, logger: logger)]
   }
 
@@ -140,8 +104,18 @@ public final class PCSCTagPoller: TagPoller {
   public func releaseResetting() { release(.reset) }
 
   private func release(_ disposition: Disposition) {
-    let card: Card? = state.withLock { s in defer { s.card = nil }; return s.card }
-    if let card { try? card.disconnect(disposition) }
+    let (card, transport): (Card?, PCSCCardTransport?) = state.withLock { s in
+      defer {
+        s.card = nil
+        s.transport = nil
+      }
+      return (s.card, s.transport)
+    }
+    if let transport {
+      transport.disconnect(disposition)
+    } else if let card {
+      try? card.disconnect(disposition)
+    }
   }
 
   public func cancel() {

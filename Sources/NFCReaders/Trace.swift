@@ -6,9 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// An APDUTransport that logs every exchange with its duration. Passwords never reach the log:
-/// the arguments of PWD_AUTH (`1B`) inside direct transmit and inside a PC/SC Part 3 transparent
-/// exchange are masked.
+/// An APDUTransport that logs every exchange with its duration. Secrets never reach the log: an
+/// exchange inside ``SecretExchange/run(_:)`` shows only its headers, and a command that carries a
+/// password by its own form (see ``secretHeaderLength(_:kind:)``) is masked after its header,
+/// its answer's data with it, whoever sent it (`nfctag send` too).
 final class TracingTransport: APDUTransport {
   let base: any APDUTransport
   let logger: Logger
@@ -23,7 +24,8 @@ final class TracingTransport: APDUTransport {
 
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     let secret = SecretExchange.isActive
-    logger.trace("> \(secret ? secretForTrace(apdu) : maskedForTrace(apdu))")
+    let masked = maskedForTrace(apdu)
+    logger.trace("> \(secret ? secretForTrace(apdu) : masked.text)")
     var start = timespec()
     clock_gettime(CLOCK_MONOTONIC, &start)
     func elapsed() -> String {
@@ -34,7 +36,8 @@ final class TracingTransport: APDUTransport {
     }
     do {
       let reply = try base.transmit(apdu)
-      logger.trace("< \(secret && reply.count > 2 ? "******** " + hexString(reply.suffix(2), separator: " ") : hexString(reply, separator: " ")) (\(elapsed()))")
+      let hide = (secret || masked.carriesSecret) && reply.count > 2
+      logger.trace("< \(hide ? "******** " + hexString(reply.suffix(2), separator: " ") : hexString(reply, separator: " ")) (\(elapsed()))")
       return reply
     } catch {
       logger.trace("< error: \(error) (\(elapsed()))")
@@ -43,21 +46,55 @@ final class TracingTransport: APDUTransport {
   }
 }
 
-/// The APDU in hex, with any password masked.
-func maskedForTrace(_ apdu: [UInt8]) -> String {
-  // Direct transmit: FF 00 00 00 Lc D4 42 1B p0 p1 p2 p3 (or D4 40 Tg 1B …).
+/// The APDU in hex, with any secret it carries masked after its header; `carriesSecret` says
+/// whether there was one (then the answer's data are masked too).
+func maskedForTrace(_ apdu: [UInt8]) -> (text: String, carriesSecret: Bool) {
+  if let (start, kind) = tagFrameStart(apdu), start < apdu.count,
+     let header = secretHeaderLength(apdu[start...], kind: kind), apdu.count > start + header {
+    return (hexString(apdu.prefix(start + header), separator: " ") + " ********", true)
+  }
+  return (hexString(apdu, separator: " "), false)
+}
+
+/// What carries a tag frame inside an APDU.
+enum TagFrameCarrier {
+  /// The APDU is the card's own command (any CLA but FF): ISO 7816.
+  case apdu
+  /// The PN532's InDataExchange (`FF 00 00 00 Lc D4 40 Tg …`): a Type 2 command, or an ISO-DEP APDU.
+  case inDataExchange
+  /// A raw frame: InCommunicateThru (`… D4 42 …`) or a Part 3 transparent exchange (`FF C2 00 01`, the `95` object).
+  case raw
+}
+
+/// Where the tag's own frame starts in an APDU, and what carries it; nil for the reader's own
+/// pseudo-APDUs.
+private func tagFrameStart(_ apdu: [UInt8]) -> (Int, TagFrameCarrier)? {
+  guard let cla = apdu.first else { return nil }
+  if cla != 0xFF { return (0, .apdu) }
   if apdu.count >= 8, apdu.starts(with: [0xFF, 0x00, 0x00, 0x00]), apdu[5] == 0xD4 {
-    let commandIndex = apdu[6] == 0x40 ? 8 : 7
-    if apdu.count > commandIndex, apdu[commandIndex] == 0x1B {
-      return hexString(apdu[...commandIndex], separator: " ") + " ********"
-    }
+    return apdu[6] == 0x40 ? (8, .inDataExchange) : (7, .raw)
   }
-  // Transparent exchange: FF C2 00 01 Lc [5F 46 04 timer] 95 len 1B p0 p1 p2 p3 00.
-  if apdu.count >= 8, apdu.starts(with: [0xFF, 0xC2, 0x00, 0x01]), let at = transceivedFrameStart(apdu),
-     at < apdu.count, apdu[at] == 0x1B {
-    return hexString(apdu[...at], separator: " ") + " ********"
+  if apdu.count >= 8, apdu.starts(with: [0xFF, 0xC2, 0x00, 0x01]), let at = transceivedFrameStart(apdu) { return (at, .raw) }
+  return nil
+}
+
+/// How many bytes of a tag frame that carries a password are shown before `********`; nil for a
+/// frame that carries none.
+/// - NTAG21x / Ultralight EV1 PWD_AUTH `1B` + 4-byte password: the command byte (nfc-protocols.md §7.3).
+/// - ISO 15693 SET PASSWORD `B3` and WRITE PASSWORD `B4` with NXP's manufacturer code 04 (ICODE
+///   SLIX2): flags, command, manufacturer code, the UID when the address flag (20h) is set, and the
+///   password identifier; the (XORed or new) password follows.
+/// - ISO 7816-4 VERIFY `20` and CHANGE REFERENCE DATA `24` (interindustry CLA, bit 8 clear), when
+///   the frame is an APDU: CLA INS P1 P2 Lc; the PIN or passwords follow.
+func secretHeaderLength(_ frame: ArraySlice<UInt8>, kind: TagFrameCarrier) -> Int? {
+  let f = Array(frame)
+  guard let first = f.first else { return nil }
+  if kind != .apdu, first == 0x1B { return 1 }
+  if kind == .raw, f.count >= 3, f[1] == 0xB3 || f[1] == 0xB4, f[2] == 0x04 {
+    return 3 + (first & 0x20 != 0 ? 8 : 0) + 1
   }
-  return hexString(apdu, separator: " ")
+  if kind != .raw, f.count > 5, first & 0x80 == 0, f[1] == 0x20 || f[1] == 0x24 { return 5 }
+  return nil
 }
 
 /// An APDU that carries a secret: the reader's header and the tag command with its address, then

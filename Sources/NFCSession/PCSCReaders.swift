@@ -13,13 +13,16 @@ public enum PCSCReaders {
 
   /// A poller on one reader: `name` is a reader's name, a unique prefix of one or its index in
   /// ``names()``; nil takes the first reader with a tag, else the first reader. `logger` gets
-  /// every APDU at trace level.
+  /// every APDU at trace level. With `exchangeTimeout`, an exchange the reader has not answered
+  /// after that many seconds fails as a lost tag (connection lost, 100) instead of waiting for
+  /// ever; nil waits as long as the reader driver does (vpcd: for ever).
   /// - Throws: 202 when pcscd does not answer or there is no such reader.
-  public static func poller(named name: String?, logger: Logger? = nil) throws(NFCReaderError) -> any TagPoller {
+  public static func poller(named name: String?, logger: Logger? = nil,
+                            exchangeTimeout: Double? = nil) throws(NFCReaderError) -> any TagPoller {
     do {
       let context = try PCSCContext()
       let reader = try selectReader(name, context: context)
-      return PCSCTagPoller(context: context, readerName: reader, logger: logger)
+      return PCSCTagPoller(context: context, readerName: reader, logger: logger, exchangeTimeout: exchangeTimeout)
     } catch let failure as PCSCFailure {
       throw NFCReaderError(PollError(failure))
     } catch {

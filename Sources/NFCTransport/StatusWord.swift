@@ -54,6 +54,10 @@ public struct StatusWord: Hashable, Sendable, CustomStringConvertible, Expressib
   /// `61 xx` is normal processing too, but the data is not all there yet: see ``moreDataLength``.
   public var isSuccess: Bool { self == .success }
 
+  /// True when SW1 is one ISO/IEC 7816-4 §5.1.3 allows (`61`–`6F`, `90`–`9F`): an answer that
+  /// ends with anything else is not a response APDU at all (garbled on its way back).
+  public var isWellFormed: Bool { (0x61...0x6F).contains(sw1) || (0x90...0x9F).contains(sw1) }
+
   /// For `61 xx`: how many more bytes GET RESPONSE would return (`00` means 256 or more); nil otherwise.
   public var moreDataLength: Int? { sw1 == 0x61 ? (sw2 == 0 ? 256 : Int(sw2)) : nil }
 

@@ -29,6 +29,13 @@ extension NFCTool {
         DIR/NNNN-UID.bin (the --image format) before the next one comes. With several kinds \
         (--tag ntag213,ntag213-locked,ntag210) tag i is the ((i-1) mod count)th. The command exits 0 \
         when the last tag has left; Ctrl-C stops early and saves the tag in the field.
+
+        --fault KIND@N (repeatable; fault injection for tests, docs/faults.md) spoils the Nth \
+        command (counted as --remove-after counts): garbage (the tag runs it, the answer is \
+        replaced by meaningless bytes), status (the reader answers 6F 00; the tag never sees it), \
+        nak (the tag refuses it: NAK 0), slow[:SECONDS] (the answer comes SECONDS late, 10 by \
+        default), drop (the connection to vpcd closes instead of an answer, as a reader unplugged \
+        mid-command; the command exits 0 then).
         """)
     @Option(help: "The tag: \(VirtualTagKind.names); with --feed, several separated by commas, in turn.") var tag: String
     @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1–3 image keeps its own.") var uid: String?
@@ -36,6 +43,8 @@ extension NFCTool {
     var image: String?
     @Option(help: "Where vpcd listens, HOST:PORT.") var vpcd: String = "127.0.0.1:35963"
     @Option(help: "Remove the tag after it has answered N commands (fault injection).") var removeAfter: Int?
+    @Option(help: ArgumentHelp("Spoil the Nth command: \(InjectedFault.kinds) (repeatable; see below).", valueName: "KIND@N"))
+    var fault: [String] = []
     @Option(help: "Per-command delay: none or acr122u.") var latency: LatencyModel = .none
     @Option(help: "The reader face: \(ReaderFaceKind.names) (acr122u by default; part3 for ISO 15693 tags).")
     var reader: ReaderFaceKind?
@@ -48,8 +57,15 @@ extension NFCTool {
     /// The kinds --tag names, in order.
     var kinds: [VirtualTagKind] { tag.split(separator: ",").compactMap { VirtualTagKind(rawValue: String($0)) } }
 
+    /// The faults --fault names.
+    var faults: [InjectedFault] { fault.compactMap { InjectedFault(parsing: $0) } }
+
     func validate() throws {
+      if feed != nil, !fault.isEmpty { throw ValidationError("--fault does not go with --feed.") }
       if feed != nil { return try validateFeed() }
+      for text in fault where InjectedFault(parsing: text) == nil {
+        throw ValidationError("--fault takes KIND@N with KIND \(InjectedFault.kinds) and N from 1, not '\(text)'.")
+      }
       if tag.contains(",") { throw ValidationError("several tag kinds need --feed N.") }
       if let option = [imageDir.map { _ in "--image-dir" }, seed.map { _ in "--seed" }, handMs.map { _ in "--hand-ms" },
                        quiet ? "--quiet" : nil].compactMap({ $0 }).first {
@@ -84,9 +100,16 @@ extension NFCTool {
       } catch {
         throw fail(CLIFailure(ExitStatus.dataError, error.description))
       }
-      let face: any VirtualCard
+      var face: any VirtualCard
+      let faults = faults
+      let refusing = faults.contains { $0.kind == .nak } ? FaultInjectingTag(virtualTag) : nil
       do {
-        face = try (reader ?? kind.defaultFace).makeFace(tag: virtualTag)
+        face = try (reader ?? kind.defaultFace).makeFace(tag: refusing ?? virtualTag)
+        if faults.contains(where: { $0.kind != .drop }) {
+          let faulty = FaultyCard(face, tag: refusing, faults: faults)
+          faulty.onInject = { writeStderr("nfctag: fault \($0) injected\n") }
+          face = faulty
+        }
       } catch {
         throw fail(CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
       }
@@ -96,12 +119,14 @@ extension NFCTool {
       let served = VPCDServedCard(card: face) {
         do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
       }
-      let bridge = VPCDBridge(serving: served, host: host, port: port, removeAfter: removeAfter, latency: latency)
+      let dropAt = faults.filter { $0.kind == .drop }.map(\.apdu).min()
+      let bridge = VPCDBridge(serving: served, host: host, port: port, removeAfter: removeAfter, dropAt: dropAt, latency: latency)
       let interrupt = InterruptFlag.install { bridge.stop() }
       _ = interrupt
       do {
         let end = try bridge.run(firstConnectTimeout: 5) { writeStderr(banner) }
         if case .removedAfterCommands(let n) = end { writeStderr("nfctag: tag removed after \(n) commands\n") }
+        if case .droppedAt(let n) = end { writeStderr("nfctag: fault drop@\(n) injected: connection to vpcd closed\n") }
       } catch {
         throw fail(vpcdFailure(error))
       }

@@ -38,6 +38,7 @@ struct CLIFailure: Error, CustomStringConvertible {
 
 /// Prints `failure` as one line on stderr and exits with its code.
 func fail(_ failure: CLIFailure) -> ExitCode {
+  TraceBuffer.release()
   StatusLine.clear()
   writeStderr("nfctag: \(failure.message)\n")
   return ExitCode(failure.code)

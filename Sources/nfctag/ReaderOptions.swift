@@ -14,6 +14,14 @@ struct ReaderOptions: ParsableArguments {
   @Flag(help: "Print every APDU in and out, with timings, on stderr (passwords are masked).")
   var trace = false
 
+  @Option(parsing: .unconditional, help: "Seconds a PC/SC reader may take to answer one command before the tag counts as lost (default 5).")
+  var exchangeTimeout: Double?
+
+  /// What --exchange-timeout is when not given.
+  static let defaultExchangeTimeout = 5.0
+  /// The exchange deadline in seconds.
+  var exchangeSeconds: Double { exchangeTimeout ?? Self.defaultExchangeTimeout }
+
   @Option(help: "A file whose first line is the tag's password (NTAG21x PWD, 8 hex digits); sent with PWD_AUTH before anything else.")
   var tagPasswordFile: String?
 
@@ -35,6 +43,9 @@ struct ReaderOptions: ParsableArguments {
     if let timeout, !(timeout > 0 && timeout <= 86_400) {
       throw ValidationError("--timeout must be more than 0 and at most 86400 seconds.")
     }
+    if let exchangeTimeout, !(exchangeTimeout >= 0.05 && exchangeTimeout <= 600) {
+      throw ValidationError("--exchange-timeout must be at least 0.05 and at most 600 seconds.")
+    }
     if tagPasswordFile != nil && tagPasswordEnv != nil {
       throw ValidationError("give the tag password with one of --tag-password-file or --tag-password-env, not both.")
     }
@@ -49,6 +60,10 @@ struct ReaderOptions: ParsableArguments {
 
   /// The APDU trace logger, when --trace was given.
   func makeLogger() -> Logger? { trace ? makeTraceLogger() : nil }
+
+  /// With --trace, holds the trace back until the command knows the tag's message, so that Wi-Fi
+  /// keys in the answers can be masked (``TraceBuffer``; `read`, `scan`, `dump`).
+  func holdTraceForSecrets() { if trace { TraceBuffer.hold() } }
 }
 
 /// The APDU trace logger (stderr, one line per APDU; secrets masked by the readers).
@@ -74,6 +89,7 @@ struct StderrLogHandler: LogHandler {
   func log(event: LogEvent) {
     StatusLine.clear()
     if label == "nfctag.apdu" {
+      if TraceBuffer.keep("\(event.message)") { return }
       writeStderr("trace: \(event.message)\n")
     } else {
       writeStderr("nfctag: \(event.level == .warning ? "warning: " : "")\(event.message)\n")

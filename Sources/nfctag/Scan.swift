@@ -28,7 +28,10 @@ extension NFCTool {
         if continuous {
           try scanContinuously()
         } else {
+          readerOptions.holdTraceForSecrets()
           let report = try TagSession(options: readerOptions).withTag { tag in try ScanReport(tag) }
+          TraceBuffer.learnSecrets(ofMessage: report.ndefBytes ?? [])
+          TraceBuffer.release()
           let output = StandardOutput()
           output.write(isJSON ? report.json() + "\n" : report.text(showSecrets: showSecrets))
           output.flush()
@@ -45,6 +48,7 @@ extension NFCTool {
     /// A multi-read session: one line per tag, until Ctrl-C or the idle timeout.
     private func scanContinuously() throws {
       let session = TagSession(options: readerOptions)
+      readerOptions.holdTraceForSecrets()
       let poller = try session.makePoller()
       let prompt = WaitingPrompt(reader: poller.readerName)
       let delegate = ContinuousScanDelegate(json: isJSON, prompt: prompt)
@@ -57,6 +61,7 @@ extension NFCTool {
       reader.begin()
       let (ending, reported) = delegate.wait()
       prompt.finish()
+      TraceBuffer.release()
       switch ending.code {
       case .readerSessionInvalidationErrorUserCanceled: throw ExitCode.success
       case .readerSessionInvalidationErrorSessionTimeout where reported > 0: throw ExitCode.success
@@ -95,6 +100,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
     do {
       try session.connect(to: tag)
       let report = try ScanReport(tag)
+      TraceBuffer.learnSecrets(ofMessage: report.ndefBytes ?? [])
       line = json ? report.json() : report.oneLine()
     } catch {
       let failure = cliFailure(for: error)
@@ -102,6 +108,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
       line = json ? "{\"reader\":\(jsonQuoted(summary.readerName)),\"uid\":\"\(hexString(summary.identifier))\",\"error\":\(jsonQuoted(failure.message))}"
                   : "\(sanitizeLine(summary.readerName)): \(hexString(summary.identifier, separator: ":")): error: \(failure.message)"
     }
+    TraceBuffer.release(keepHolding: true)
     print(line)
     reported.withLock { $0 += 1 }
     session.restartPollingAfterRemoval()

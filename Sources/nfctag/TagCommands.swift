@@ -27,7 +27,10 @@ extension NFCTool {
 
     func run() throws {
       do {
+        readerOptions.holdTraceForSecrets()
         let bytes = try TagSession(options: readerOptions).withTag { tag in try tag.readNDEFBytes() }
+        TraceBuffer.learnSecrets(ofMessage: bytes)
+        TraceBuffer.release()
         let output = StandardOutput()
         switch format {
         case .raw: output.write(bytes)
@@ -61,9 +64,15 @@ extension NFCTool {
     func run() throws {
       do {
         let memory = memory
+        readerOptions.holdTraceForSecrets()
+        let trace = readerOptions.trace
         let (bytes, info) = try TagSession(options: readerOptions).withTag { tag in
-          (memory ? try tag.readMemory() : try tag.readNDEFBytes(), tag.platformType)
+          let bytes = memory ? try tag.readMemory() : try tag.readNDEFBytes()
+          // The memory holds the message somewhere: read it too, to know what to mask in the trace.
+          TraceBuffer.learnSecrets(ofMessage: memory ? (trace ? (try? tag.readNDEFBytes()) ?? [] : []) : bytes)
+          return (bytes, tag.platformType)
         }
+        TraceBuffer.release()
         guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
         let output = StandardOutput()
         switch format {

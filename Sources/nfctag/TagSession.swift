@@ -18,12 +18,14 @@ struct TagSession {
 
   /// The poller for `--reader`.
   func makePoller() throws(CLIFailure) -> any TagPoller {
-    try Self.makePoller(spec: options.reader, logger: options.makeLogger())
+    try Self.makePoller(spec: options.reader, logger: options.makeLogger(), exchangeTimeout: options.exchangeSeconds)
   }
 
   /// The poller for a `--reader` value: a PC/SC reader (name, unique prefix, index; nil: the
-  /// first with a tag) or the in-process simulator (`sim:…`).
-  static func makePoller(spec: String?, logger: Logger?) throws(CLIFailure) -> any TagPoller {
+  /// first with a tag) or the in-process simulator (`sim:…`). A PC/SC reader that leaves one
+  /// exchange unanswered for `exchangeTimeout` seconds loses the tag (74) instead of hanging.
+  static func makePoller(spec: String?, logger: Logger?,
+                         exchangeTimeout: Double = ReaderOptions.defaultExchangeTimeout) throws(CLIFailure) -> any TagPoller {
     if let spec, spec.hasPrefix("sim:") {
       do {
         return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
@@ -39,7 +41,7 @@ struct TagSession {
       }
     }
     do {
-      return try PCSCReaders.poller(named: spec, logger: logger)
+      return try PCSCReaders.poller(named: spec, logger: logger, exchangeTimeout: exchangeTimeout)
     } catch {
       throw cliFailure(for: error)
     }

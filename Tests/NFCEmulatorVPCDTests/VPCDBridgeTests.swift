@@ -186,3 +186,24 @@ final class BridgeRun: Sendable {
     }
   }
 }
+
+/// Fault injection (hardening item 16): `drop` closes the connection when the APDU arrives,
+/// before the card sees it.
+@Suite struct DropFault {
+  @Test func theConnectionClosesUnansweredAtTheNthAPDU() throws {
+    let listener = Listener()
+    let card = RecordingCard()
+    let bridge = VPCDBridge(serving: VPCDServedCard(card: card), host: "127.0.0.1", port: listener.port, dropAt: 2)
+    let run = BridgeRun(bridge)
+    let peer = Peer(fd: accept(listener.fd, nil, nil))
+    defer { close(peer.fd) }
+    peer.send([0x04])
+    #expect(peer.receive() == [0x3B, 0x00])
+    peer.send([0xFF, 0xCA, 0x00, 0x00, 0x00])
+    #expect(peer.receive() == [0x90, 0x00])
+    peer.send([0xFF, 0xB0, 0x00, 0x04, 0x10])
+    #expect(try run.wait()?.get() == .droppedAt(2))
+    #expect(peer.receive() == [])  // closed, no answer
+    #expect(bridge.answered == 1)
+  }
+}

@@ -141,10 +141,10 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
 @Suite struct Trace {
   @Test func passwordsAreMasked() {
     let apdu: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x07, 0xD4, 0x42, 0x1B, 0x12, 0x34, 0x56, 0x78]
-    let line = maskedForTrace(apdu)
+    let line = maskedForTrace(apdu).text
     #expect(line == "ff 00 00 00 07 d4 42 1b ********")
     #expect(!line.contains("12 34"))
-    #expect(maskedForTrace([0xFF, 0xCA, 0x00, 0x00, 0x00]) == "ff ca 00 00 00")
+    #expect(maskedForTrace([0xFF, 0xCA, 0x00, 0x00, 0x00]).text == "ff ca 00 00 00")
   }
 }
 
@@ -170,5 +170,41 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
 struct LiveReadingAvailable {
   @Test func trueWithPcscdAndItsReaders() {
     #expect(readingAvailable())
+  }
+}
+
+/// Hardening item 1: commands that carry a password by their own form are masked whoever sends
+/// them (`nfctag send` too), and so are their answers' data.
+@Suite struct TraceMasksPasswordCommands {
+  /// A Part 3 transparent exchange carrying `frame`.
+  func transparent(_ frame: [UInt8]) -> [UInt8] { [0xFF, 0xC2, 0x00, 0x01, UInt8(frame.count + 2), 0x95, UInt8(frame.count)] + frame + [0x00] }
+
+  @Test func iso15693SetAndWritePasswordWithNXPsCode() {
+    let set = maskedForTrace(transparent([0x02, 0xB3, 0x04, 0x04, 0x11, 0x22, 0x33, 0x44]))
+    #expect(set.text == "ff c2 00 01 0a 95 08 02 b3 04 04 ********")
+    #expect(set.carriesSecret)
+    let uid: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 0x08, 0x01, 0x04, 0xE0]
+    let write = maskedForTrace(transparent([0x22, 0xB4, 0x04] + uid + [0x10, 0xAA, 0xBB, 0xCC, 0xDD]))
+    #expect(write.text == "ff c2 00 01 12 95 10 22 b4 04 d4 c3 b2 a1 08 01 04 e0 10 ********")
+    #expect(!write.text.contains("aa bb"))
+    // Another manufacturer's B3 is not known to carry a password; WRITE MULTIPLE BLOCKS (24h) is data.
+    #expect(!maskedForTrace(transparent([0x02, 0xB3, 0x07, 0x04, 0x11, 0x22, 0x33, 0x44])).carriesSecret)
+    #expect(!maskedForTrace(transparent([0x02, 0x24, 0x00, 0x01, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88])).carriesSecret)
+  }
+
+  @Test func iso7816VerifyAndChangeReferenceData() {
+    #expect(maskedForTrace([0x00, 0x20, 0x00, 0x01, 0x04, 0x31, 0x32, 0x33, 0x34]).text == "00 20 00 01 04 ********")
+    #expect(maskedForTrace([0x00, 0x24, 0x00, 0x01, 0x08, 1, 2, 3, 4, 5, 6, 7, 8]).text == "00 24 00 01 08 ********")
+    // Through the PN532's InDataExchange too.
+    let wrapped: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x0C, 0xD4, 0x40, 0x01, 0x00, 0x20, 0x00, 0x01, 0x04, 0x31, 0x32, 0x33, 0x34]
+    #expect(maskedForTrace(wrapped).text == "ff 00 00 00 0c d4 40 01 00 20 00 01 04 ********")
+    // VERIFY without data asks for the retry counter: nothing to hide. A proprietary CLA is not ISO's.
+    #expect(!maskedForTrace([0x00, 0x20, 0x00, 0x01]).carriesSecret)
+    #expect(!maskedForTrace([0x90, 0x20, 0x00, 0x01, 0x04, 0x31, 0x32, 0x33, 0x34]).carriesSecret)
+  }
+
+  @Test func pwdAuthThroughInDataExchange() {
+    let apdu: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x08, 0xD4, 0x40, 0x01, 0x1B, 0x12, 0x34, 0x56, 0x78]
+    #expect(maskedForTrace(apdu).text == "ff 00 00 00 08 d4 40 01 1b ********")
   }
 }

@@ -128,13 +128,13 @@ private func answerHead(bits: UInt8, length: UInt8) -> [UInt8] {
 @Suite struct PartThreeType2Trace {
   @Test func passwordsInATransparentExchangeAreMasked() {
     let timed: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x0E] + timer + [0x95, 0x05, 0x1B, 0x12, 0x34, 0x56, 0x78, 0x00]
-    #expect(maskedForTrace(timed) == "ff c2 00 01 0e 5f 46 04 a0 86 01 00 95 05 1b ********")
+    #expect(maskedForTrace(timed).text == "ff c2 00 01 0e 5f 46 04 a0 86 01 00 95 05 1b ********")
     let plain: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x06, 0x95, 0x05, 0x1B, 0x12, 0x34, 0x56, 0x78, 0x00]
-    #expect(maskedForTrace(plain) == "ff c2 00 01 06 95 05 1b ********")
+    #expect(maskedForTrace(plain).text == "ff c2 00 01 06 95 05 1b ********")
     let read: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x04, 0x95, 0x02, 0x30, 0x1B, 0x00]
-    #expect(maskedForTrace(read) == "ff c2 00 01 04 95 02 30 1b 00")                                // page 1Bh: no password
+    #expect(maskedForTrace(read).text == "ff c2 00 01 04 95 02 30 1b 00")                                // page 1Bh: no password
     let truncated: [UInt8] = [0xFF, 0xC2, 0x00, 0x01, 0x09, 0x5F, 0x46, 0x04, 0xA0]
-    #expect(maskedForTrace(truncated) == "ff c2 00 01 09 5f 46 04 a0")                              // runs past the end
-    #expect(maskedForTrace([0xFF, 0xC2, 0x00, 0x01]) == "ff c2 00 01")
+    #expect(maskedForTrace(truncated).text == "ff c2 00 01 09 5f 46 04 a0")                              // runs past the end
+    #expect(maskedForTrace([0xFF, 0xC2, 0x00, 0x01]).text == "ff c2 00 01")
   }
 }

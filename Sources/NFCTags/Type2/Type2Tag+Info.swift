@@ -16,7 +16,12 @@ extension Type2Tag {
       snapshot = try analyse(memory)
     } catch .readRefused(let cause, let command, let address) {
       guard let product else { throw .readRefused(cause, command: command, address: address) }
-      return try readProtectedInfo(product: product, refused: command)
+      let partial = try readProtectedInfo(product: product, refused: command)
+      // Every page reads now: the refusal was not AUTH0's doing (a fault on the way); say what it was.
+      guard let first = partial.readProtectedFrom, first < product.totalPages else {
+        throw .readRefused(cause, command: command, address: address)
+      }
+      return partial
     }
     var report = snapshot.report
     var details: [TagInfoFact] = []

@@ -1,0 +1,303 @@
+import Foundation
+import Testing
+
+/// Hardening item 12: every command README.md and docs/*.md show runs, as written, and exits 0
+/// (or the status an annotation documents).
+///
+/// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`
+///   in a scratch folder of its own per block, in order, with fixtures (`key.txt`, `pw.txt`,
+///   `rows.csv`, `template.json`, `secret.txt`, `run.ledger`, `$TAG_PWD`, a `$HOME`). `nfctag` on
+///   the `PATH` is a wrapper that runs the built binary with every tag command's `--reader`
+///   (given or not) turned into the in-process simulator (`sim:ntag215:…`; `sim:type4:…` for
+///   `send --apdu`; a feed of tags for `provision`, one per `--reader`), and an idle timeout for
+///   `scan --continuous`.
+/// - Commands that need pcscd (`readers`, `doctor`, `reader`, `emulate`) run only in the
+///   end-to-end mode (`make test`): `reader` on "Virtual PCD 00 01" with an emulated tag,
+///   `emulate` on "Virtual PCD 00 00" for 3 s, then Ctrl-C.
+/// - An HTML comment right before a block says what the test cannot do there:
+///   `<!-- doc-test: skip — REASON -->`, or `<!-- doc-test: "SUBSTRING" exits N — REASON -->`
+///   for a line that exits N on purpose.
+/// - Inline commands: the spans `` `nfctag …` `` that are complete commands, those with `--format`
+///   or global options (`nfctag --version`), each on its own, with a message in hex on standard
+///   input for those that read one; the others name a command in prose.
+@Suite(.serialized) struct DocsCommands {
+  static let files: [URL] = {
+    let docs = packageRoot.appendingPathComponent("docs")
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+    return [packageRoot.appendingPathComponent("README.md")] + names.map { docs.appendingPathComponent($0) }
+  }()
+
+  struct Block {
+    var file: String
+    var line: Int
+    var commands: [(line: Int, text: String)]
+    var skip: String?
+    var expected: [(substring: String, status: Int32)]
+  }
+
+  /// The fenced `sh` blocks of a markdown text, with their annotations.
+  static func blocks(in text: String, file: String) -> [Block] {
+    var blocks: [Block] = []
+    var current: Block?
+    var annotation: String?
+    var pending = ""
+    var pendingLine = 0
+    for (index, raw) in text.components(separatedBy: "\n").enumerated() {
+      let number = index + 1
+      let line = raw.trimmingCharacters(in: .whitespaces)
+      if var block = current {
+        if line.hasPrefix("```") {
+          blocks.append(block)
+          current = nil
+          continue
+        }
+        if pending.isEmpty { pendingLine = number }
+        if line.hasSuffix("\\") {
+          pending += String(line.dropLast()) + " "
+          current = block
+          continue
+        }
+        let command = stripComment(pending + line).trimmingCharacters(in: .whitespaces)
+        pending = ""
+        if !command.isEmpty { block.commands.append((pendingLine, command)) }
+        current = block
+        continue
+      }
+      if line == "```sh" {
+        var block = Block(file: file, line: number, commands: [], skip: nil, expected: [])
+        if let annotation { apply(annotation, to: &block) }
+        current = block
+        annotation = nil
+        continue
+      }
+      if line.hasPrefix("<!-- doc-test:") {
+        annotation = line
+      } else if !line.isEmpty {
+        annotation = nil
+      }
+    }
+    return blocks
+  }
+
+  static func apply(_ annotation: String, to block: inout Block) {
+    let body = annotation.dropFirst("<!-- doc-test:".count).replacingOccurrences(of: "-->", with: "")
+      .trimmingCharacters(in: .whitespaces)
+    if body.hasPrefix("skip") {
+      block.skip = body
+      return
+    }
+    // "SUBSTRING" exits N — reason
+    let parts = body.components(separatedBy: "\"")
+    if parts.count >= 3, let status = Int32(parts[2].trimmingCharacters(in: .whitespaces).split(separator: " ").dropFirst().first ?? "") {
+      block.expected.append((parts[1], status))
+    }
+  }
+
+  /// `line` without a shell comment (a `#` at the start of a word, outside quotes).
+  static func stripComment(_ line: String) -> String {
+    var quote: Character?
+    var previous: Character = " "
+    var out = ""
+    for c in line {
+      if let q = quote {
+        if c == q { quote = nil }
+      } else if c == "'" || c == "\"" {
+        quote = c
+      } else if c == "#", previous == " " || previous == "\t" {
+        break
+      }
+      out.append(c)
+      previous = c
+    }
+    return out
+  }
+
+  /// The inline spans worth running: complete commands.
+  static func inlineCommands(in text: String) -> [String] {
+    var found: [String] = []
+    var rest = text[...]
+    while let start = rest.range(of: "`nfctag ") {
+      let after = rest[start.upperBound...]
+      guard let end = after.firstIndex(of: "`") else { break }
+      let span = ("nfctag " + after[..<end]).replacingOccurrences(of: "\n", with: " ")
+      rest = after[after.index(after: end)...]
+      let complete = span.hasPrefix("nfctag --") || span.contains("--format")
+      let placeholder = span.contains("…") || span.contains("[") || span.contains("|") || span.range(of: "[A-Z]{3,}", options: .regularExpression) != nil
+      if complete, !placeholder, !found.contains(span) { found.append(span) }
+    }
+    return found
+  }
+
+  /// The program a command line starts: its first word after any `NAME=value` assignments.
+  static func program(of command: String) -> String {
+    let assignments = #"^([A-Za-z_][A-Za-z0-9_]*=(\$\([^)]*\)|'[^']*'|"[^"]*"|[^ ]*) +)*"#
+    var rest = command[...]
+    if let range = command.range(of: assignments, options: .regularExpression) { rest = command[range.upperBound...] }
+    return rest.split(separator: " ").first.map(String.init) ?? ""
+  }
+
+  /// The subcommands that need pcscd.
+  static func needsPcscd(_ command: String) -> Bool {
+    ["nfctag readers", "nfctag doctor", "nfctag reader ", "nfctag emulate"].contains { command.contains($0) }
+  }
+
+  // MARK: Running
+
+  let directory: URL
+  let wrapper: URL
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-docs-\(UUID().uuidString)")
+    let bin = directory.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    wrapper = bin.appendingPathComponent("nfctag")
+    try Self.wrapperScript.write(to: wrapper, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
+  }
+
+  /// A scratch folder with the fixtures the docs' commands name.
+  func scratch(_ name: String) throws -> URL {
+    let dir = directory.appendingPathComponent(name)
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent(".config/fish/completions"), withIntermediateDirectories: true)
+    func write(_ file: String, _ text: String) throws { try Data(text.utf8).write(to: dir.appendingPathComponent(file)) }
+    try write("key.txt", "correct horse battery staple\n")
+    try write("pw.txt", "1a2b3c4d\n")
+    try write("secret.txt", "a provisioning secret of more than sixteen bytes\n")
+    try write("rows.csv", "id,name\n" + (1...20).map { "\($0),item \($0)\n" }.joined())
+    try write("template.json", #"{"records":[{"uri":"https://example.com/t/{id}"}]}"# + "\n")
+    return dir
+  }
+
+  func environment(_ dir: URL) -> [String: String] {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    return [
+      "PATH": wrapper.deletingLastPathComponent().path + ":" + path, "HOME": dir.path,
+      "DOCTEST_NFCTAG": nfctagBinary().path, "DOCTEST_SIM": "sim:ntag215:" + dir.appendingPathComponent("sim-ntag215.bin").path,
+      "DOCTEST_SIM_TYPE4": "sim:type4:" + dir.appendingPathComponent("sim-type4.bin").path,
+      "DOCTEST_PCSC_READER": e2eReader, "TAG_PWD": "1a2b3c4d",
+    ]
+  }
+
+  /// Runs one command line through /bin/sh in `dir`; standard input holds `stdin`.
+  func run(_ command: String, in dir: URL, stdin: String = "") throws -> RunResult {
+    try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(dir.path)' && " + command], stdin: Data(stdin.utf8),
+                   environment: environment(dir), timeout: 60)
+  }
+
+  @Test func everyFencedCommandRuns() throws {
+    var ran = 0
+    var blockNumber = 0
+    for file in Self.files {
+      let text = try String(contentsOf: file, encoding: .utf8)
+      for block in Self.blocks(in: text, file: file.lastPathComponent) {
+        blockNumber += 1
+        if block.skip != nil { continue }
+        let dir = try scratch("block\(blockNumber)")
+        if block.commands.contains(where: { $0.text.contains("run.ledger") }) {
+          let setup = try run("nfctag provision rows.csv --url 'https://example.com/t/{id}' --ledger run.ledger", in: dir)
+          #expect(setup.status == 0, "run.ledger: \(setup.stderr)")
+        }
+        let pcscdNeeded = block.commands.contains { $0.text.contains("nfctag reader ") }
+        let emulator = e2eEnabled && pcscdNeeded ? try Emulator(tag: "ntag215") : nil
+        defer { emulator?.stop() }
+        for (line, command) in block.commands {
+          let place = "\(block.file):\(line): \(command)"
+          let program = Self.program(of: command)
+          #expect(program == "nfctag", "\(place): only nfctag commands run here; mark the block `<!-- doc-test: skip — why -->`")
+          if Self.needsPcscd(command), !e2eEnabled { continue }
+          let expected = block.expected.first { command.contains($0.substring) }?.status ?? 0
+          let r = try run(command, in: dir)
+          #expect(r.status == expected, "\(place): exit \(r.status), expected \(expected): \(r.stderr)")
+          ran += 1
+        }
+      }
+    }
+    #expect(ran >= 30, "only \(ran) commands ran")
+  }
+
+  @Test func everyInlineCommandRuns() throws {
+    var ran = 0
+    for file in Self.files {
+      let text = try String(contentsOf: file, encoding: .utf8)
+      for command in Self.inlineCommands(in: text) {
+        if Self.needsPcscd(command), !e2eEnabled { continue }
+        let dir = try scratch("inline\(ran)")
+        // A command that reads a message from standard input (`ndef decode --format json`) gets one.
+        let r = try run(command, in: dir, stdin: "d101085402656e68656c6c6f\n")
+        #expect(r.status == 0, "\(file.lastPathComponent): \(command): exit \(r.status): \(r.stderr)")
+        ran += 1
+      }
+    }
+    #expect(ran >= 8, "only \(ran) inline commands ran")
+  }
+
+  /// The extractor itself: continuations, comments, annotations.
+  @Test func theExtractorReadsBlocksAsAShellWould() {
+    let text = """
+      <!-- doc-test: "release" exits 65 — a done row -->
+      ```sh
+      nfctag write url 'https://a.org/#x'   # a comment
+      nfctag provision rows.csv \\
+        --url 'https://a.org/{id}'
+      # a comment line
+
+      ```
+      <!-- doc-test: skip — needs PostgreSQL -->
+
+      ```sh
+      nfctag ledger status postgres://db/x
+      ```
+      """
+    let blocks = Self.blocks(in: text, file: "x.md")
+    #expect(blocks.count == 2)
+    #expect(blocks.first?.commands.map(\.text) == ["nfctag write url 'https://a.org/#x'", "nfctag provision rows.csv  --url 'https://a.org/{id}'"])
+    #expect(blocks.first?.expected.first?.substring == "release")
+    #expect(blocks.first?.expected.first?.status == 65)
+    #expect(blocks.last?.skip != nil)
+    #expect(Self.program(of: "NFC_SECRET=$(cat secret.txt) A='x y' nfctag provision") == "nfctag")
+    #expect(Self.program(of: "make deb") == "make")
+    #expect(Self.inlineCommands(in: "see `nfctag read --format json` and `nfctag emulate --tag KIND` or `nfctag --version`")
+            == ["nfctag read --format json", "nfctag --version"])
+  }
+
+  /// The `nfctag` the docs' commands find first on the PATH.
+  static let wrapperScript = #"""
+    #!/usr/bin/env python3
+    """The docs test's nfctag: the built binary, with --reader turned into the simulator."""
+    import os, sys
+    real = os.environ["DOCTEST_NFCTAG"]
+    args = sys.argv[1:]
+    sub = next((a for a in args if not a.startswith("-")), "")
+    tag_commands = {"scan", "read", "dump", "write", "format", "erase", "lock", "info", "password", "send"}
+
+    def readers(args, make):
+        out, i, n = [], 0, 0
+        while i < len(args):
+            a = args[i]
+            if a in ("--reader", "-r") and i + 1 < len(args):
+                out += ["--reader", make(n)]; n += 1; i += 2; continue
+            if a.startswith("--reader="):
+                out += ["--reader", make(n)]; n += 1; i += 1; continue
+            out.append(a); i += 1
+        if n == 0:
+            out += ["--reader", make(0)]
+        return out
+
+    if sub in tag_commands:
+        sim = os.environ["DOCTEST_SIM_TYPE4"] if "--apdu" in args else os.environ["DOCTEST_SIM"]
+        args = readers(args, lambda n: sim)
+        if "--continuous" in args and "--timeout" not in args:
+            args += ["--timeout", "1"]
+    elif sub == "provision":
+        args = readers(args, lambda n: "sim:ntag215+feed=150,seed=%d" % (n + 1))
+        if "--timeout" not in args:
+            args += ["--timeout", "10"]
+    elif sub == "reader":
+        args = readers(args, lambda n: os.environ["DOCTEST_PCSC_READER"])
+    elif sub == "emulate":
+        if "--vpcd" not in args:
+            args += ["--vpcd", "127.0.0.1:35963"]
+        os.execvp("timeout", ["timeout", "--preserve-status", "-s", "INT", "3", real] + args)
+    os.execv(real, [real] + args)
+    """#
+}

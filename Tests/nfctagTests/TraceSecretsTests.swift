@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import nfctag
+
+/// Hardening item 1: a Wi-Fi network key read from a tag never shows in clear in `--trace`, and
+/// `send` masks the commands that carry a password.
+@Suite struct TraceMasksWiFiKeys {
+  /// A key with none of the letters of `application/vnd.wfa.wsc`, so that no window of it shows by chance.
+  static let key = "ZQ8#TXR!KM2$UX9&ZQ8#TXR!KM2$UX9&ZQ8#TXR!KM2$UX9&ZQ8#TXR!KM2$UX9"
+  let directory: URL
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-tracekey-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  /// Every two bytes of the key that follow each other, as the trace writes them, found in an
+  /// answer line (the commands of a read carry addresses, whose bytes may look like anything).
+  func leaks(_ trace: String) -> [String] {
+    let bytes = Array(Self.key.utf8)
+    let answers = trace.split(separator: "\n").filter { $0.hasPrefix("trace: <") }.joined(separator: "\n")
+    return (0..<(bytes.count - 1)).map { spaced(bytes[$0...($0 + 1)], separator: " ") }.filter { answers.contains($0) }
+  }
+
+  @Test(arguments: ["ntag216", "ntag216@part3", "felica-lite-s", "type4", "icode-slix2", "topaz512"],
+        [["read"], ["read", "--format", "hex"], ["scan"], ["dump"], ["dump", "--memory"]])
+  func aReadingCommandMasksTheKeyInTheAnswers(kind: String, command: [String]) throws {
+    let reader = "sim:\(kind):" + directory.appendingPathComponent("\(kind).bin").path
+    let keyFile = directory.appendingPathComponent("key.txt")
+    try Data((Self.key + "\n").utf8).write(to: keyFile)
+    let write = try runNFCTag(["write", "wifi", "--ssid", "NET", "--password-file", keyFile.path, "--reader", reader])
+    #expect(write.status == 0, "\(write.stderr)")
+    let r = try runNFCTag(command + ["--trace", "--reader", reader])
+    #expect(r.status == 0, "\(kind) \(command): \(r.stderr)")
+    #expect(r.stderr.contains("trace: >"), "\(kind) \(command)")
+    #expect(leaks(r.stderr).isEmpty, "\(kind) \(command): \(leaks(r.stderr))")
+    // Topaz 512: the key's first 17 bytes come in RALL's answer; the rest is in READ8 answers, the
+    // PN532's FIFO bits with parity bits between them (not the key's bytes).
+    let masked = r.stderr.components(separatedBy: " **").count - 1
+    #expect(masked >= (kind == "topaz512" ? 17 : Self.key.utf8.count), "\(kind) \(command): \(r.stderr)")
+  }
+
+  @Test func aContinuousScanMasksEachTag() throws {
+    let reader = "sim:ntag216:" + directory.appendingPathComponent("c.bin").path
+    let keyFile = directory.appendingPathComponent("key.txt")
+    try Data((Self.key + "\n").utf8).write(to: keyFile)
+    #expect(try runNFCTag(["write", "wifi", "--ssid", "NET", "--password-file", keyFile.path, "--reader", reader]).status == 0)
+    let r = try runNFCTag(["scan", "--continuous", "--timeout", "1", "--trace", "--reader", reader], timeout: 20)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("Wi-Fi"), "\(r.stdout)")
+    #expect(r.stderr.contains(" ** ** "))
+    #expect(leaks(r.stderr).isEmpty, "\(leaks(r.stderr))")
+  }
+
+  // MARK: The masking itself
+
+  /// An ISO 15693 READ SINGLE BLOCK answer through a Part 3 transparent exchange: 13 bytes of data
+  /// objects, the response flags, 4 bytes, the status word.
+  func type5Answer(_ block: [UInt8]) -> String {
+    "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 " + spaced(block, separator: " ") + " 90 00 (0.1 ms)"
+  }
+
+  @Test func aKeySplitAcrossBlocksIsMaskedInEveryPiece() {
+    let key: [UInt8] = Array("ABCDEFGHIJ".utf8)
+    let lines = [
+      "> ff c2 00 01 … 02 20 00", type5Answer([0x10, 0x27] + key[0..<2]),
+      "> ff c2 00 01 … 02 20 01", type5Answer(Array(key[2..<6])),
+      "> ff c2 00 01 … 02 20 02", type5Answer(Array(key[6..<10])),
+      "> ff c2 00 01 … 02 20 03", type5Answer([0x10, 0x20, 0x00, 0x06]),
+    ]
+    let out = TraceBuffer.masked(lines, secrets: [key])
+    #expect(out[1] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 10 27 ** ** 90 00 (0.1 ms)")
+    #expect(out[3] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 ** ** ** ** 90 00 (0.1 ms)")
+    #expect(out[5] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 ** ** ** ** 90 00 (0.1 ms)")
+    #expect(out[7] == lines[7])
+    #expect(out[0] == lines[0])
+  }
+
+  @Test func aPieceThatGoesNowhereIsLeft() {
+    let key: [UInt8] = Array("ABCDEFGHIJ".utf8)
+    // "AB" ends a block, but the next block does not go on with "CD…": not the key.
+    let lines = [type5Answer([0x10, 0x27] + key[0..<2]), type5Answer([0x31, 0x32, 0x33, 0x34])]
+    #expect(TraceBuffer.masked(lines, secrets: [key]) == lines)
+  }
+
+  @Test func aLongPieceAloneInAnAnswerIsMasked() {
+    let key: [UInt8] = Array("ABCDEFGHIJKLMNOP".utf8)
+    // Bytes 0–8 of the key, then lock bytes: the rest of the key comes later, elsewhere.
+    let line = "< d5 41 00 " + spaced(key[0..<9] + [0x00, 0xFF, 0xFF], separator: " ") + " 90 00 (0.0 ms)"
+    #expect(TraceBuffer.masked([line], secrets: [key]) == ["< d5 41 00 ** ** ** ** ** ** ** ** ** 00 ff ff 90 00 (0.0 ms)"])
+  }
+
+  @Test func linesAlreadyMaskedAndErrorsStayAsTheyAre() {
+    let lines = ["< ******** 90 00 (0.1 ms)", "< error: the tag was removed (0.1 ms)"]
+    #expect(TraceBuffer.masked(lines, secrets: [Array("ABCDEFGH".utf8)]) == lines)
+  }
+}
+
+/// Bytes as the trace writes them: "41 42".
+private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> String where C.Element == UInt8 {
+  bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined(separator: separator)
+}
+
+/// `send` with commands that carry a password: masked in the trace, the answer's data too.
+@Suite struct TraceMasksSentPasswords {
+  @Test func pwdAuthToAnNTAG() throws {
+    let r = try runNFCTag(["send", "1b1a2b3c4d", "--trace", "--reader", "sim:ntag215"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("trace: > ff 00 00 00 07 d4 42 1b ********"), "\(r.stderr)")
+    #expect(!r.stderr.contains("1a 2b 3c 4d"))
+  }
+
+  @Test func setAndWritePasswordToAnICODESLIX2() throws {
+    // The addressed form (flag 20h, with the UID) is covered by NFCReadersTests' TraceMasksPasswordCommands.
+    let r = try runNFCTag(["send", "02b304041a2b3c4d", "02b404041a2b3c4d", "--trace", "--reader", "sim:icode-slix2"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("95 08 02 b3 04 04 ********"), "\(r.stderr)")
+    #expect(r.stderr.contains("95 08 02 b4 04 04 ********"), "\(r.stderr)")
+    #expect(!r.stderr.split(separator: "\n").filter { $0.hasPrefix("trace:") }.contains { $0.contains("1a 2b 3c 4d") })
+  }
+
+  @Test func verifyAndChangeReferenceDataToAType4Tag() throws {
+    let r = try runNFCTag(["send", "--apdu", "00200001043132333400", "00240001083132333435363738", "--trace",
+                           "--reader", "sim:type4"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("trace: > 00 20 00 01 04 ********"), "\(r.stderr)")
+    #expect(r.stderr.contains("trace: > 00 24 00 01 08 ********"), "\(r.stderr)")
+    #expect(!r.stderr.split(separator: "\n").filter { $0.hasPrefix("trace:") }.contains { $0.contains("31 32 33 34") })
+  }
+}

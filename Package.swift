@@ -5,6 +5,7 @@ let package = Package(
   name: "nfctag",
   products: [
     .executable(name: "nfctag", targets: ["nfctag"]),
+    .executable(name: "nfctag-provision", targets: ["nfctag-provision"]),
     .library(name: "NDEF", targets: ["NDEF"]),
     .library(name: "PCSC", targets: ["PCSC"]),
     .library(name: "NFCSession", targets: ["NFCSession"]),
@@ -60,9 +61,29 @@ let package = Package(
       "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger",
       .product(name: "CSV", package: "CSV.swift"),
       .product(name: "Crypto", package: "swift-crypto")]),
+    // The tool's layer both of its programs share: exit statuses and the failure table, stderr
+    // and stdout, the console, the APDU trace, a reader by its --reader value, the one-line main.
+    .target(name: "NFCTagCLI", dependencies: [
+      "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTransport",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ]),
+    // The declarations of `provision` and `ledger`: nfctag shows them (help, man page,
+    // completions) without linking the provisioning modules; nfctag-provision runs them.
+    .target(name: "ProvisionCommands", dependencies: [
+      "NFCTagCLI", "NFCTransport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    ]),
+    // The tool. No Foundation, SwiftNIO or swift-crypto: `provision` and `ledger` are handed to
+    // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
-      "NFCTransport", "PCSC", "Hex",
+      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "Logging", package: "swift-log"),
+    ]),
+    // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
+    .executableTarget(name: "nfctag-provision", dependencies: [
+      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
@@ -96,7 +117,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
+      "nfctag", "NFCTagCLI", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
   ],
   swiftLanguageModes: [.v6]
 )

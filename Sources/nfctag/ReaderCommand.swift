@@ -1,3 +1,4 @@
+import NFCTagCLI
 import ArgumentParser
 import NFCReaders
 import NFCTransport

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import NFCTagCLI
 import NFCTransport
 
 /// Options every tag command shares: which reader, how long to wait, whether to trace APDUs.
@@ -18,7 +19,7 @@ struct ReaderOptions: ParsableArguments {
   var exchangeTimeout: Double?
 
   /// What --exchange-timeout is when not given.
-  static let defaultExchangeTimeout = 5.0
+  static var defaultExchangeTimeout: Double { NFCTagCLI.defaultExchangeTimeout }
   /// The exchange deadline in seconds.
   var exchangeSeconds: Double { exchangeTimeout ?? Self.defaultExchangeTimeout }
 
@@ -64,43 +65,4 @@ struct ReaderOptions: ParsableArguments {
   /// With --trace, holds the trace back until the command knows the tag's message, so that Wi-Fi
   /// keys in the answers can be masked (``TraceBuffer``; `read`, `scan`, `dump`).
   func holdTraceForSecrets() { if trace { TraceBuffer.hold() } }
-}
-
-/// The APDU trace logger (stderr, one line per APDU; secrets masked by the readers).
-func makeTraceLogger() -> Logger {
-  TraceLogging.bootstrapOnce()
-  var logger = Logger(label: "nfctag.apdu")
-  logger.logLevel = .trace
-  return logger
-}
-
-/// A swift-log handler that writes one line per message to stderr: `trace: …` for the APDU trace
-/// (`nfctag.apdu`), `nfctag: …` (`nfctag: warning: …`) for the tool's own messages (``Console``).
-struct StderrLogHandler: LogHandler {
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .trace
-  let label: String
-
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-
-  func log(event: LogEvent) {
-    StatusLine.clear()
-    if label == "nfctag.apdu" {
-      if TraceBuffer.keep("\(event.message)") { return }
-      writeStderr("trace: \(event.message)\n")
-    } else {
-      writeStderr("nfctag: \(event.level == .warning ? "warning: " : "")\(event.message)\n")
-    }
-  }
-}
-
-enum TraceLogging {
-  private static let done = Locked(false)
-  static func bootstrapOnce() {
-    let first = done.withLock { done in defer { done = true }; return !done }
-    if first { LoggingSystem.bootstrap { label in StderrLogHandler(label: label) } }
-  }
 }

@@ -1,3 +1,4 @@
+import NFCTagCLI
 import Dispatch
 import Logging
 import NFCEmulator
@@ -18,33 +19,7 @@ struct TagSession {
 
   /// The poller for `--reader`.
   func makePoller() throws(CLIFailure) -> any TagPoller {
-    try Self.makePoller(spec: options.reader, logger: options.makeLogger(), exchangeTimeout: options.exchangeSeconds)
-  }
-
-  /// The poller for a `--reader` value: a PC/SC reader (name, unique prefix, index; nil: the
-  /// first with a tag) or the in-process simulator (`sim:…`). A PC/SC reader that leaves one
-  /// exchange unanswered for `exchangeTimeout` seconds loses the tag (74) instead of hanging.
-  static func makePoller(spec: String?, logger: Logger?,
-                         exchangeTimeout: Double = ReaderOptions.defaultExchangeTimeout) throws(CLIFailure) -> any TagPoller {
-    if let spec, spec.hasPrefix("sim:") {
-      do {
-        return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
-          try detectTarget(on: transport, logger: logger)
-        }
-      } catch let failure as CLIFailure {
-        throw failure
-      } catch let error as EmulatorError {
-        let advice = error.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
-        throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
-      } catch {
-        throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)")
-      }
-    }
-    do {
-      return try PCSCReaders.poller(named: spec, logger: logger, exchangeTimeout: exchangeTimeout)
-    } catch {
-      throw cliFailure(for: error)
-    }
+    try makeTagPoller(spec: options.reader, logger: options.makeLogger(), exchangeTimeout: options.exchangeSeconds)
   }
 
   /// Waits for one tag, connects, authenticates when a tag password was given, runs `body` on
@@ -82,14 +57,6 @@ protocol ToolSession: AnyObject, Sendable {
 
 extension NFCNDEFReaderSession: ToolSession {}
 extension NFCTagReaderSession: ToolSession {}
-
-/// Sessions the tool starts live until the process exits. The poll loop drops its reference
-/// just after the delegate heard the end; were that the last one, the PC/SC context would be
-/// released on the loop's thread while `exit` runs pcsc-lite's destructor, which crashes.
-enum ProcessLifetime {
-  private static let kept = Locked<[any AnyObject & Sendable]>([])
-  static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
-}
 
 /// The result of a one-tag session: set once by its delegate, read by the command that waits.
 final class OneTagOutcome<T: Sendable>: Sendable {
@@ -174,43 +141,6 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
     prompt.finish()
     outcome.ended(error)
-  }
-}
-
-/// Set once SIGINT or SIGTERM arrived; the handler runs a cancel action off the signal context.
-final class InterruptFlag: Sendable {
-  private let flagged = Locked(false)
-  /// Dispatch sources are thread-safe (`cancel()` from any thread is documented); the protocol is
-  /// just not marked Sendable. Set once in `init`, never changed.
-  nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
-
-  var isSet: Bool { flagged.withLock { $0 } }
-
-  private init(onInterrupt: @escaping @Sendable () -> Void) {
-    var made: [any DispatchSourceSignal] = []
-    for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      made.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
-    }
-    sources = made
-    for source in made {
-      source.setEventHandler { [self] in
-        flagged.withLock { $0 = true }
-        onInterrupt()
-      }
-      source.resume()
-    }
-  }
-
-  static func install(onInterrupt: @escaping @Sendable () -> Void) -> InterruptFlag {
-    InterruptFlag(onInterrupt: onInterrupt)
-  }
-
-  /// Stops listening; the signals get their default action back.
-  func uninstall() {
-    for source in sources { source.cancel() }
-    signal(SIGINT, SIG_DFL)
-    signal(SIGTERM, SIG_DFL)
   }
 }
 

@@ -1,3 +1,4 @@
+import NFCTagCLI
 import Dispatch
 import NFCSession
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import nfctag
+@testable import NFCTagCLI
 import NFCTransport
 
 /// Runs `nfctag ARGS` under `script`, which gives it a pseudo-terminal for stdin, stdout and

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import nfctag
+@testable import NFCTagCLI
 import NFCSession
 import NFCTags
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import nfctag
+@testable import NFCTagCLI
 
 /// Hardening item 1: a Wi-Fi network key read from a tag never shows in clear in `--trace`, and
 /// `send` masks the commands that carry a password.

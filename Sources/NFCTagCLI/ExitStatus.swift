@@ -1,43 +1,43 @@
 import ArgumentParser
 
 /// The exit codes nfctag documents (docs/exit-codes.md), after BSD sysexits.
-enum ExitStatus {
-  static let ok: Int32 = 0
+package enum ExitStatus {
+  package static let ok: Int32 = 0
   /// EX_USAGE: the command line is wrong.
-  static let usage: Int32 = 64
+  package static let usage: Int32 = 64
   /// EX_DATAERR: input data (hex, JSON, NDEF, a tag's content) is malformed or unsupported.
-  static let dataError: Int32 = 65
+  package static let dataError: Int32 = 65
   /// EX_NOINPUT: an input file does not exist or cannot be read.
-  static let noInput: Int32 = 66
+  package static let noInput: Int32 = 66
   /// EX_UNAVAILABLE: pcscd is not running, or no reader.
-  static let unavailable: Int32 = 69
+  package static let unavailable: Int32 = 69
   /// EX_SOFTWARE: an internal error.
-  static let software: Int32 = 70
+  package static let software: Int32 = 70
   /// EX_CANTCREAT: the message does not fit on the tag; nothing was written.
-  static let cantCreate: Int32 = 73
+  package static let cantCreate: Int32 = 73
   /// EX_IOERR: the tag was removed or a transmission failed.
-  static let ioError: Int32 = 74
+  package static let ioError: Int32 = 74
   /// EX_TEMPFAIL: no tag before the timeout.
-  static let tempFail: Int32 = 75
+  package static let tempFail: Int32 = 75
   /// EX_NOPERM: the tag is read-only.
-  static let noPermission: Int32 = 77
+  package static let noPermission: Int32 = 77
   /// 128 + SIGINT: Ctrl-C ended the wait for a tag (Core NFC's user cancel, 200).
-  static let interrupted: Int32 = 130
+  package static let interrupted: Int32 = 130
 }
 
 /// An error that ends the command with one line on stderr and a documented exit code.
-struct CLIFailure: Error, CustomStringConvertible {
-  var code: Int32
-  var message: String
-  init(_ code: Int32, _ message: String) {
+package struct CLIFailure: Error, CustomStringConvertible {
+  package var code: Int32
+  package var message: String
+  package init(_ code: Int32, _ message: String) {
     self.code = code
     self.message = message
   }
-  var description: String { message }
+  package var description: String { message }
 }
 
 /// Prints `failure` as one line on stderr and exits with its code.
-func fail(_ failure: CLIFailure) -> ExitCode {
+package func fail(_ failure: CLIFailure) -> ExitCode {
   TraceBuffer.release()
   StatusLine.clear()
   writeStderr("nfctag: \(failure.message)\n")

@@ -14,7 +14,7 @@ import NFCTransport
 /// bytes interrupt on the tag: Type 1 dynamic memory). Not covered: a message that does not decode
 /// (no key is known then), and the READ8 answers of a Topaz 512 through the ACR122U, which are the
 /// PN532's FIFO bits with their parity bits, not bytes of the key.
-enum TraceBuffer {
+package enum TraceBuffer {
   private struct State {
     var holding = false
     var lines: [String] = []
@@ -23,13 +23,13 @@ enum TraceBuffer {
   private static let state = Locked(State())
   /// The longest reader and tag header before an answer's data (a Part 3 transparent exchange
   /// answer to an ISO 15693 read has about 13).
-  static let maximumHeader = 24
+  package static let maximumHeader = 24
 
   /// Holds trace lines back from now on (a command that reads a tag, with `--trace`).
-  static func hold() { state.withLock { $0.holding = true } }
+  package static func hold() { state.withLock { $0.holding = true } }
 
   /// Keeps `line` for later when lines are held back; false when it is to be printed now.
-  static func keep(_ line: String) -> Bool {
+  package static func keep(_ line: String) -> Bool {
     state.withLock { state in
       guard state.holding else { return false }
       state.lines.append(line)
@@ -38,20 +38,20 @@ enum TraceBuffer {
   }
 
   /// Remembers the Wi-Fi network keys of the NDEF message `bytes` (nothing when it does not decode).
-  static func learnSecrets(ofMessage bytes: [UInt8]) {
+  package static func learnSecrets(ofMessage bytes: [UInt8]) {
     guard !bytes.isEmpty, let message = try? NDEFMessage(decoding: bytes) else { return }
     learnSecrets(of: message)
   }
 
   /// Remembers the Wi-Fi network keys of `message`.
-  static func learnSecrets(of message: NDEFMessage) {
+  package static func learnSecrets(of message: NDEFMessage) {
     let keys = message.records.compactMap { WiFiCredential($0)?.networkKey }.filter { !$0.isEmpty }
     state.withLock { $0.secrets += keys }
   }
 
   /// Prints the lines held back, with the keys learnt masked; `keepHolding` for a command that
   /// reads tag after tag (`scan --continuous`), which releases once per tag.
-  static func release(keepHolding: Bool = false) {
+  package static func release(keepHolding: Bool = false) {
     let (lines, secrets) = state.withLock { state -> ([String], [[UInt8]]) in
       defer {
         state.lines = []
@@ -64,13 +64,13 @@ enum TraceBuffer {
   }
 
   /// `lines` with every byte of every occurrence of a secret in the answers (`< …` lines) as `**`.
-  static func masked(_ lines: [String], secrets: [[UInt8]]) -> [String] {
+  package static func masked(_ lines: [String], secrets: [[UInt8]]) -> [String] {
     guard !secrets.isEmpty else { return lines }
     var answers: [(line: Int, bytes: [UInt8], tokens: [Substring], rest: Substring)] = []
     for (index, line) in lines.enumerated() {
       guard line.hasPrefix("< "), !line.hasPrefix("< error") else { continue }
       let body = line.dropFirst(2)
-      let hexPart = body.range(of: " (").map { body[..<$0.lowerBound] } ?? body
+      let hexPart = body.firstRange(of: " (").map { body[..<$0.lowerBound] } ?? body
       let tokens = hexPart.split(separator: " ")
       var bytes: [UInt8] = []
       for token in tokens {
@@ -99,7 +99,7 @@ enum TraceBuffer {
 
   /// The shortest piece of a secret masked wherever it shows inside one answer, split from the
   /// rest by bytes that are not the secret's (reserved or lock bytes in the middle of a message).
-  static let minimumRun = 6
+  package static let minimumRun = 6
 
   /// Runs of at least ``minimumRun`` bytes of `bytes` that are a piece of `secret`.
   private static func runs(of secret: [UInt8], in bytes: [UInt8]) -> [Range<Int>] {

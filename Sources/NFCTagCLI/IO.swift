@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Writes `text` to standard error, unbuffered.
-func writeStderr(_ text: String) {
+package func writeStderr(_ text: String) {
   var text = text
   text.withUTF8 { buffer in
     _ = write(2, buffer.baseAddress, buffer.count)

@@ -2,11 +2,10 @@ import NDEFJSON
 import NFCSession
 import NFCTags
 import NFCTransport
-import ProvisioningLedger
 
 /// The one table from Core NFC codes to exit statuses (docs/exit-codes.md): every tag, reader and
 /// PC/SC failure reaches the tool as an ``NFCReaderError`` and leaves through here.
-func exitStatus(for code: NFCReaderError.Code) -> Int32 {
+package func exitStatus(for code: NFCReaderError.Code) -> Int32 {
   switch code {
   case .readerSessionInvalidationErrorFirstNDEFTagRead: return ExitStatus.ok
   case .readerSessionInvalidationErrorUserCanceled: return ExitStatus.interrupted
@@ -27,29 +26,17 @@ func exitStatus(for code: NFCReaderError.Code) -> Int32 {
   }
 }
 
-/// The exit status of a ledger failure (docs/exit-codes.md): a ledger that cannot be opened is
-/// input that cannot be read, one that is not a ledger (or rows, jobs and states that do not
-/// match) is bad data, a backend that failed mid-call is an I/O error.
-func exitStatus(for error: LedgerError) -> Int32 {
-  switch error {
-  case .cannotOpen: return ExitStatus.noInput
-  case .unavailable: return ExitStatus.ioError
-  case .incompatible, .rowsDiffer, .unknownRow, .unknownJob, .notBound, .cannotRelease: return ExitStatus.dataError
-  case .closed: return ExitStatus.software
-  }
-}
-
 /// Maps any failure to one line and its exit status. The libraries' messages say what happened;
-/// the advice that names this tool's options and commands is added here.
-func cliFailure(for error: any Error) -> CLIFailure {
+/// the advice that names this tool's options and commands is added here. (nfctag-provision maps
+/// the ledger's failures first: `LedgerFailure.swift`.)
+package func cliFailure(for error: any Error) -> CLIFailure {
   if let failure = error as? CLIFailure { return failure }
-  if let ledger = error as? LedgerError { return CLIFailure(exitStatus(for: ledger), sanitizeLine(ledger.description)) }
   let nfc = NFCReaderError(error)
   return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc))
 }
 
 /// What to do about `error`, from its code and, where one code covers several cases, its cause.
-func advice(for error: NFCReaderError) -> String {
+package func advice(for error: NFCReaderError) -> String {
   let cause = error.underlyingError
   switch error.code {
   case .readerTransceiveErrorTagConnectionLost, .readerTransceiveErrorRetryExceeded:
@@ -86,10 +73,10 @@ func advice(for error: NFCReaderError) -> String {
 
 /// Strips control, bidirectional-control and invisible characters from a line that may carry
 /// tag data (one rule for all text output: NDEFJSON's `isDeceptiveScalar`).
-func sanitizeLine(_ text: String) -> String {
+package func sanitizeLine(_ text: String) -> String {
   String(String.UnicodeScalarView(text.unicodeScalars.filter { !isDeceptiveScalar($0) }))
 }
 
-func formatSeconds(_ value: Double) -> String {
+package func formatSeconds(_ value: Double) -> String {
   value == value.rounded() ? String(Int(value)) : String(value)
 }

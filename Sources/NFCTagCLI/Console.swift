@@ -12,11 +12,11 @@ import NFCTransport
 /// (`notice`, `warning`), `--verbose` adds what the tool decides (`info`: reader path, tag type
 /// and chip, the plan of a write). The data a command exists to print goes to stdout whatever
 /// the level.
-enum Console {
+package enum Console {
   private static let logger = Locked<Logger?>(nil)
 
   /// Sets the level from a tag command's `--quiet` / `--verbose`.
-  static func configure(quiet: Bool, verbose: Bool) {
+  package static func configure(quiet: Bool, verbose: Bool) {
     let level: Logger.Level = quiet ? .error : verbose ? .info : .notice
     logger.withLock { $0 = makeLogger(level: level) }
   }
@@ -31,27 +31,27 @@ enum Console {
   private static var current: Logger { logger.withLock { $0 } ?? makeLogger(level: .notice) }
 
   /// True with `--quiet`.
-  static var isQuiet: Bool { current.logLevel > .warning }
+  package static var isQuiet: Bool { current.logLevel > .warning }
   /// True with `--verbose`.
-  static var isVerbose: Bool { current.logLevel <= .info }
+  package static var isVerbose: Bool { current.logLevel <= .info }
   /// True when a prompt or a progress line may be shown: stderr is a terminal and not `--quiet`.
-  static var isInteractive: Bool { !isQuiet && isatty(2) != 0 }
+  package static var isInteractive: Bool { !isQuiet && isatty(2) != 0 }
 
   /// What the tool decides (`--verbose` only): "nfctag: reader: …".
-  static func info(_ message: @autoclosure () -> String) { current.info("\(message())") }
+  package static func info(_ message: @autoclosure () -> String) { current.info("\(message())") }
   /// A confirmation ("nfctag: wrote 42 bytes, verified"); not with `--quiet`.
-  static func notice(_ message: @autoclosure () -> String) { current.notice("\(message())") }
+  package static func notice(_ message: @autoclosure () -> String) { current.notice("\(message())") }
   /// "nfctag: warning: …"; not with `--quiet`.
-  static func warning(_ message: @autoclosure () -> String) { current.warning("\(message())") }
+  package static func warning(_ message: @autoclosure () -> String) { current.warning("\(message())") }
 }
 
 /// The one transient line on stderr (the waiting prompt, a progress line): written without a
 /// newline and cleared with `\r ESC[K` before anything else is printed.
-enum StatusLine {
+package enum StatusLine {
   private static let shown = Locked(false)
 
   /// Replaces the transient line with `text`.
-  static func show(_ text: String) {
+  package static func show(_ text: String) {
     shown.withLock { shown in
       writeStderr("\r\u{1B}[K" + text)
       shown = true
@@ -59,7 +59,7 @@ enum StatusLine {
   }
 
   /// Clears the transient line, if one is shown.
-  static func clear() {
+  package static func clear() {
     shown.withLock { shown in
       if shown { writeStderr("\r\u{1B}[K") }
       shown = false
@@ -70,22 +70,22 @@ enum StatusLine {
 /// "Waiting for a tag on READER… (Ctrl-C to stop)" on a terminal, shown only when no tag arrived
 /// within 150 ms (a tag already on the reader causes no flash), cleared when one arrives or the
 /// session ends.
-final class WaitingPrompt: Sendable {
+package final class WaitingPrompt: Sendable {
   private enum State { case idle, pending, shown, done }
   private let state = Locked(State.idle)
   private let text: String
   private let enabled: Bool
 
-  init(reader: String, enabled: Bool = Console.isInteractive) {
+  package init(reader: String, enabled: Bool = Console.isInteractive) {
     text = "Waiting for a tag on \(sanitizeLine(reader))… (Ctrl-C to stop)"
     self.enabled = enabled
   }
 
   /// A prompt that never shows (delegates made without one).
-  static var none: WaitingPrompt { WaitingPrompt(reader: "", enabled: false) }
+  package static var none: WaitingPrompt { WaitingPrompt(reader: "", enabled: false) }
 
   /// Starts the 150 ms delay; call just before the session begins.
-  func start() {
+  package func start() {
     guard enabled else { return }
     let go = state.withLock { state -> Bool in
       guard state == .idle else { return false }
@@ -103,7 +103,7 @@ final class WaitingPrompt: Sendable {
   }
 
   /// A tag arrived or the session ended: the prompt goes (or never comes).
-  func finish() {
+  package func finish() {
     state.withLock { state in
       if state == .shown { StatusLine.clear() }
       state = .done
@@ -113,7 +113,7 @@ final class WaitingPrompt: Sendable {
 
 /// The progress line of a long operation ("written 312/540 bytes"), on a terminal only, from
 /// one second after the operation started, at most ten times a second; cleared at the end.
-final class ProgressLine: Sendable {
+package final class ProgressLine: Sendable {
   private struct State {
     var lastShown: UInt64 = 0
     var shown = false
@@ -128,7 +128,7 @@ final class ProgressLine: Sendable {
   /// - Parameters:
   ///   - delay: nanoseconds after the start before the line shows (1 s).
   ///   - show, clear: where the line goes (``StatusLine``; tests collect it).
-  init(enabled: Bool = Console.isInteractive, delay: UInt64 = 1_000_000_000,
+  package init(enabled: Bool = Console.isInteractive, delay: UInt64 = 1_000_000_000,
        show: @escaping @Sendable (String) -> Void = StatusLine.show, clear: @escaping @Sendable () -> Void = StatusLine.clear) {
     self.enabled = enabled
     self.delay = delay
@@ -137,7 +137,7 @@ final class ProgressLine: Sendable {
   }
 
   /// Installs the line as the progress hook around `body` and clears it afterwards.
-  func around<T>(_ body: () throws -> T) throws -> T {
+  package func around<T>(_ body: () throws -> T) throws -> T {
     guard enabled else { return try body() }
     defer { finish() }
     let result = TransferProgress.observe({ [self] direction, done, total in report(direction, done, total) }) {

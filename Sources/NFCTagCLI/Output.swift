@@ -5,41 +5,41 @@ import Darwin
 #endif
 
 /// Buffered standard output written with write(2) in large blocks.
-final class StandardOutput {
+package final class StandardOutput {
   private var buffer: [UInt8] = []
   private let limit: Int
 
-  init(bufferSize: Int = 1 << 16) {
+  package init(bufferSize: Int = 1 << 16) {
     limit = bufferSize
     buffer.reserveCapacity(bufferSize + 4096)
   }
 
   deinit { flush() }
 
-  func write(_ text: String) {
+  package func write(_ text: String) {
     buffer.append(contentsOf: text.utf8)
     if buffer.count >= limit { flush() }
   }
 
-  func write(_ bytes: [UInt8]) {
+  package func write(_ bytes: [UInt8]) {
     buffer.append(contentsOf: bytes)
     if buffer.count >= limit { flush() }
   }
 
   /// Appends directly into the buffer (the `--lines` hot path).
-  func append(_ body: (inout [UInt8]) -> Void) {
+  package func append(_ body: (inout [UInt8]) -> Void) {
     body(&buffer)
     if buffer.count >= limit { flush() }
   }
 
   /// Writes what is buffered, then `bytes`, with no copy into the buffer (a block built
   /// elsewhere, such as `ndef decode --lines`' JSON).
-  func writeThrough(_ bytes: [UInt8]) {
+  package func writeThrough(_ bytes: [UInt8]) {
     flush()
     bytes.withUnsafeBytes { Self.writeAll($0) }
   }
 
-  func flush() {
+  package func flush() {
     guard !buffer.isEmpty else { return }
     buffer.withUnsafeBytes { Self.writeAll($0) }
     buffer.removeAll(keepingCapacity: true)
@@ -60,7 +60,7 @@ final class StandardOutput {
 }
 
 /// Reads a whole file descriptor.
-func readAll(fd: Int32) -> [UInt8]? {
+package func readAll(fd: Int32) -> [UInt8]? {
   var out: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
   while true {
@@ -75,7 +75,7 @@ func readAll(fd: Int32) -> [UInt8]? {
 }
 
 /// Reads a whole file, or standard input for "-". nil when the file cannot be opened.
-func readInput(_ path: String) -> [UInt8]? {
+package func readInput(_ path: String) -> [UInt8]? {
   if path == "-" { return readAll(fd: 0) }
   let fd = open(path, O_RDONLY)
   guard fd >= 0 else { return nil }
@@ -84,7 +84,7 @@ func readInput(_ path: String) -> [UInt8]? {
 }
 
 /// Reads `path` ("-" for stdin) or fails with exit 66 naming the file.
-func readInputOrFail(_ path: String) throws(CLIFailure) -> [UInt8] {
+package func readInputOrFail(_ path: String) throws(CLIFailure) -> [UInt8] {
   guard let bytes = readInput(path) else {
     throw CLIFailure(ExitStatus.noInput, "cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
   }

@@ -1,6 +1,8 @@
+import NFCTagCLI
 import Dispatch
 import Logging
 import NFCSession
+import NFCTransport
 import Provisioning
 
 /// Watches the PC/SC reader list during `provision`: readers of the run that go away are reported
@@ -27,7 +29,7 @@ final class ReaderWatch: Sendable {
         for name in now.subtracting(present) {
           if members.contains(name) {
             report(name, "back")
-          } else if addingNew, let poller = try? TagSession.makePoller(spec: name, logger: logger) {
+          } else if addingNew, let poller = try? makeTagPoller(spec: name, logger: logger) {
             inRun.withLock { _ = $0.insert(name) }
             report(name, "added")
             run.add(poller)

@@ -1,3 +1,4 @@
+import NFCTagCLI
 import NFCTransport
 import Provisioning
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import NFCTagCLI
 import ProvisioningLedger
 import ProvisioningLedgerPostgres
 import ProvisioningLedgerSQLite
@@ -37,7 +38,7 @@ enum LedgerOpener {
       } catch .unknownJob(let name) {
         throw unknownJob(name, among: try ledgerCall(listJobs))
       } catch {
-        throw cliFailure(for: error)
+        throw provisioningFailure(for: error)
       }
     case .postgres(let url):
       // Settings from the URL and the PG* variables; the password never comes from argv.
@@ -50,7 +51,7 @@ enum LedgerOpener {
       } catch .unknownJob(let name) {
         throw unknownJob(name, among: try ledgerCall(listJobs))
       } catch {
-        throw cliFailure(for: error)
+        throw provisioningFailure(for: error)
       }
     }
   }
@@ -75,7 +76,7 @@ enum LedgerOpener {
 
   /// Runs a ledger call; its failure becomes the tool's one line and exit status.
   static func ledgerCall<T>(_ body: () throws(LedgerError) -> T) throws(CLIFailure) -> T {
-    do { return try body() } catch { throw cliFailure(for: error) }
+    do { return try body() } catch { throw provisioningFailure(for: error) }
   }
 
   /// 66 unless `path` is a file this process can read (SQLite itself would create a missing one).
@@ -101,7 +102,7 @@ extension LedgerOpener {
       do {
         return try SQLiteLedger(path: path, job: LedgerJob(name: job), createIfMissing: true)
       } catch {
-        throw cliFailure(for: error)
+        throw provisioningFailure(for: error)
       }
     case .postgres(let url):
       // The tables and the job are created on first use; the password comes from PGPASSWORD or
@@ -109,7 +110,7 @@ extension LedgerOpener {
       do {
         return try PostgresLedger(settings: PostgresSettings(url: url), job: LedgerJob(name: job), createIfMissing: true)
       } catch {
-        throw cliFailure(for: error)
+        throw provisioningFailure(for: error)
       }
     }
   }

@@ -1,0 +1,43 @@
+import Logging
+import NFCEmulator
+import NFCReaders
+import NFCSession
+
+/// What `--exchange-timeout` is when not given: seconds a PC/SC reader may take to answer one
+/// command before the tag counts as lost.
+package let defaultExchangeTimeout = 5.0
+
+/// The poller for a `--reader` value: a PC/SC reader (name, unique prefix, index; nil: the
+/// first with a tag) or the in-process simulator (`sim:…`). A PC/SC reader that leaves one
+/// exchange unanswered for `exchangeTimeout` seconds loses the tag (74) instead of hanging.
+package func makeTagPoller(spec: String?, logger: Logger?,
+                           exchangeTimeout: Double = defaultExchangeTimeout) throws(CLIFailure) -> any TagPoller {
+  if let spec, spec.hasPrefix("sim:") {
+    do {
+      return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
+        try detectTarget(on: transport, logger: logger)
+      }
+    } catch let failure as CLIFailure {
+      throw failure
+    } catch let error as EmulatorError {
+      let advice = error.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
+      throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
+    } catch {
+      throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)")
+    }
+  }
+  do {
+    return try PCSCReaders.poller(named: spec, logger: logger, exchangeTimeout: exchangeTimeout)
+  } catch {
+    throw cliFailure(for: error)
+  }
+}
+
+
+/// Sessions the tool starts live until the process exits. The poll loop drops its reference
+/// just after the delegate heard the end; were that the last one, the PC/SC context would be
+/// released on the loop's thread while `exit` runs pcsc-lite's destructor, which crashes.
+package enum ProcessLifetime {
+  private static let kept = Locked<[any AnyObject & Sendable]>([])
+  package static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+
+/// `--mirror`'s values: Provisioning's `MirrorMode` by its raw value (the declaration does not
+/// link the provisioning modules; nfctag-provision maps it).
+package enum MirrorArgument: String, ExpressibleByArgument, CaseIterable, Sendable {
+  case uid
+  case counter
+  case uidAndCounter = "uid+counter"
+}
+
+/// `nfctag provision`: a row per tag from a rows file (or a count), verified, recorded in a ledger.
+///
+/// The declaration: options and their checks. The run is nfctag-provision's
+/// (``ProvisioningCommandsRunner``).
+package struct ProvisionCommand: ParsableCommand {
+  package static let configuration = CommandConfiguration(
+    commandName: "provision",
+    abstract: "Write one row per tag from a CSV or JSON-lines file, verified and recorded in a ledger.",
+    discussion: """
+      Every tag gets the next pending row, rendered from the template: {COLUMN} from the row, \
+      {uid} (the tag's UID, lowercase hex), {n} or {n:06} (the row's number), {{ and }} for \
+      braces, {mirror} (the room for --mirror). The whole job is checked before any tag is \
+      touched (exit 65). Each tag is written tear-safely, read back, optionally mirrored, \
+      protected and locked, read back again, and only then recorded as done in the ledger \
+      (SQLite by default; postgres://USER@HOST:PORT/DB for several stations). Rerunning the \
+      same command continues where it stopped; a tag whose UID is done is skipped. Ctrl-C \
+      finishes the tag in hand, then stops; a second Ctrl-C stops between two tag commands.
+      Exit 0 when every row is done; 75 when --timeout passed with rows remaining; otherwise \
+      the highest exit status of a failed tag (docs/exit-codes.md).
+      """)
+
+  @Argument(help: "The rows: CSV with a header row, or JSON lines (.jsonl). A column `id` names each row.")
+  package var rows: String?
+
+  @Option(help: "A URL template, e.g. https://example.com/t/{id}.") package var url: String?
+  @Option(help: "A text template (an NFC Forum Text record, English).") package var text: String?
+  @Option(help: "A message template: the message JSON of docs/json-format.md with placeholders in its strings.")
+  package var message: String?
+  @Option(help: "The ledger: a SQLite file (default ROWS.ledger.sqlite, or nfctag-provision.sqlite) or postgres://USER@HOST:PORT/DB.")
+  package var ledger: String?
+  @Option(help: "The job's name in the ledger (default: the rows file's name).") package var job: String?
+  @Option(help: "Without ROWS: provision N tags from the template alone.") package var count: Int?
+  @Option(name: .shortAndLong, parsing: .singleValue,
+          help: "A reader (name, unique prefix, index, or sim:…); repeat for several, or `all`.")
+  package var reader: [String] = []
+  @Option(help: "This station's name on every row it writes (default: the host name).") package var station: String?
+  @Option(parsing: .unconditional, help: "Seconds without a tag before the run ends (default: never).")
+  package var timeout: Double?
+  @Flag(help: "Make every tag read-only after writing it (permanent: needs --yes).") package var lock = false
+  @Flag(help: "Confirm a permanent operation (--lock).") package var yes = false
+  @Flag(help: "Protect every tag with its own password: PWD = HMAC-SHA256(secret, UID)[0..<4], PACK the next 2 bytes.")
+  package var protect = false
+  @Option(help: "A file holding the provisioning secret (at least 16 bytes).") package var secretFile: String?
+  @Option(help: "An environment variable holding the provisioning secret.") package var secretEnv: String?
+  @Flag(help: "With --protect: reads need the password too.") package var protectReads = false
+  @Option(help: "NTAG213/215/216 mirror into the {mirror} room of the URL: uid, counter or uid+counter.")
+  package var mirror: MirrorArgument?
+  @Flag(help: "One JSON event per line on stdout.") package var json = false
+  @Flag(name: .shortAndLong, help: "Print errors only.") package var quiet = false
+  @Flag(help: "Do not signal outcomes on the reader (ACR122U LEDs and buzzer).") package var noFeedback = false
+  @Flag(help: "Print every APDU in and out on stderr (secrets are masked).") package var trace = false
+
+  package init() {}
+
+  package func validate() throws {
+    let templates = [url, text, message].compactMap { $0 }.count
+    guard templates == 1 else { throw ValidationError("give the message with exactly one of --url, --text or --message.") }
+    if rows != nil, count != nil { throw ValidationError("give ROWS or --count, not both.") }
+    if rows == nil, count == nil { throw ValidationError("give ROWS (a CSV or .jsonl file) or --count N.") }
+    if let count, !(1...1_000_000).contains(count) { throw ValidationError("--count must be between 1 and 1000000.") }
+    if lock, !yes { throw ValidationError("--lock makes every tag read-only for good: add --yes to confirm.") }
+    if protect != ((secretFile != nil) || (secretEnv != nil)) || (secretFile != nil && secretEnv != nil) {
+      throw ValidationError(protect ? "--protect needs exactly one of --secret-file or --secret-env."
+                                    : "--secret-file and --secret-env go with --protect.")
+    }
+    if protectReads, !protect { throw ValidationError("--protect-reads goes with --protect.") }
+    if let timeout, !(timeout > 0 && timeout <= 86_400) {
+      throw ValidationError("--timeout must be more than 0 and at most 86400 seconds.")
+    }
+    if json, quiet { throw ValidationError("give --json or --quiet, not both.") }
+  }
+
+  package func run() throws {
+    try ProvisioningCommands.runner().run(self)
+  }
+}

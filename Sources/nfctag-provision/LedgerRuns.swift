@@ -1,0 +1,96 @@
+import NFCTagCLI
+import ProvisionCommands
+import ProvisioningLedger
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LedgerOptions {
+  /// Opens it, creating nothing, and runs `body` on it.
+  func withLedger<T>(_ body: (any Ledger) throws(LedgerError) -> T) throws(CLIFailure) -> T {
+    let opened = try LedgerOpener.openExisting(ledger, job: job)
+    defer { opened.close() }
+    return try LedgerOpener.ledgerCall { () throws(LedgerError) -> T in try body(opened) }
+  }
+}
+
+extension LedgerCommand.Status {
+  /// Prints the counts; a failure ends as one `nfctag: ` line and its exit status.
+  func perform() throws {
+    do {
+      let (job, counts) = try options.withLedger { ledger throws(LedgerError) in (ledger.job, try ledger.counts()) }
+      let output = StandardOutput()
+      output.write(json ? LedgerStatusText.json(job: job, counts: counts) : LedgerStatusText.text(job: job, counts: counts))
+      output.flush()
+    } catch {
+      throw fail(provisioningFailure(for: error))
+    }
+  }
+}
+
+extension LedgerCommand.Export {
+  /// Writes the report; a failure ends as one `nfctag: ` line and its exit status.
+  func perform() throws {
+    do {
+      let csv = format == .csv
+      let (text, rows, failures) = try options.withLedger { ledger throws(LedgerError) in
+        let records = try ledger.records(), tagFailures = try ledger.tagFailures()
+        let text = csv ? try LedgerReport.csv(records: records, tagFailures: tagFailures)
+                       : LedgerReport.jsonLines(records: records, tagFailures: tagFailures)
+        return (text, records.count, tagFailures.count)
+      }
+      guard let output, output != "-" else {
+        let out = StandardOutput()
+        out.write(text)
+        out.flush()
+        return
+      }
+      try writeReport(text, to: output, ledger: options.ledger)
+      writeStderr("nfctag: wrote \(rows) row(s) and \(failures) tag failure(s) to \(sanitizeLine(output))\n")
+    } catch {
+      throw fail(provisioningFailure(for: error))
+    }
+  }
+}
+
+extension LedgerCommand.Release {
+  /// Frees the row; a failure ends as one `nfctag: ` line and its exit status.
+  func perform() throws {
+    do {
+      let id = row
+      let was = try options.withLedger { ledger throws(LedgerError) in try ledger.release(rowID: id) }
+      let how = was.status == .failed ? "had failed on" : "was claimed by"
+      writeStderr(sanitizeLine("nfctag: row \(was.id) released (\(how) \(was.uid ?? "no tag"))") + "\n")
+    } catch {
+      throw fail(provisioningFailure(for: error))
+    }
+  }
+}
+
+/// Writes the report to `path` (created or truncated), refusing to overwrite the ledger itself.
+/// - Throws: 64 when `path` is the ledger file, 73 when it cannot be written.
+private func writeReport(_ text: String, to path: String, ledger: String) throws(CLIFailure) {
+  var target = stat(), source = stat()
+  if stat(path, &target) == 0, stat(ledger, &source) == 0, target.st_dev == source.st_dev, target.st_ino == source.st_ino {
+    throw CLIFailure(ExitStatus.usage, "--output names the ledger itself")
+  }
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+  guard fd >= 0 else { throw cannotWrite(path) }
+  defer { close(fd) }
+  var bytes = Array(text.utf8)
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress.map { $0 + offset }, $0.count - offset) }
+    if n < 0 {
+      if errno == EINTR { continue }
+      throw cannotWrite(path)
+    }
+    offset += n
+  }
+}
+
+private func cannotWrite(_ path: String) -> CLIFailure {
+  CLIFailure(ExitStatus.cantCreate, "cannot write \(sanitizeLine(path)): \(String(cString: strerror(errno)))")
+}

@@ -1,0 +1,185 @@
+import ArgumentParser
+import Logging
+import NFCSession
+import NFCTagCLI
+import ProvisionCommands
+import Provisioning
+import ProvisioningLedger
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ProvisionCommand {
+  /// `--mirror` as Provisioning's mode.
+  var mirrorMode: MirrorMode? { mirror.flatMap { MirrorMode(rawValue: $0.rawValue) } }
+
+  /// Runs the job; every failure ends as one `nfctag: ` line and its exit status.
+  func perform() throws {
+    do {
+      try provision()
+    } catch let failure as CLIFailure {
+      throw fail(failure)
+    }
+  }
+
+  private func provision() throws {
+    // 1. The job, checked whole before any tag is touched.
+    if let rows, access(rows, R_OK) != 0 {
+      throw CLIFailure(ExitStatus.noInput, "cannot read the rows file \(rows): \(String(cString: strerror(errno)))")
+    }
+    let rowsFile = rows.map { RowsFile.load(path: $0) } ?? RowsFile.counted(count ?? 0)
+    let template = try makeTemplate()
+    let validation = JobValidation(rows: rowsFile, template: template, mirror: mirrorMode)
+    if !validation.problems.isEmpty {
+      for problem in validation.problems { writeStderr("nfctag: \(sanitizeLine(problem.description))\n") }
+      throw ExitCode(ExitStatus.dataError)
+    }
+    let secret = try readSecret()
+
+    // 2. The ledger, with the rows imported (idempotent).
+    let jobName = job ?? rows.map(baseName) ?? "nfctag-provision"
+    let location = ledger ?? (rows.map { $0 + ".ledger.sqlite" } ?? "nfctag-provision.sqlite")
+    let book = try LedgerOpener.openForProvisioning(location, job: jobName)
+    defer { book.close() }
+    do {
+      _ = try book.importRows(rowsFile.rows.map(\.ledgerInput))
+    } catch .rowsDiffer(let lines) {
+      for line in lines { writeStderr("nfctag: \(sanitizeLine(line))\n") }
+      throw CLIFailure(ExitStatus.dataError, "the ledger holds other rows under the same ids: use another --ledger or --job")
+    } catch {
+      throw provisioningFailure(for: error)
+    }
+    let before = try LedgerOpener.ledgerCall { () throws(LedgerError) in try book.counts() }
+
+    // 3. The readers, one session each.
+    let logger = trace ? makeTraceLogger() : nil
+    let pollers = try makePollers(logger: logger)
+    let content = JobContent(rows: rowsFile, template: template, mirror: mirrorMode, validation: validation)
+    let protection = secret.map { secret in
+      ProvisioningOptions.Protection(protectReads: protectReads) { uid in
+        let derived = derivePassword(secret: secret, uid: uid)
+        return (derived.pwd, derived.pack)
+      }
+    }
+    let options = ProvisioningOptions(station: station ?? hostName(), lock: lock, protection: protection,
+                                      timeout: timeout, feedback: !noFeedback,
+                                      exitStatus: { error in provisioningExitStatus(for: error) })
+    let style: ProvisionReporter.Style = json ? .json : quiet ? .quiet : .text
+    let reporter = ProvisionReporter(style: style, total: before.total, alreadyDone: before.done)
+    let run = ProvisioningRun(ledger: book, content: content, options: options) { reporter.handle($0) }
+    ProcessLifetime.keep(run)
+    let interrupts = Locked(0)
+    let interrupt = InterruptFlag.install {
+      let n = interrupts.withLock { n in n += 1; return n }
+      if n == 1 { run.stop() } else { run.abort() }
+    }
+    let watch = ReaderWatch(initial: pollers.map(\.readerName))
+    if !reader.contains(where: { $0.hasPrefix("sim:") }) {
+      watch.start(run: run, addingNew: reader == ["all"], logger: logger) { name, change in
+        reporter.readerChanged(name, change)
+      }
+    }
+    let end = run.run(pollers: pollers)
+    watch.stop()
+    interrupt.uninstall()
+
+    // 4. What the ledger says now.
+    let after = (try? book.counts()) ?? before
+    let remaining = after.total - after.done
+    reporter.finish(remaining: remaining)
+    let tally = reporter.current
+    switch end {
+    case .complete:
+      return
+    case .refused:
+      throw ExitCode(ExitStatus.dataError)
+    case .ledgerFailed(let why):
+      throw CLIFailure(ExitStatus.unavailable, "the ledger: \(why)")
+    case .stopped:
+      throw ExitCode(tally.worstExit > 0 ? tally.worstExit : ExitStatus.interrupted)
+    case .timedOut:
+      throw ExitCode(tally.worstExit > 0 ? tally.worstExit : ExitStatus.tempFail)
+    case .readersEnded(let why):
+      if tally.worstExit > 0 { throw ExitCode(tally.worstExit) }
+      throw CLIFailure(ExitStatus.unavailable, sanitizeLine(why))
+    }
+  }
+
+  private func makeTemplate() throws(CLIFailure) -> MessageTemplate {
+    do {
+      if let url { return .url(try Template(url)) }
+      if let text { return .text(try Template(text)) }
+      if let message {
+        let bytes = try readInputOrFail(message)
+        return .message(try MessageJSONTemplate(parsing: bytes))
+      }
+    } catch let failure as CLIFailure {
+      throw failure
+    } catch {
+      throw CLIFailure(ExitStatus.dataError, "the template: \(sanitizeLine("\(error)"))")
+    }
+    throw CLIFailure(ExitStatus.usage, "no template")
+  }
+
+  private func readSecret() throws(CLIFailure) -> ProvisioningSecret? {
+    guard protect else { return nil }
+    do {
+      if let secretFile {
+        let bytes = try readInputOrFail(secretFile)
+        return try ProvisioningSecret(text: String(decoding: bytes, as: UTF8.self))
+      }
+      if let secretEnv {
+        guard let value = getenv(secretEnv) else {
+          throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
+        }
+        return try ProvisioningSecret(text: String(cString: value))
+      }
+    } catch let failure as CLIFailure {
+      throw failure
+    } catch {
+      throw CLIFailure(ExitStatus.usage, "the provisioning secret: \(error)")
+    }
+    return nil
+  }
+
+  private func makePollers(logger: Logger?) throws(CLIFailure) -> [any TagPoller] {
+    var specs: [String?] = reader.isEmpty ? [nil] : reader
+    if reader == ["all"] {
+      let names: [String]
+      do { names = try PCSCReaders.names() } catch { throw provisioningFailure(for: error) }
+      guard !names.isEmpty else { throw CLIFailure(ExitStatus.unavailable, "no reader is attached") }
+      specs = names
+    }
+    var pollers: [any TagPoller] = []
+    for spec in specs { pollers.append(try makeTagPoller(spec: spec, logger: logger)) }
+    return pollers
+  }
+}
+
+/// The exit status a provisioning failure is recorded with.
+func provisioningExitStatus(for error: any Error) -> Int32 {
+  switch error {
+  case let failure as CLIFailure: return failure.code
+  case is LedgerError: return ExitStatus.tempFail
+  case let failure as ProvisioningFailure:
+    switch failure.kind {
+    case .security: return ExitStatus.noPermission
+    case .verification: return ExitStatus.ioError
+    case .unsupported: return ExitStatus.dataError
+    }
+  case is RenderFailure: return ExitStatus.dataError
+  default: return exitStatus(for: NFCReaderError(error).code)
+  }
+}
+
+func baseName(_ path: String) -> String {
+  String(path.split(separator: "/").last ?? Substring(path))
+}
+
+func hostName() -> String {
+  var buffer = [CChar](repeating: 0, count: 256)
+  guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+  return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -6,6 +6,9 @@ SWIFT      ?= swift
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 BINDIR      ?= $(PREFIX)/bin
+# nfctag runs nfctag-provision (provision, ledger) from next to itself or from ../libexec/nfctag/
+# relative to its own directory: keep LIBEXECDIR a sibling of BINDIR.
+LIBEXECDIR  ?= $(PREFIX)/libexec
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
@@ -26,6 +29,7 @@ VERSION := $(shell sed -n 's/^ *version: "\([^"]*\)",$$/\1/p' Sources/nfctag/NFC
 RELEASE_SCRATCH = .build-release
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 BIN_RELEASE = $(RELEASE_SCRATCH)/release/nfctag
+HELPER_RELEASE = $(RELEASE_SCRATCH)/release/nfctag-provision
 DIST = $(RELEASE_SCRATCH)/dist
 # The man page is dated by the last commit, so the same tree gives the same page.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
@@ -112,9 +116,11 @@ fuzz: deps
 fuzz-ci: deps
 	scripts/fuzz.sh all 30
 
-## release: the release binary, Swift runtime linked statically ($(BIN_RELEASE)).
+## release: the release binaries, Swift runtime linked statically: $(BIN_RELEASE) and the
+## program it runs for provision and ledger, $(HELPER_RELEASE).
 release: deps
 	$(SWIFT_RELEASE) --product nfctag
+	$(SWIFT_RELEASE) --product nfctag-provision
 
 ## dist: the man page (swift-argument-parser's generate-manual plugin: one page, every
 ## subcommand) and the bash, zsh and fish completion scripts, in $(DIST).
@@ -130,12 +136,14 @@ dist: release
 install: dist
 	$(MAKE) --no-print-directory install-files
 
-## install-files: the binary, the man page and the completions under $(DESTDIR)$(PREFIX), from
-## what `make release dist` built (no build: `make release dist && sudo make install-files`).
+## install-files: the binary, nfctag-provision (in $(LIBEXECDIR)/nfctag), the man page and the
+## completions under $(DESTDIR)$(PREFIX), from what `make release dist` built (no build:
+## `make release dist && sudo make install-files`).
 install-files:
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/nfctag $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
 	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(BIN_RELEASE) $(DESTDIR)$(BINDIR)/nfctag
+	install -m 755 $(HELPER_RELEASE) $(DESTDIR)$(LIBEXECDIR)/nfctag/nfctag-provision
 	install -m 644 $(DIST)/nfctag.1 $(DESTDIR)$(MANDIR)/man1/nfctag.1
 	install -m 644 $(DIST)/nfctag.bash $(DESTDIR)$(BASHCOMPDIR)/nfctag
 	install -m 644 $(DIST)/_nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag
@@ -143,12 +151,13 @@ install-files:
 
 ## uninstall: removes what install put there (same PREFIX and DESTDIR).
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/nfctag $(DESTDIR)$(MANDIR)/man1/nfctag.1 \
+	rm -f $(DESTDIR)$(BINDIR)/nfctag $(DESTDIR)$(LIBEXECDIR)/nfctag/nfctag-provision $(DESTDIR)$(MANDIR)/man1/nfctag.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag $(DESTDIR)$(FISHCOMPDIR)/nfctag.fish
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/nfctag 2>/dev/null
 
 ## deb: nfctag_VERSION_ARCH.deb in the project folder (scripts/build-deb.sh; docs/packaging.md).
 deb: package-deps dist
-	VERSION=$(VERSION) DIST=$(DIST) BIN=$(BIN_RELEASE) scripts/build-deb.sh
+	VERSION=$(VERSION) DIST=$(DIST) BIN=$(BIN_RELEASE) HELPER=$(HELPER_RELEASE) scripts/build-deb.sh
 
 ## lint-deb: lintian on the package; fails on any error or warning (the info-level tags it
 ## shows are explained in docs/packaging.md).

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds nfctag_VERSION_ARCH.deb in the project folder from the release binary and the files of
-# `make dist` (man page, completions). Run through `make deb`, which sets VERSION, DIST and BIN.
+# `make dist` (man page, completions). Run through `make deb`, which sets VERSION, DIST, BIN and
+# HELPER (nfctag-provision, installed as /usr/libexec/nfctag/nfctag-provision).
 # Layout and lintian notes: docs/packaging.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${VERSION:?}" "${DIST:?}" "${BIN:?}"
+: "${VERSION:?}" "${DIST:?}" "${BIN:?}" "${HELPER:?}"
 arch=$(dpkg --print-architecture)
 out="nfctag_${VERSION}_${arch}.deb"
 work=.build-release/deb
@@ -14,8 +15,9 @@ mkdir -p "$stage/DEBIAN"
 
 # Files: the same `make install` as from source, with Debian's paths (zsh: vendor-completions).
 make --no-print-directory -s install-files DESTDIR="$PWD/$stage" PREFIX=/usr \
-  ZSHCOMPDIR=/usr/share/zsh/vendor-completions DIST="$DIST" BIN_RELEASE="$BIN" >/dev/null
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/nfctag"
+  ZSHCOMPDIR=/usr/share/zsh/vendor-completions DIST="$DIST" BIN_RELEASE="$BIN" HELPER_RELEASE="$HELPER" >/dev/null
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/nfctag" \
+  "$stage/usr/libexec/nfctag/nfctag-provision"
 gzip -9n "$stage/usr/share/man/man1/nfctag.1"
 doc="$stage/usr/share/doc/nfctag"
 install -d "$doc"
@@ -28,7 +30,8 @@ chmod 644 "$doc/changelog.gz"
 # Shared-library dependencies as Debian computes them (libc6, libstdc++6, libpcsclite1, …).
 mkdir -p "$work/shlibs/debian"
 printf 'Source: nfctag\n\nPackage: nfctag\nArchitecture: any\n' > "$work/shlibs/debian/control"
-shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O -e "../nfctag/usr/bin/nfctag" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibs=$(cd "$work/shlibs" && dpkg-shlibdeps -O -e "../nfctag/usr/bin/nfctag" \
+  -e "../nfctag/usr/libexec/nfctag/nfctag-provision" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 rm -rf "$work/shlibs"
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make package-test` (part of `make test`): install into a scratch root and check what landed —
-# the binary runs, `man -l` renders a page listing every subcommand, bash and fish complete
+# the binary runs and holds no Foundation, SwiftNIO or BoringSSL, provision runs through
+# nfctag-provision, `man -l` renders a page listing every subcommand, bash and fish complete
 # subcommands and options, zsh reads its script —, uninstall leaves nothing, then `make deb`,
-# its control fields, `dpkg -x` into another scratch root and `nfctag --version` from there,
-# and lintian (no error, no warning). One release build serves install and deb.
+# its control fields, `dpkg -x` into another scratch root and `nfctag --version` and provision
+# from there, and lintian (no error, no warning). One release build serves install and deb.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 passed=0
@@ -38,8 +39,23 @@ p="$root/usr/local"
 check "nfctag --version from the install prints $version" equals "$("$p/bin/nfctag" --version)" "$version"
 check "the installed binary links no Swift runtime library (static)" \
   bash -c "! ldd '$p/bin/nfctag' | grep -q -e libswift -e libFoundation -e libdispatch"
-# Foundation is in the binary since the provisioning dependencies (CSV.swift, swift-crypto, the
-# ledgers' NIO) came in; the cold start is measured by `make bench` against its goal (issue 13).
+# The runtime is static, so ldd cannot tell: nfctag's symbols show that Foundation (and its ICU),
+# SwiftNIO, BoringSSL and SQLite stayed out; they are nfctag-provision's (provision, ledger).
+check "the installed nfctag holds no Foundation, ICU, SwiftNIO, BoringSSL or SQLite code (nm)" \
+  bash -c "nm --defined-only '$p/bin/nfctag' | grep -q -F '9NFCTagCLI' && \
+    ! nm --defined-only '$p/bin/nfctag' | grep -q -E '\\\$s10Foundation|ucal_open|7NIOCore|CCryptoBoringSSL|9SQLiteNIO|sqlite3_open'"
+provision_checks() {  # provision_checks WHERE BIN: nfctag's hand-over to nfctag-provision from an installed tree.
+  check "nfctag provision --help from $1 lists its options" contains "$("$2" provision --help 2>&1)" "--secret-env"
+  check "a provision usage error from $1 is one line, exit 64 (through nfctag-provision)" \
+    equals "$(env -u NFCTAG_UNSET_SECRET "$2" provision --count 1 --url 'https://e.com/{n}' --protect \
+             --secret-env NFCTAG_UNSET_SECRET 2>&1; echo "exit $?")" \
+    "nfctag: the environment variable NFCTAG_UNSET_SECRET (the provisioning secret) is not set
+exit 64"
+  check "nfctag ledger status from $1 runs (a missing ledger: exit 66)" \
+    equals "$("$2" ledger status /nonexistent/l.sqlite >/dev/null 2>&1; echo $?)" "66"
+}
+check "installed libexec/nfctag/nfctag-provision" test -x "$p/libexec/nfctag/nfctag-provision"
+provision_checks "the install" "$p/bin/nfctag"
 for f in share/man/man1/nfctag.1 share/bash-completion/completions/nfctag share/zsh/site-functions/_nfctag \
          share/fish/vendor_completions.d/nfctag.fish; do
   check "installed $f" test -s "$p/$f"
@@ -89,11 +105,13 @@ else
   check "Version is $version" equals "$(dpkg-deb -f "$deb" Version)" "$version"
   dpkg -x "$deb" "$unpacked"
   check "nfctag --version from dpkg -x prints $version" equals "$("$unpacked/usr/bin/nfctag" --version)" "$version"
+  provision_checks "dpkg -x" "$unpacked/usr/bin/nfctag"
   check "nfctag ndef decode runs from dpkg -x" equals \
     "$("$unpacked/usr/bin/nfctag" ndef decode d101085402656e68656c6c6f)" "[0] Text (en, utf-8): hello"
   check "the package's man page renders (man -l on the .gz)" \
     contains "$(MANWIDTH=100 man -l "$unpacked/usr/share/man/man1/nfctag.1.gz" 2>/dev/null | col -bx)" "^NAME"
-  for f in usr/share/bash-completion/completions/nfctag usr/share/zsh/vendor-completions/_nfctag \
+  for f in usr/libexec/nfctag/nfctag-provision usr/share/bash-completion/completions/nfctag \
+           usr/share/zsh/vendor-completions/_nfctag \
            usr/share/fish/vendor_completions.d/nfctag.fish usr/share/doc/nfctag/copyright \
            usr/share/doc/nfctag/changelog.gz; do
     check "the package holds /$f" test -s "$unpacked/$f"

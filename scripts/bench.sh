@@ -79,11 +79,17 @@ print("nfctag:   %6.2f ms (median)" % (ours * 1000))
 print("ndeftool: %6.2f ms (median)" % (theirs * 1000))
 print("ratio:    %.1fx (goal: at least 20x)" % (theirs / ours))
 PY
-if ldd "$bin/nfctag" | grep -q -e libFoundation -e libicu -e _FoundationICU; then
-  echo "nfctag loads Foundation or ICU:"; ldd "$bin/nfctag" | grep -e Foundation -e icu
+# The binaries are static (the Swift runtime and Foundation would be inside, not in ldd's list):
+# nfctag's own symbols say whether Foundation, ICU, SwiftNIO or BoringSSL came in. provision and
+# ledger run in nfctag-provision, which holds them (nfctag execs it for those two commands).
+foreign=$(nm --defined-only "$bin/nfctag" | grep -E -m 3 '\$s10Foundation|ucal_open|7NIOCore|CCryptoBoringSSL|9SQLiteNIO' || true)
+if [ -n "$foreign" ]; then
+  echo "nfctag holds Foundation, ICU, SwiftNIO or BoringSSL code (nm):"; echo "$foreign"
 else
-  echo "libraries loaded: $(ldd "$bin/nfctag" | awk '{print $1}' | grep -v -e vdso -e ld-linux | tr '\n' ' ')(no Foundation, no ICU)"
+  echo "nfctag: $(( $(stat -c %s "$bin/nfctag") / 1000000 )) MB, no Foundation, ICU, SwiftNIO or BoringSSL (nm);" \
+    "libraries loaded: $(ldd "$bin/nfctag" | awk '{print $1}' | grep -v -e vdso -e ld-linux | tr '\n' ' ')"
 fi
+echo "nfctag-provision (provision, ledger; exec'd by nfctag): $(( $(stat -c %s "$bin/nfctag-provision") / 1000000 )) MB"
 
 # The shared ledger: stations as concurrent connections (threads) on one throw-away PostgreSQL.
 echo

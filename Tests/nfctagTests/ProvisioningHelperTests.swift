@@ -5,15 +5,18 @@ import Testing
 /// is parsed (docs/architecture.md); nfctag itself shows their help, usage errors and
 /// completions. No pcscd needed.
 struct ProvisioningHelperTests {
-  /// An nfctag with no nfctag-provision next to it nor in ../libexec/nfctag: a hard link (a copy
-  /// across file systems) in a folder of its own, since nfctag looks where its real file is.
-  func loneNFCTag() throws -> URL {
+  /// Runs `body` with an nfctag that has no nfctag-provision next to it nor in ../libexec/nfctag:
+  /// a hard link (a copy across file systems) in a folder of its own, since nfctag looks where
+  /// its real file is. The folder is removed afterwards.
+  func withLoneNFCTag(_ body: (URL) throws -> Void) throws {
     let build = nfctagBinary().deletingLastPathComponent().deletingLastPathComponent()
-    let dir = build.appendingPathComponent("nfctag-lone-\(UUID().uuidString)/bin")
+    let root = build.appendingPathComponent("nfctag-lone-\(UUID().uuidString)")
+    let dir = root.appendingPathComponent("bin")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
     let lone = dir.appendingPathComponent("nfctag")
     if link(nfctagBinary().path, lone.path) != 0 { try FileManager.default.copyItem(at: nfctagBinary(), to: lone) }
-    return lone
+    try body(lone)
   }
 
   @Test func theHelperIsBuiltNextToNFCTag() {
@@ -32,30 +35,32 @@ struct ProvisioningHelperTests {
     #expect(ledger.status == 66)
     #expect(ledger.stderr == "nfctag: cannot read the ledger /nonexistent/l.sqlite: No such file or directory\n")
     // Without the helper the same command lines end differently: nfctag really handed them over.
-    let lone = try loneNFCTag()
-    let without = try runProcess(lone, ["ledger", "status", "/nonexistent/l.sqlite"])
-    #expect(without.status == 69)
+    try withLoneNFCTag { lone in
+      let without = try runProcess(lone, ["ledger", "status", "/nonexistent/l.sqlite"])
+      #expect(without.status == 69)
+    }
   }
 
   @Test func aMissingHelperIsOneLineAnd69() throws {
-    let lone = try loneNFCTag()
-    for arguments in [["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", "/nonexistent/l.sqlite"],
-                      ["ledger", "export", "/nonexistent/l.sqlite"]] {
-      let r = try runProcess(lone, arguments)
-      #expect(r.status == 69, "\(arguments): \(r.stderr)")
-      #expect(r.stderr.hasPrefix("nfctag: cannot run nfctag-provision, which provision and ledger need (looked for "),
-              "\(r.stderr)")
-      #expect(r.stderr.hasSuffix("/libexec/nfctag/nfctag-provision): No such file or directory; reinstall nfctag\n"))
-      #expect(r.stderr.split(separator: "\n").count == 1)
-      #expect(r.stdout.isEmpty)
+    try withLoneNFCTag { lone in
+      for arguments in [["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", "/nonexistent/l.sqlite"],
+                        ["ledger", "export", "/nonexistent/l.sqlite"]] {
+        let r = try runProcess(lone, arguments)
+        #expect(r.status == 69, "\(arguments): \(r.stderr)")
+        #expect(r.stderr.hasPrefix("nfctag: cannot run nfctag-provision, which provision and ledger need (looked for "),
+                "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("/libexec/nfctag/nfctag-provision): No such file or directory; reinstall nfctag\n"))
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.stdout.isEmpty)
+      }
+      // Help and usage errors need no helper: nfctag parses the command line itself.
+      let help = try runProcess(lone, ["provision", "--help"])
+      #expect(help.status == 0)
+      #expect(help.stdout.contains("--secret-env"))
+      let usage = try runProcess(lone, ["provision", "--count", "1"])
+      #expect(usage.status == 64)
+      #expect(usage.stderr == "nfctag: give the message with exactly one of --url, --text or --message. (see `nfctag help`)\n")
     }
-    // Help and usage errors need no helper: nfctag parses the command line itself.
-    let help = try runProcess(lone, ["provision", "--help"])
-    #expect(help.status == 0)
-    #expect(help.stdout.contains("--secret-env"))
-    let usage = try runProcess(lone, ["provision", "--count", "1"])
-    #expect(usage.status == 64)
-    #expect(usage.stderr == "nfctag: give the message with exactly one of --url, --text or --message. (see `nfctag help`)\n")
   }
 
   @Test func theHelperRunsOnItsOwnWithTheSameCommandLines() throws {

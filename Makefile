@@ -75,7 +75,8 @@ build: deps
 ## throw-away cluster (scripts/with-postgres.sh: started before, stopped after, also on failure).
 test: deps pcscd
 	$(SWIFT) build
-	scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; \
+	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; exit $$status
 	$(MAKE) --no-print-directory package-test
 
 ## package-test: make install into a scratch root, man -l, completions, make uninstall, make deb,
@@ -89,12 +90,16 @@ bench: deps bench-deps pcscd release
 	$(SWIFT_RELEASE) --product PostgresLedgerBench >/dev/null
 	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
 
-## tsan: the whole test suite under ThreadSanitizer, end-to-end tests included; any report fails it.
+## tsan: the test suite under ThreadSanitizer, end-to-end tests included; any report fails it. One
+## suite is left to make test: EveryTypeEndToEnd, which sweeps the per-type memory logic (every
+## command of every tag type, a write torn after each APDU) through the same session and PC/SC
+## threads TagEndToEnd and the provisioning suites already run here; under TSan it alone took a
+## quarter of the run (470 s of 2,030) and CI has 90 minutes for everything.
 tsan: deps pcscd
 	$(SWIFT) build --sanitize=thread --scratch-path .build-tsan
 	NFCTAG_E2E=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/with-postgres.sh \
-	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel 2>&1 | tee .build-tsan/test.log; \
-	  status=$${PIPESTATUS[0]}; \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel --skip EveryTypeEndToEnd 2>&1 | tee .build-tsan/test.log; \
+	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build-tsan/test.log; \
 	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
 	  exit $$status
 

@@ -41,7 +41,7 @@ package struct ProvisionCommand: ParsableCommand {
   @Option(help: "The job's name in the ledger (default: the rows file's name).") package var job: String?
   @Option(help: "Without ROWS: provision N tags from the template alone.") package var count: Int?
   @Option(name: .shortAndLong, parsing: .singleValue,
-          help: "A reader (name, unique prefix, index, or sim:…); repeat for several, or `all`.")
+          help: "A reader (name, unique prefix, index, or a sim: simulator); repeat for several, or `all`.")
   package var reader: [String] = []
   @Option(help: "This station's name on every row it writes (default: the host name).") package var station: String?
   @Option(parsing: .unconditional, help: "Seconds without a tag before the run ends (default: never).")

@@ -39,7 +39,7 @@ extension NFCTool {
         mid-command; the command exits 0 then).
         """)
     @Option(help: "The tag: \(VirtualTagKind.names); with --feed, several separated by commas, in turn.") var tag: String
-    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1–3 image keeps its own.") var uid: String?
+    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1, 2 or 3 image keeps its own.") var uid: String?
     @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
     var image: String?
     @Option(help: "Where vpcd listens, HOST:PORT.") var vpcd: String = "127.0.0.1:35963"

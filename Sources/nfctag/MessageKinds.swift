@@ -61,7 +61,7 @@ struct URLKind: MessageKind {
   static let aliases = ["uri"]
   static let abstract = "A URI record (the longest standard prefix is abbreviated)."
   @Argument(help: "The URL or URI.") var url: String
-  @Flag(help: "Refuse a URL without a scheme (https:, tel:…) instead of warning.") var strict = false
+  @Flag(help: "Refuse a URL without a scheme (https:, tel: and so on) instead of warning.") var strict = false
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
     guard !url.isEmpty else { throw CLIFailure(ExitStatus.usage, "the URL is empty") }

@@ -4,7 +4,10 @@
 # ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (make fuzz FUZZ_SECONDS=60; make fuzz-ci: 30 s each)
+#        FUZZ_RUNS=10000000 scripts/fuzz.sh [TARGET|all]  (a number of executions instead of a time:
+#                                                  make fuzz FUZZ_RUNS=10000000 FUZZ_TARGET=tlv)
 #        scripts/fuzz.sh list
+#        scripts/fuzz.sh build [TARGET|all]            (only build the binaries)
 # Each target is one Fuzz/<Name>Fuzz.swift compiled with the sources of the modules it needs into
 # one module (their cross-module `import` lines dropped), with -sanitize=fuzzer,address. Binaries
 # and corpora live in .build-fuzz/<target>; a binary is rebuilt only when a source changed.
@@ -113,19 +116,24 @@ build() {
   [ "${PIPESTATUS[0]}" = 0 ] || { rm -f "$binary"; return 1; }
 }
 
-# Runs one target; prints its executions and exec/s; returns non-zero on any finding.
+# Runs one target for `seconds`, or for $FUZZ_RUNS executions when set; prints its executions,
+# exec/s, wall time and corpus size; returns non-zero on any finding.
 run() {
   local target=$1 seconds=$2 dir=.build-fuzz/$1
   build "$target" || { echo "fuzz: $target does not build"; return 1; }
   seed "$dir/corpus" "$target"
-  local log=$dir/last.log status=0
-  ( cd "$dir" && ./fuzz -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=4096 \
+  local log=$dir/last.log status=0 limit=-max_total_time="$seconds" began=$SECONDS
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    [[ "$FUZZ_RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: FUZZ_RUNS must be a positive number" >&2; exit 64; }
+    limit=-runs="$FUZZ_RUNS"
+  fi
+  ( cd "$dir" && ./fuzz "$limit" -timeout=1 -rss_limit_mb=2048 -max_len=4096 \
       -print_final_stats=1 -artifact_prefix=./ corpus ) > "$log" 2>&1 || status=$?
   local execs rate
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-  printf 'fuzz: %-17s %12s executions  %8s exec/s  %s\n' "$target" "${execs:-?}" "${rate:-?}" \
-    "$([ "$status" = 0 ] && echo ok || echo "FAILED (see $log)")"
+  printf 'fuzz: %-17s %12s executions  %8s exec/s  %6s s  %6s inputs  %s\n' "$target" "${execs:-?}" "${rate:-?}" \
+    "$((SECONDS - began))" "$(ls "$dir/corpus" | wc -l)" "$([ "$status" = 0 ] && echo ok || echo "FAILED (see $log)")"
   if [ "$status" != 0 ]; then grep -E "ERROR|Fatal error|SUMMARY|artifact" "$log" | head -n 8 >&2; fi
   return "$status"
 }
@@ -133,6 +141,10 @@ run() {
 what=${1:-all}
 seconds=${2:-60}
 if [ "$what" = list ]; then echo "$TARGETS"; exit 0; fi
+if [ "$what" = build ]; then
+  for t in $([ "${2:-all}" = all ] && echo "$TARGETS" || echo "$2"); do build "$t"; done
+  exit 0
+fi
 if [[ "$what" =~ ^[0-9]+$ ]]; then seconds=$what; what=all; fi  # scripts/fuzz.sh SECONDS, as before
 [ "$what" = all ] && list=$TARGETS || list=$what
 failed=""

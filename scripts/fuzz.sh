@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -31,6 +31,7 @@ entry() {
     pn532) echo Fuzz/PN532Fuzz.swift ;;
     vpcd) echo Fuzz/VPCDFuzz.swift ;;
     hostile-tag) echo Fuzz/HostileTagFuzz.swift ;;
+    detection) echo Fuzz/DetectionFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
 }
@@ -42,7 +43,11 @@ sources() {
     tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/NFCTransport Sources/NFCTags ;;
     cc) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
     pn532) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
-             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift ;;
+             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift \
+             Fuzz/Support/HostileReader.swift ;;
+    detection) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCReaders/Detection.swift \
+             Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/Type1Link.swift \
+             Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
     vpcd) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/NFCTransport ;;
@@ -90,6 +95,13 @@ seed() {
       printf '\x81\x53\xd5\x61\x00\x00\x04\x04\x02\x01\x00\x11\x03\x53\xd5\x43\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\xe1\x10\x3e\x00' > "$dir/reader-type2" ;;
     vpcd)
       printf '\x01\x00\x01\x01\x00\x01\x04\x00\x05\xff\xca\x00\x00\x00\x00\x05\xff\xb0\x00\x04\x10\x00' > "$dir/session" ;;
+    detection)  # ATR length and ATR (or a known ATR), then the reader's answers (see the target)
+      # ACR122U, NTAG215: GET_VERSION by direct transmit, GET DATA, a READ of pages 0-3.
+      printf '\x20\x4b\xd5\x43\x00\x00\x04\x04\x02\x01\x00\x11\x03\x47\x04\x01\x02\x03\x04\x05\x06\x53\xd5\x43\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\xe1\x10\x3e\x00' > "$dir/acr122u-ntag215"
+      # Part 3 reader, Type 4 card (ATR given): no firmware, GET DATA, SELECT answers.
+      printf '\x06\x3b\x81\x80\x01\x80\x80\x02\x6a\x81\x47\x04\x01\x02\x03\x04\x05\x06\x80\x80\x4f\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00' > "$dir/part3-type4"
+      # ACR122U, FeliCa: firmware, GET DATA, the polling answer.
+      printf '\x60\x0aACR122U207\x48\x01\x02\x03\x04\x05\x06\x07\x08\x54\xd5\x4b\x01\x01\x12\x01\x01\x02\x03\x04\x05\x06\x07\x08\x00\xf1\x00\x00\x00\x01\x43\x00\x88\xb4' > "$dir/acr122u-felica" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;
@@ -108,8 +120,9 @@ build() {
   rm -f "$dir/src"/*.swift
   local f
   for f in $(find $(sources "$target") -name '*.swift' | sort); do
-    # One module: the imports of the other project modules go.
-    sed -E '/^(@_exported )?import (Hex|NDEF|NFCTransport|NFCTags|NFCEmulator)$/d' "$f" > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
+    # One module: the imports of the other project modules go (and swift-log's: see DetectionFuzz).
+    sed -E '/^(@_exported )?import (Hex|NDEF|NFCTransport|NFCTags|NFCEmulator|Logging)$/d' "$f" \
+      > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $target"
   # The NDEF target keeps the module name NDEFJSON: its sources name it (NDEFJSON.hexString).

@@ -15,6 +15,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?= all
+FUZZ_RUNS    ?=
 APT_PACKAGES = libpcsclite-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
 # What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
 # whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
@@ -113,13 +114,14 @@ docs: deps
 	done
 
 ## fuzz: every libFuzzer target (scripts/fuzz.sh list) for FUZZ_SECONDS each, or only FUZZ_TARGET;
-## prints the executions per target and fails on any crash, invariant failure or hang over 1 s.
+## FUZZ_RUNS=10000000 runs each for that many executions instead of a time. Prints the executions,
+## exec/s, wall time and corpus size per target and fails on any crash, invariant failure or hang over 1 s.
 fuzz: deps
-	scripts/fuzz.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
+	FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
 
 ## fuzz-ci: every target for 30 s (what CI runs).
 fuzz-ci: deps
-	scripts/fuzz.sh all 30
+	FUZZ_RUNS= scripts/fuzz.sh all 30
 
 ## release: the release binaries, Swift runtime linked statically: $(BIN_RELEASE) and the
 ## program it runs for provision and ledger, $(HELPER_RELEASE).

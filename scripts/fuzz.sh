@@ -4,7 +4,10 @@
 # ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (make fuzz FUZZ_SECONDS=60; make fuzz-ci: 30 s each)
+#        FUZZ_RUNS=10000000 scripts/fuzz.sh [TARGET|all]  (a number of executions instead of a time:
+#                                                  make fuzz FUZZ_RUNS=10000000 FUZZ_TARGET=tlv)
 #        scripts/fuzz.sh list
+#        scripts/fuzz.sh build [TARGET|all]            (only build the binaries)
 # Each target is one Fuzz/<Name>Fuzz.swift compiled with the sources of the modules it needs into
 # one module (their cross-module `import` lines dropped), with -sanitize=fuzzer,address. Binaries
 # and corpora live in .build-fuzz/<target>; a binary is rebuilt only when a source changed.
@@ -12,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -28,6 +31,7 @@ entry() {
     pn532) echo Fuzz/PN532Fuzz.swift ;;
     vpcd) echo Fuzz/VPCDFuzz.swift ;;
     hostile-tag) echo Fuzz/HostileTagFuzz.swift ;;
+    detection) echo Fuzz/DetectionFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
 }
@@ -39,10 +43,25 @@ sources() {
     tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/NFCTransport Sources/NFCTags ;;
     cc) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
     pn532) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
-             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift ;;
+             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift \
+             Fuzz/Support/HostileReader.swift ;;
+    detection) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCReaders/Detection.swift \
+             Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/Type1Link.swift \
+             Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
     vpcd) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/NFCTransport ;;
+  esac
+}
+
+# The longest input: 4096 bytes where an input is one image or message; 1024 where it is a
+# sequence of exchanges (each answer may stand for up to 1 KB), so that long runs do not slow down
+# on ever longer sequences of the same few exchanges.
+max_len() {
+  case "$1" in
+    pn532|vpcd|hostile-tag|detection) echo 1024 ;;
+    tlv) echo 1088 ;;  # the header, then a data area of at most 31 + 255 × 4 bytes
+    *) echo 4096 ;;
   esac
 }
 
@@ -59,10 +78,14 @@ seed() {
       printf '\x00\x30\x00\x00\x05\x03\x09\xd1\x01\x05\x54\x02\x65\x6e\x68\x69\xfe' > "$dir/ndef"
       printf '\x00\x40\x00\x00\x03\x01\x03\xa0\x0c\x34\x03\x00\xfe' > "$dir/lock"
       printf '\x00\x40\x20\x08\x10\x00\x00\xfd\x02\xab\xcd\x03\xff\x00\x04abcd\xfe' > "$dir/long" ;;
-    cc)  # kind index, then bytes laid over the factory image
-      printf '\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe1\x10\x3e\x00\x03\x00\xfe' > "$dir/ntag215"
-      printf '\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe1\x10\x0e\x00\x03\x00\xfe' > "$dir/topaz96"
-      printf '\x09\xe1\x40\x0a\x01\x03\x00\xfe' > "$dir/slix2" ;;
+    cc)  # kind index and operation, overlay offset and link, then bytes laid over the factory image
+      local op
+      for op in 0 1 2 3 4; do  # status and read, info, dump, verified write, all of them
+        printf "\\x${op}4"'\x0c\xe1\x10\x3e\x00\x03\x00\xfe' > "$dir/ntag215-$op"
+        printf "\\x${op}1"'\x08\xe1\x10\x3f\x00\x03\x00\xfe' > "$dir/topaz512-$op"
+        printf "\\x${op}0"'\x09\xe1\x10\x0e\x00\x03\x00\xfe' > "$dir/topaz96-$op"
+        printf "\\x${op}b"'\x00\xe1\x40\x28\x01\x03\x00\xfe' > "$dir/slix2-$op"
+      done ;;
     type3-attributes)
       printf '\x10\x04\x01\x00\x0d\x00\x00\x00\x00\x00\x01\x00\x00\x10\x00\x33' > "$dir/lite-s" ;;
     type4-cc)
@@ -83,6 +106,13 @@ seed() {
       printf '\x81\x53\xd5\x61\x00\x00\x04\x04\x02\x01\x00\x11\x03\x53\xd5\x43\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\xe1\x10\x3e\x00' > "$dir/reader-type2" ;;
     vpcd)
       printf '\x01\x00\x01\x01\x00\x01\x04\x00\x05\xff\xca\x00\x00\x00\x00\x05\xff\xb0\x00\x04\x10\x00' > "$dir/session" ;;
+    detection)  # ATR length and ATR (or a known ATR), then the reader's answers (see the target)
+      # ACR122U, NTAG215: GET_VERSION by direct transmit, GET DATA, a READ of pages 0-3.
+      printf '\x20\x4b\xd5\x43\x00\x00\x04\x04\x02\x01\x00\x11\x03\x47\x04\x01\x02\x03\x04\x05\x06\x53\xd5\x43\x00\x04\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\xe1\x10\x3e\x00' > "$dir/acr122u-ntag215"
+      # Part 3 reader, Type 4 card (ATR given): no firmware, GET DATA, SELECT answers.
+      printf '\x06\x3b\x81\x80\x01\x80\x80\x02\x6a\x81\x47\x04\x01\x02\x03\x04\x05\x06\x80\x80\x4f\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00' > "$dir/part3-type4"
+      # ACR122U, FeliCa: firmware, GET DATA, the polling answer.
+      printf '\x60\x0aACR122U207\x48\x01\x02\x03\x04\x05\x06\x07\x08\x54\xd5\x4b\x01\x01\x12\x01\x01\x02\x03\x04\x05\x06\x07\x08\x00\xf1\x00\x00\x00\x01\x43\x00\x88\xb4' > "$dir/acr122u-felica" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;
@@ -101,8 +131,9 @@ build() {
   rm -f "$dir/src"/*.swift
   local f
   for f in $(find $(sources "$target") -name '*.swift' | sort); do
-    # One module: the imports of the other project modules go.
-    sed -E '/^(@_exported )?import (Hex|NDEF|NFCTransport|NFCTags|NFCEmulator)$/d' "$f" > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
+    # One module: the imports of the other project modules go (and swift-log's: see DetectionFuzz).
+    sed -E '/^(@_exported )?import (Hex|NDEF|NFCTransport|NFCTags|NFCEmulator|Logging)$/d' "$f" \
+      > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $target"
   # The NDEF target keeps the module name NDEFJSON: its sources name it (NDEFJSON.hexString).
@@ -113,19 +144,24 @@ build() {
   [ "${PIPESTATUS[0]}" = 0 ] || { rm -f "$binary"; return 1; }
 }
 
-# Runs one target; prints its executions and exec/s; returns non-zero on any finding.
+# Runs one target for `seconds`, or for $FUZZ_RUNS executions when set; prints its executions,
+# exec/s, wall time and corpus size; returns non-zero on any finding.
 run() {
   local target=$1 seconds=$2 dir=.build-fuzz/$1
   build "$target" || { echo "fuzz: $target does not build"; return 1; }
   seed "$dir/corpus" "$target"
-  local log=$dir/last.log status=0
-  ( cd "$dir" && ./fuzz -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=4096 \
+  local log=$dir/last.log status=0 limit=-max_total_time="$seconds" began=$SECONDS
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    [[ "$FUZZ_RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: FUZZ_RUNS must be a positive number" >&2; exit 64; }
+    limit=-runs="$FUZZ_RUNS"
+  fi
+  ( cd "$dir" && ./fuzz "$limit" -timeout=1 -rss_limit_mb=2048 -max_len="$(max_len "$target")" \
       -print_final_stats=1 -artifact_prefix=./ corpus ) > "$log" 2>&1 || status=$?
   local execs rate
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-  printf 'fuzz: %-17s %12s executions  %8s exec/s  %s\n' "$target" "${execs:-?}" "${rate:-?}" \
-    "$([ "$status" = 0 ] && echo ok || echo "FAILED (see $log)")"
+  printf 'fuzz: %-17s %12s executions  %8s exec/s  %6s s  %6s inputs  %s\n' "$target" "${execs:-?}" "${rate:-?}" \
+    "$((SECONDS - began))" "$(ls "$dir/corpus" | wc -l)" "$([ "$status" = 0 ] && echo ok || echo "FAILED (see $log)")"
   if [ "$status" != 0 ]; then grep -E "ERROR|Fatal error|SUMMARY|artifact" "$log" | head -n 8 >&2; fi
   return "$status"
 }
@@ -133,6 +169,10 @@ run() {
 what=${1:-all}
 seconds=${2:-60}
 if [ "$what" = list ]; then echo "$TARGETS"; exit 0; fi
+if [ "$what" = build ]; then
+  for t in $([ "${2:-all}" = all ] && echo "$TARGETS" || echo "$2"); do build "$t"; done
+  exit 0
+fi
 if [[ "$what" =~ ^[0-9]+$ ]]; then seconds=$what; what=all; fi  # scripts/fuzz.sh SECONDS, as before
 [ "$what" = all ] && list=$TARGETS || list=$what
 failed=""

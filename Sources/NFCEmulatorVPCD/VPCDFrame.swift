@@ -12,14 +12,19 @@ public enum VPCDFrame {
   }
 
   /// Splits complete frames off the front of `buffer`, leaving a partial one in place.
+  ///
+  /// The frames are cut at a moving offset and the buffer shortened once: removing each frame from
+  /// the front would move the rest of the buffer per frame (quadratic in a read of many short frames).
   public static func decode(_ buffer: inout [UInt8]) -> [[UInt8]] {
     var frames: [[UInt8]] = []
-    while buffer.count >= 2 {
-      let length = Int(buffer[0]) << 8 | Int(buffer[1])
-      guard buffer.count >= 2 + length else { break }
-      frames.append(Array(buffer[2..<(2 + length)]))
-      buffer.removeFirst(2 + length)
+    var start = 0
+    while buffer.count - start >= 2 {
+      let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
+      guard buffer.count - start >= 2 + length else { break }
+      frames.append(Array(buffer[(start + 2)..<(start + 2 + length)]))
+      start += 2 + length
     }
+    buffer.removeFirst(start)
     return frames
   }
 }

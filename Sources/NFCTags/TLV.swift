@@ -381,8 +381,14 @@ public struct TLVWritePlan: Hashable, Sendable {
 
   /// The blocks touched, in ascending order.
   public func touchedBlocks(blockSize: Int) -> [Int] {
-    guard blockSize > 0 else { return [] }
-    return Set(bytes.keys.map { $0 / blockSize }).sorted()
+    guard blockSize > 0, let low = bytes.keys.min(), let high = bytes.keys.max(), low >= 0 else {
+      return blockSize > 0 ? Set(bytes.keys.map { $0 / blockSize }).sorted() : []
+    }
+    // One flag per block of the touched span: no hashing per byte (plans cover whole messages).
+    let first = low / blockSize
+    var touched = [Bool](repeating: false, count: high / blockSize - first + 1)
+    for address in bytes.keys { touched[address / blockSize - first] = true }
+    return touched.indices.filter { touched[$0] }.map { first + $0 }
   }
 
   /// The block writes, in tear-safe order, that turn `current` into the new contents, skipping
@@ -397,21 +403,31 @@ public struct TLVWritePlan: Hashable, Sendable {
   /// - Throws: ``TagError/malformed(_:offset:)`` when a touched block is missing from `current`.
   public func orderedWrites(blockSize: Int, current: [Int: [UInt8]]) throws(TagError) -> [TLVBlockWrite] {
     guard blockSize > 0 else { return [] }
+    let touched = touchedBlocks(blockSize: blockSize)
     var final: [Int: [UInt8]] = [:]
-    for block in touchedBlocks(blockSize: blockSize) {
+    for block in touched {
       guard let contents = current[block], contents.count == blockSize else {
         throw .malformed("block \(block) was not read before planning the write", offset: nil)
       }
       final[block] = contents
     }
-    for (address, value) in bytes {
-      let block = address / blockSize
-      final[block]?[address % blockSize] = value
+    if let first = touched.first, let last = touched.last, first >= 0 {
+      // The new contents in one flat buffer over the touched blocks (no hashing per byte).
+      var flat = [UInt8](repeating: 0, count: (last - first + 1) * blockSize)
+      for (block, contents) in final {
+        flat.replaceSubrange(((block - first) * blockSize)..<((block - first + 1) * blockSize), with: contents)
+      }
+      for (address, value) in bytes { flat[address - first * blockSize] = value }
+      for block in touched {
+        final[block] = Array(flat[((block - first) * blockSize)..<((block - first + 1) * blockSize)])
+      }
+    } else {
+      for (address, value) in bytes { final[address / blockSize]?[address % blockSize] = value }
     }
     var zeroed = final
     zeroed[firstLengthAddress / blockSize]?[firstLengthAddress % blockSize] = 0
     let headerBlocks = Set([tlvAddress / blockSize, firstLengthAddress / blockSize]).sorted(by: >)
-    let otherBlocks = touchedBlocks(blockSize: blockSize).filter { !headerBlocks.contains($0) }
+    let otherBlocks = touched.filter { !headerBlocks.contains($0) }
     let changedOther = otherBlocks.filter { final[$0] != current[$0] }
     let changedHeader = headerBlocks.filter { final[$0] != current[$0] }
 

@@ -132,6 +132,30 @@ import Testing
     ])
   }
 
+  @Test func writesOnlyTheBlocksAroundAReservedGap() throws {
+    // Memory Control: 8 reserved bytes at 10×4 = 40 (blocks 10 and 11); a 30-byte message crosses them.
+    var bytes = (0..<96).map { UInt8(truncatingIfNeeded: $0 | 0x80) }
+    bytes.replaceSubrange(16..<24, with: hex("02 03 A0 08 02 03 00 FE"))
+    let layout = try TLVLayout.parse(memory: TLVMemoryImage(bytes), area: TLVArea(start: 16, end: 96))
+    let plan = try TLVWriter.plan(message: (1...30).map { UInt8($0) }, layout: layout)
+    #expect(plan.touchedBlocks(blockSize: 4) == [5, 6, 7, 8, 9, 12, 13, 14, 15])
+    #expect(plan.touchedBlocks(blockSize: 8) == [2, 3, 4, 6, 7])
+    for blockSize in [4, 8] {
+      var current: [Int: [UInt8]] = [:]
+      for block in plan.touchedBlocks(blockSize: blockSize) {
+        current[block] = Array(bytes[(block * blockSize)..<((block + 1) * blockSize)])
+      }
+      var expected = bytes
+      for (address, value) in plan.bytes { expected[address] = value }
+      var written = bytes
+      for write in try plan.orderedWrites(blockSize: blockSize, current: current) {
+        written.replaceSubrange((write.block * blockSize)..<((write.block + 1) * blockSize), with: write.bytes)
+      }
+      #expect(written == expected)
+      #expect(written[40..<48] == bytes[40..<48])                    // the reserved bytes are untouched
+    }
+  }
+
   @Test func refusesWhenNothingFits() throws {
     var bytes = [UInt8](repeating: 0, count: 24)
     bytes.replaceSubrange(16..<24, with: hex("FD 06 00 00 00 00 00 00"))

@@ -158,8 +158,14 @@ final class Type1Memory: TLVMemory {
       throw .malformed("\(byteSpan(range)) \(range.count == 1 ? "is" : "are") beyond the \(limit)-byte memory", offset: nil)
     }
     guard !range.isEmpty else { return [] }
+    // The TLV walk reads one byte at a time: a loaded byte is answered without building sets.
+    if range.count == 1, let data = blocks[range.lowerBound / 8], range.lowerBound % 8 < data.count {
+      return [data[range.lowerBound % 8]]
+    }
     let wanted = (range.lowerBound / 8)...((range.upperBound - 1) / 8)
-    try fetch(wanted.filter { !skippable.contains($0) })
+    if wanted.contains(where: { blocks[$0] == nil && !skippable.contains($0) }) {
+      try fetch(wanted.filter { !skippable.contains($0) })
+    }
     var out: [UInt8] = []
     out.reserveCapacity(range.count)
     for b in wanted {

@@ -179,6 +179,10 @@ final class Type2PageCache: TLVMemory {
   func bytes(in range: Range<Int>) throws(TagError) -> [UInt8] {
     guard !range.isEmpty else { return [] }
     guard range.lowerBound >= 0 else { throw .malformed("negative address", offset: nil) }
+    // The TLV walk reads one byte at a time: a cached byte is answered without copying its page.
+    if range.count == 1, let contents = pages[range.lowerBound / 4], range.lowerBound % 4 < contents.count {
+      return [contents[range.lowerBound % 4]]
+    }
     let first = range.lowerBound / 4
     let last = (range.upperBound - 1) / 4
     try ensure(first...last, readAhead: range.count <= 16)

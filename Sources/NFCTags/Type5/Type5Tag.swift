@@ -598,6 +598,10 @@ final class Type5BlockCache: TLVMemory {
       throw .malformed("read of \(byteSpan(range)) past the end of the "
                        + "\(blockLimit * blockSize)-byte memory", offset: nil)
     }
+    // The TLV walk reads one byte at a time: a cached byte is answered without copying its block.
+    if range.count == 1, let b = blocks[first], range.lowerBound - first * blockSize < b.count {
+      return [b[range.lowerBound - first * blockSize]]
+    }
     try load(first ... last)
     var out: [UInt8] = []
     out.reserveCapacity((last - first + 1) * blockSize)

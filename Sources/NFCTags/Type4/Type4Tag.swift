@@ -164,7 +164,7 @@ public final class Type4Tag: NDEFTagPlatform {
       let status: NDEFStatus = cc.writeAccess == 0 ? .readWrite : .readOnly
       guard cc.readAccess == 0 else { return NDEFStatusReport(status: status, capacity: cc.capacity) }
       try select(file: cc.ndefFileID)
-      let head = try readBinary(offset: 0, length: cc.lengthFieldSize, what: "READ BINARY (NLEN)")
+      let head = try completeLengthField([], cc: cc, what: "READ BINARY (NLEN)")
       let length = try messageLength(head, cc: cc)
       return NDEFStatusReport(status: status, capacity: cc.capacity, messageLength: length)
     }
@@ -178,7 +178,8 @@ public final class Type4Tag: NDEFTagPlatform {
       }
       try select(file: cc.ndefFileID)
       let first = min(readChunk(cc), cc.ndefFileSize)
-      var bytes = try readBinary(offset: 0, length: first, what: "READ BINARY")
+      var bytes = try completeLengthField(try readBinary(offset: 0, length: first, what: "READ BINARY"), cc: cc,
+                                          what: "READ BINARY")
       let length = try messageLength(bytes, cc: cc)
       let total = cc.lengthFieldSize + length
       while bytes.count < total {
@@ -562,6 +563,16 @@ public final class Type4Tag: NDEFTagPlatform {
       command = [0x00, 0xC0, 0x00, 0x00, sw.sw2]  // GET RESPONSE
     }
     throw .transceive(.malformedResponse(data), command: what, address: address)
+  }
+
+  /// `head` (the file's first bytes) read on until it holds the whole NLEN or ENLEN: a CC whose MLe
+  /// is below the length field's size (hostile, or a tag below the minimum MLe) gives it in parts.
+  private func completeLengthField(_ head: [UInt8], cc: Type4CapabilityContainer, what: String) throws(TagError) -> [UInt8] {
+    var bytes = head
+    while bytes.count < cc.lengthFieldSize {
+      bytes += try readBinary(offset: bytes.count, length: min(readChunk(cc), cc.lengthFieldSize - bytes.count), what: what)
+    }
+    return bytes
   }
 
   /// NLEN or ENLEN from the start of `head`, checked against the file.

@@ -34,18 +34,16 @@ final class RecordingCard: VirtualCard {
     #expect(buffer == [0x00, 0x02, 0x01])  // a partial frame stays
   }
 
-  /// A read of many short frames is split in time linear in its size. Each frame used to be
-  /// removed from the front, moving the rest of the buffer: 600 KB of empty frames took 1.9 s,
-  /// 4 MB over a minute. Found by the vpcd fuzz target's exec/s falling as its inputs grew.
-  @Test func decodesManyShortFramesInLinearTime() {
-    var buffer = [UInt8](repeating: 0, count: 4_000_000) + [0x00, 0x03, 0xAA]
-    let clock = ContinuousClock()
-    var frames: [[UInt8]] = []
-    let elapsed = clock.measure { frames = VPCDFrame.decode(&buffer) }
-    #expect(frames.count == 2_000_000)
+  /// A read of many short frames is split whole, the rest kept. Each frame used to be removed from
+  /// the front, moving the rest of the buffer (600 KB of empty frames took 1.9 s, 4 MB over a
+  /// minute; found by the vpcd fuzz target's exec/s falling as its inputs grew). Its speed is not
+  /// timed here: tests do not time things (the fuzz target's rate shows a relapse).
+  @Test func decodesManyShortFramesAndKeepsTheRest() {
+    var buffer = [UInt8](repeating: 0, count: 400_000) + [0x00, 0x03, 0xAA]
+    let frames = VPCDFrame.decode(&buffer)
+    #expect(frames.count == 200_000)
     #expect(frames.allSatisfy { $0.isEmpty })
     #expect(buffer == [0x00, 0x03, 0xAA])
-    #expect(elapsed < .seconds(20), "decoding 2,000,000 frames took \(elapsed)")
   }
 
   @Test func controlsAndAPDUs() {

@@ -92,7 +92,7 @@ import Testing
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { poller.cancel() }
     let start = ContinuousClock.now
     #expect(throws: PollError.cancelled) { try poller.waitForRemoval(timeoutMilliseconds: 10_000) }
-    #expect(ContinuousClock.now - start < .seconds(5))
+    #expect(ContinuousClock.now - start < .seconds(9))  // before the 10 s the wait would last
   }
 
   @Test func theLatencyModelAppliesInProcess() throws {

@@ -8,7 +8,7 @@ import NFCTransport
 extension NFCNDEFTag {
   /// Reads the tag and works out the writes that make its user memory (with
   /// `includingSystemAreas`, also its lock, OTP, CC, configuration and password areas) equal to
-  /// `image`. Nothing is written: check ``MemoryRestorePlan/permanentChanges`` before carrying it
+  /// `image`. Nothing is written: check the plan's `permanentChanges` before carrying it
   /// out with ``restoreMemory(_:verify:)``.
   /// - Throws: 1 (unsupported feature) when the image is not of this chip or asks for what the
   ///   chip cannot do, or the tag is Type 4.

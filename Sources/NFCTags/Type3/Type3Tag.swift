@@ -462,7 +462,10 @@ public final class Type3Tag: NDEFTagPlatform {
       return State(block0: block0, attributes: nil, mc: mc, report: notNDEF,
                    why: "the NDEF system code 12FC is off (MC_SYS_OP 00); format the tag first")
     }
-    if mc == nil, let systemCode, systemCode != [0x12, 0xFC] {
+    // What the tag answered to polling decides for every operation, whether the MC was read or not:
+    // a Lite-S whose MC says NDEF but which answers another system code is not read as NDEF, so it
+    // is not written as NDEF either.
+    if let systemCode, systemCode != [0x12, 0xFC] {
       return State(block0: block0, attributes: nil, mc: mc, report: notNDEF,
                    why: "the tag answers system code \(hexString(systemCode).uppercased()), not 12FC (NDEF)")
     }

@@ -143,20 +143,22 @@ struct WiFiKind: MessageKind {
   static let kindName = "wifi"
   static let abstract = "A Wi-Fi network (Wi-Fi Simple Config credential) that phones join."
   @Option(help: "The network name.") var ssid: String
-  @Option(help: "The network key (visible to other users in the process list: prefer --password-file).") var password: String?
-  @Option(help: "Read the network key from a file (first line).") var passwordFile: String?
+  @Option(help: "A file whose first line is the network key (- for standard input).") var passwordFile: String?
+  @Option(help: "An environment variable that holds the network key.") var passwordEnv: String?
+  /// Refused: a key in argv is in the process list for every user to read.
+  @Option(help: .hidden) var password: String?
   @Option(help: "open, wpa-personal, wpa2-personal (default with a key), wpa-enterprise, wpa2-enterprise, shared; or several joined with +.")
   var auth: String?
   @Option(help: "none, wep, tkip, aes (default with a key); or several joined with +.") var encryption: String?
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    var key: [UInt8] = []
-    if let password { key = Array(password.utf8) }
-    if let passwordFile {
-      let bytes = try readInputOrFail(passwordFile)
-      key = Array(bytes.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
-      if key.last == 0x0D { key.removeLast() }
+    guard password == nil else {
+      throw CLIFailure(ExitStatus.usage, "a Wi-Fi key on the command line is visible to every user of this machine: give it with --password-file FILE (- for standard input) or --password-env NAME")
     }
+    guard passwordFile == nil || passwordEnv == nil else {
+      throw CLIFailure(ExitStatus.usage, "give the network key with one of --password-file or --password-env, not both")
+    }
+    let key = try PasswordSource(file: passwordFile, environment: passwordEnv, what: "the network key").firstLine() ?? []
     guard !ssid.isEmpty, ssid.utf8.count <= 32 else { throw CLIFailure(ExitStatus.usage, "the SSID must be 1 to 32 bytes") }
     var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: key)
     credential.authentication = try bits(auth ?? (key.isEmpty ? "open" : "wpa2-personal"), WiFiCredential.authenticationBit, "--auth")

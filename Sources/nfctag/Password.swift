@@ -7,8 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Where a 4-byte NTAG password comes from: a file or an environment variable, never argv (the
-/// process list shows every argument to every user).
+/// Where a secret comes from (a 4-byte NTAG password, a Wi-Fi key): a file or an environment
+/// variable, never argv (the process list shows every argument to every user).
 struct PasswordSource {
   var file: String?
   var environment: String?
@@ -18,6 +18,17 @@ struct PasswordSource {
   /// - Throws: 66 for an unreadable file, 64 for a missing variable or a value that is not
   ///   8 hex digits.
   func password() throws(CLIFailure) -> [UInt8]? {
+    guard let line = try firstLine() else { return nil }
+    guard let bytes = parseLenientHex(line.filter { $0 != 0x0D }), bytes.count == 4 else {
+      throw CLIFailure(ExitStatus.usage, "\(what) must be 4 bytes as 8 hex digits (for example 1a2b3c4d)")
+    }
+    return bytes
+  }
+
+  /// The first line of the file or the variable, without its line end; nil when neither source
+  /// was named. Error messages name the source and `what`, never the value.
+  /// - Throws: 66 for an unreadable file, 64 for a variable that is not set.
+  func firstLine() throws(CLIFailure) -> [UInt8]? {
     let text: [UInt8]
     if let file {
       text = try readInputOrFail(file)
@@ -29,11 +40,9 @@ struct PasswordSource {
     } else {
       return nil
     }
-    let line = text.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-    guard let bytes = parseLenientHex(line.filter { $0 != 0x0D }), bytes.count == 4 else {
-      throw CLIFailure(ExitStatus.usage, "\(what) must be 4 bytes as 8 hex digits (for example 1a2b3c4d)")
-    }
-    return bytes
+    var line = Array(text.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
+    if line.last == 0x0D { line.removeLast() }
+    return line
   }
 }
 

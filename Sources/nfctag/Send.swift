@@ -18,29 +18,60 @@ extension NFCTool {
         GET_VERSION, 3c00 READ_SIG, 3902 READ_CNT, 3004 READ); ISO 7816 APDUs for Type 4 (--apdu \
         says you mean an APDU); FeliCa packets from the command code (the length byte is added); \
         ISO 15693 requests as flags, command code, parameters. All go to one tag in one session. \
-        Answers are printed in hex with the meaning of a status word or a Type 2 ACK/NAK.
+        Answers are printed in hex with the meaning of a status word or a Type 2 ACK/NAK. \
+        Commands that carry a password (PWD_AUTH 1b, VERIFY 0020) belong in --commands-file, \
+        not on the command line, where every user can read them in the process list.
         """)
     @OptionGroup var readerOptions: ReaderOptions
-    @Argument(help: "The commands, in hex (spaces and colons allowed inside quotes).") var commands: [String]
+    @Argument(help: "The commands, in hex (spaces and colons allowed inside quotes).") var commands: [String] = []
+    @Option(help: "A file (- for standard input) with one command in hex per line, after the COMMANDS; blank lines and lines starting with # are skipped.")
+    var commandsFile: String?
     @Flag(help: "The commands are ISO 7816 APDUs (the tag must take them: Type 4).") var apdu = false
     @Option(help: "Output: text or json.") var format: SendFormat = .text
 
     func validate() throws {
-      guard !commands.isEmpty else { throw ValidationError("give at least one command in hex.") }
+      guard !commands.isEmpty || commandsFile != nil else {
+        throw ValidationError("give at least one command in hex, or --commands-file.")
+      }
       for command in commands {
-        guard let bytes = parseLenientHex(Array(command.utf8)), !bytes.isEmpty else {
-          throw ValidationError("'\(command)' is not a command in hex.")
-        }
-        if apdu, NFCISO7816APDU(data: bytes) == nil {
-          throw ValidationError("'\(command)' is not an ISO 7816 APDU (CLA INS P1 P2 [Lc data] [Le]).")
-        }
+        if let problem = Self.problem(with: command, apdu: apdu) { throw ValidationError("'\(command)' \(problem).") }
       }
     }
 
+    /// Why `command` cannot be sent, or nil when it can.
+    static func problem(with command: some StringProtocol, apdu: Bool) -> String? {
+      guard let bytes = parseLenientHex(Array(command.utf8)), !bytes.isEmpty else { return "is not a command in hex" }
+      if apdu, NFCISO7816APDU(data: bytes) == nil { return "is not an ISO 7816 APDU (CLA INS P1 P2 [Lc data] [Le])" }
+      return nil
+    }
+
+    /// The commands of --commands-file. A bad line is named by its number, not its text: the
+    /// file is where passwords go.
+    func fileCommands() throws(CLIFailure) -> [String] {
+      guard let commandsFile else { return [] }
+      let bytes = try readInputOrFail(commandsFile)
+      guard let text = String(validating: bytes, as: UTF8.self) else {
+        throw CLIFailure(ExitStatus.dataError, "\(commandsFile == "-" ? "standard input" : commandsFile) is not text")
+      }
+      var commands: [String] = []
+      for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        let command = line.trimmingASCIISpaces()
+        if command.isEmpty || command.hasPrefix("#") { continue }
+        if let problem = Self.problem(with: command, apdu: apdu) {
+          throw CLIFailure(ExitStatus.dataError, "line \(index + 1) of \(commandsFile == "-" ? "standard input" : commandsFile) \(problem)")
+        }
+        commands.append(String(command))
+      }
+      guard !commands.isEmpty || !self.commands.isEmpty else {
+        throw CLIFailure(ExitStatus.dataError, "\(commandsFile == "-" ? "standard input" : commandsFile) holds no command")
+      }
+      return commands
+    }
+
     func run() throws {
-      let frames = commands.compactMap { parseLenientHex(Array($0.utf8)) }
       let (apdu, json) = (apdu, format == .json)
       do {
+        let frames = try (commands + fileCommands()).compactMap { parseLenientHex(Array($0.utf8)) }
         let exchanges = try TagSession(options: readerOptions).withTypedTag { tag in
           try frames.map { frame in try Exchange(tag: tag, command: frame, apdu: apdu) }
         }
@@ -124,4 +155,13 @@ func type2AnswerMeaning(_ answer: [UInt8]) -> String {
 func statusWordMeaning(_ sw1: UInt8, _ sw2: UInt8) -> String {
   let status = StatusWord(sw1, sw2)
   return "\(status.description): \(status.meaning)"
+}
+
+extension Substring {
+  /// The line without the spaces, tabs and carriage return around it.
+  fileprivate func trimmingASCIISpaces() -> Substring {
+    let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+    guard let first = firstIndex(where: { !space($0) }), let last = lastIndex(where: { !space($0) }) else { return "" }
+    return self[first...last]
+  }
 }

@@ -5,7 +5,7 @@ import Testing
 /// (or the status an annotation documents).
 ///
 /// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`
-///   in a scratch folder of its own per block, in order, with fixtures (`key.txt`, `pw.txt`,
+///   in a scratch folder of its own per block, in order, with fixtures (`key.txt`, `pw.txt`, `commands.txt`,
 ///   `rows.csv`, `template.json`, `secret.txt`, `run.ledger`, `$TAG_PWD`, a `$HOME`). `nfctag` on
 ///   the `PATH` is a wrapper that runs the built binary with every tag command's `--reader`
 ///   (given or not) turned into the in-process simulator (`sim:ntag215:…`; `sim:type4:…` for
@@ -162,6 +162,7 @@ import Testing
     func write(_ file: String, _ text: String) throws { try Data(text.utf8).write(to: dir.appendingPathComponent(file)) }
     try write("key.txt", "correct horse battery staple\n")
     try write("pw.txt", "1a2b3c4d\n")
+    try write("commands.txt", "# PWD_AUTH with the factory password, then READ page 4\n1b ffffffff\n30 04\n")
     try write("secret.txt", "a provisioning secret of more than sixteen bytes\n")
     try write("rows.csv", "id,name\n" + (1...20).map { "\($0),item \($0)\n" }.joined())
     try write("template.json", #"{"records":[{"uri":"https://example.com/t/{id}"}]}"# + "\n")

@@ -81,7 +81,7 @@ import Testing
   }
 
   @Test func wifiKeyMaskedUnlessAsked() throws {
-    let hex = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "Net", "--password", "hunter22"]).stdout
+    let hex = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "Net", "--password-env", "KEY"], environment: ["KEY": "hunter22"]).stdout
       .trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(!(try runNFCTag(["ndef", "decode", hex]).stdout.contains("hunter22")))
     #expect(try runNFCTag(["ndef", "decode", hex, "--show-secrets"]).stdout.contains("hunter22"))

@@ -28,7 +28,7 @@ struct ProvisionEndToEnd {
                          // A person's hand: generous, so that a slow fsync on a busy machine is not a removal.
                          "--hand-ms", "1500", "--quiet"]
     let errors = dir.appendingPathComponent("feeder-\(seed).log")
-    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     process.standardError = try FileHandle(forWritingTo: errors)
     process.standardOutput = FileHandle.nullDevice
     try process.run()

@@ -14,7 +14,7 @@ struct StationsEndToEnd {
 
   func station(_ name: String, rows: URL, job: String, reader: String, extra: [String] = []) throws -> Process {
     let log = rows.deletingLastPathComponent().appendingPathComponent("station-\(name)-\(UUID().uuidString.prefix(4)).log")
-    FileManager.default.createFile(atPath: log.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", postgresURL ?? "",
@@ -139,7 +139,7 @@ struct ReadersEndToEnd {
     process.arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
                          "--reader", "Virtual PCD 00 00", "--reader", e2eReader, "--json", "--timeout", "8"]
     let eventsFile = dir.appendingPathComponent("events.jsonl")
-    FileManager.default.createFile(atPath: eventsFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: eventsFile.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: eventsFile)
     process.standardError = FileHandle.nullDevice
     try process.run()

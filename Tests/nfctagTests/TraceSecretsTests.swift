@@ -111,6 +111,28 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
     #expect(!r.stderr.contains("1a 2b 3c 4d"))
   }
 
+  /// The password stays out of argv too: `--commands-file -` reads the commands from stdin.
+  @Test func pwdAuthFromStandardInput() throws {
+    let r = try runNFCTag(["send", "--commands-file", "-", "--trace", "--reader", "sim:ntag215"],
+                          stdin: Data("# authenticate, then read page 4\r\n1b 1a2b3c4d\n\n30 04\n".utf8))
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stderr.contains("trace: > ff 00 00 00 07 d4 42 1b ********"), "\(r.stderr)")
+    #expect(!r.stderr.contains("1a 2b 3c 4d"))
+    #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("> ") }.count == 2, "\(r.stdout)")
+    #expect(r.stdout.contains("> 30 04"))
+  }
+
+  /// A bad line of --commands-file is named by its number, never by its text (it may hold a password).
+  @Test func aBadCommandLineIsNamedByItsNumber() throws {
+    let r = try runNFCTag(["send", "60", "--commands-file", "-", "--reader", "sim:ntag215"],
+                          stdin: Data("30 04\n1b 1a2b3c4dzz\n".utf8))
+    #expect(r.status == 65, "\(r.stderr)")
+    #expect(r.stderr == "nfctag: line 2 of standard input is not a command in hex\n")
+    let empty = try runNFCTag(["send", "--commands-file", "-", "--reader", "sim:ntag215"], stdin: Data("# nothing\n".utf8))
+    #expect(empty.status == 65)
+    #expect(empty.stderr == "nfctag: standard input holds no command\n")
+  }
+
   @Test func setAndWritePasswordToAnICODESLIX2() throws {
     // The addressed form (flag 20h, with the UID) is covered by NFCReadersTests' TraceMasksPasswordCommands.
     let r = try runNFCTag(["send", "02b304041a2b3c4d", "02b404041a2b3c4d", "--trace", "--reader", "sim:icode-slix2"])

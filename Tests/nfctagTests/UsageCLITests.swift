@@ -153,22 +153,45 @@ import Testing
 /// is written with a warning, or refused with --strict.
 @Suite struct JoinableWiFiAndSchemes {
   @Test(arguments: [
-    ["--ssid", "H", "--password", "short"],                                 // WPA2 key under 8 characters
-    ["--ssid", "H", "--password", String(repeating: "k", count: 64)],      // 64 characters that are not hex
-    ["--ssid", "H", "--password", "longenough", "--encryption", "none"],    // a WPA2 key without a cipher
-    ["--ssid", "H", "--auth", "open", "--encryption", "aes"],              // open network, WPA cipher
-    ["--ssid", "H", "--auth", "open", "--password", "longenough", "--encryption", "none"],  // open network, key
-  ])
-  func unjoinableWiFiIsRefused(arguments: [String]) throws {
-    let r = try runNFCTag(["ndef", "encode", "wifi"] + arguments)
+    (["--ssid", "H"], "short"),                                       // WPA2 key under 8 characters
+    (["--ssid", "H"], String(repeating: "k", count: 64)),             // 64 characters that are not hex
+    (["--ssid", "H", "--encryption", "none"], "longenough"),          // a WPA2 key without a cipher
+    (["--ssid", "H", "--auth", "open", "--encryption", "aes"], nil),  // open network, WPA cipher
+    (["--ssid", "H", "--auth", "open", "--encryption", "none"], "longenough"),  // open network, key
+  ] as [([String], String?)])
+  func unjoinableWiFiIsRefused(arguments: [String], key: String?) throws {
+    let keyArguments = key == nil ? [] : ["--password-env", "WIFI_KEY"]
+    let r = try runNFCTag(["ndef", "encode", "wifi"] + arguments + keyArguments, environment: key.map { ["WIFI_KEY": $0] } ?? [:])
     #expect(r.status == 64, "\(arguments): \(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1)
+    if let key { #expect(!r.stderr.contains(key)) }
   }
 
   @Test func joinableWiFiIsWritten() throws {
-    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", "longenough"]).status == 0)
-    #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", String(repeating: "a1", count: 32)]).status == 0)
+    let fromEnvironment = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password-env", "WIFI_KEY"],
+                                        environment: ["WIFI_KEY": "longenough"])
+    #expect(fromEnvironment.status == 0)
+    let hexKey = String(repeating: "a1", count: 32)
+    let fromStdin = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password-file", "-"], stdin: Data((hexKey + "\r\n").utf8))
+    #expect(fromStdin.status == 0)
+    #expect(try runNFCTag(["ndef", "decode", "--show-secrets", fromStdin.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+      .stdout.contains(hexKey))
     #expect(try runNFCTag(["ndef", "encode", "wifi", "--ssid", "Open"]).status == 0)
+  }
+
+  /// Secrets never go in argv: a Wi-Fi key given on the command line is refused (64) without
+  /// being repeated, and so is a key given two ways.
+  @Test func aWiFiKeyInArgvIsRefused() throws {
+    let inArgv = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password", "longenough"])
+    #expect(inArgv.status == 64)
+    #expect(inArgv.stdout.isEmpty)
+    #expect(inArgv.stderr.split(separator: "\n").count == 1)
+    #expect(inArgv.stderr.contains("--password-file"))
+    #expect(!inArgv.stderr.contains("longenough"))
+    let both = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "H", "--password-env", "K", "--password-file", "-"],
+                             stdin: Data("longenough\n".utf8), environment: ["K": "longenough"])
+    #expect(both.status == 64)
+    #expect(!(try runNFCTag(["write", "wifi", "--help"]).stdout.contains("--password <")))
   }
 
   @Test func aURLWithoutASchemeWarnsOrIsRefused() throws {

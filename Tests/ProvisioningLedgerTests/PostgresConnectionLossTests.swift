@@ -142,10 +142,11 @@ struct PostgresConnectionLossTests {
     started = Date()
     #expect(try ledger.counts().pending == 4)
     #expect(Date().timeIntervalSince(started) >= 0.7, "waited the last delay")
-    // Connected again: the delay is back to nothing.
+    // Connected again: the delay is back to nothing, not the last 0.8 s again (the bound leaves a
+    // slow machine room below that).
     started = Date()
     #expect(try ledger.counts().pending == 4)
-    #expect(Date().timeIntervalSince(started) < 0.5)
+    #expect(Date().timeIntervalSince(started) < 0.7)
   }
 
   @Test func idleConnectionKilledIsReplacedWithoutAnError() throws {

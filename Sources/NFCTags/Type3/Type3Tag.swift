@@ -454,7 +454,7 @@ public final class Type3Tag: NDEFTagPlatform {
   /// blocks in the same Check) and works out status and capacity.
   private func analyse(_ memory: Type3BlockCache, prefetch: [Int], withMC: Bool = true) throws(TagError) -> State {
     let mcWanted = isLiteFamily && withMC
-    try memory.fetch([0] + (mcWanted ? [Self.mcBlock] : []) + prefetch)
+    try memory.fetch([0] + (mcWanted ? [Self.mcBlock] : []), prefetching: prefetch)
     let block0 = try memory.block(0)
     let mc = mcWanted ? try memory.block(Self.mcBlock) : nil
     let notNDEF = NDEFStatusReport(status: .notSupported, capacity: 0)
@@ -525,6 +525,19 @@ final class Type3BlockCache {
       for (i, n) in chunk.enumerated() { blocks[n] = Array(data[(i * 16)..<(i * 16 + 16)]) }
       progress?.advance(by: chunk.count * 16)
       start += chunk.count
+    }
+  }
+
+  /// Fetches `numbers`, with `optional` in the same Checks where the limit allows. A Check the
+  /// tag refuses with status flags (a block it gives only after authentication) is tried again
+  /// without the optional blocks: a block that saves a round trip never fails an operation that
+  /// does not need it. The optional blocks are then read when needed.
+  func fetch(_ numbers: [Int], prefetching optional: [Int]) throws(TagError) {
+    do {
+      try fetch(numbers + optional)
+    } catch {
+      guard !optional.isEmpty, case .transceive(.status, _, _) = error else { throw error }
+      try fetch(numbers)
     }
   }
 

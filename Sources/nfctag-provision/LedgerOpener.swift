@@ -30,29 +30,30 @@ enum LedgerOpener {
     switch LedgerLocation(argument) {
     case .file(let path):
       try checkReadable(path)
-      let listJobs = { () throws(LedgerError) -> [String] in try SQLiteLedger.jobs(path: path) }
-      let name: String
-      if let job { name = job } else { name = try onlyJob(ledgerCall(listJobs)) }
-      do {
-        return try SQLiteLedger(path: path, job: LedgerJob(name: name), createIfMissing: false)
-      } catch .unknownJob(let name) {
-        throw unknownJob(name, among: try ledgerCall(listJobs))
-      } catch {
-        throw provisioningFailure(for: error)
+      return try open(job: job, listingJobs: { () throws(LedgerError) in try SQLiteLedger.jobs(path: path) }) {
+        (name) throws(LedgerError) in try SQLiteLedger(path: path, job: LedgerJob(name: name), createIfMissing: false)
       }
     case .postgres(let url):
       // Settings from the URL and the PG* variables; the password never comes from argv.
       let settings = try ledgerCall { () throws(LedgerError) in try PostgresSettings(url: url) }
-      let listJobs = { () throws(LedgerError) -> [String] in try PostgresLedger.jobs(settings: settings) }
-      let name: String
-      if let job { name = job } else { name = try onlyJob(ledgerCall(listJobs)) }
-      do {
-        return try PostgresLedger(settings: settings, job: LedgerJob(name: name), createIfMissing: false)
-      } catch .unknownJob(let name) {
-        throw unknownJob(name, among: try ledgerCall(listJobs))
-      } catch {
-        throw provisioningFailure(for: error)
+      return try open(job: job, listingJobs: { () throws(LedgerError) in try PostgresLedger.jobs(settings: settings) }) {
+        (name) throws(LedgerError) in try PostgresLedger(settings: settings, job: LedgerJob(name: name), createIfMissing: false)
       }
+    }
+  }
+
+  /// Opens `job`, or the ledger's only job when none is named; an unknown job is named with the
+  /// jobs the ledger does hold.
+  private static func open(job: String?, listingJobs: () throws(LedgerError) -> [String],
+                           _ opening: (String) throws(LedgerError) -> any Ledger) throws(CLIFailure) -> any Ledger {
+    let name: String
+    if let job { name = job } else { name = try onlyJob(ledgerCall(listingJobs)) }
+    do {
+      return try opening(name)
+    } catch .unknownJob(let name) {
+      throw unknownJob(name, among: try ledgerCall(listingJobs))
+    } catch {
+      throw provisioningFailure(for: error)
     }
   }
 

@@ -28,6 +28,8 @@ extension NFCTool {
     var commandsFile: String?
     @Flag(help: "The commands are ISO 7816 APDUs (the tag must take them: Type 4).") var apdu = false
     @Option(help: "Output: text or json.") var format: SendFormat = .text
+    @Flag(help: "Show the passwords in commands that carry one, and their answers (masked as ******** by default).")
+    var showSecrets = false
 
     func validate() throws {
       guard !commands.isEmpty || commandsFile != nil else {
@@ -69,7 +71,7 @@ extension NFCTool {
     }
 
     func run() throws {
-      let (apdu, json) = (apdu, format == .json)
+      let (apdu, json, showSecrets) = (apdu, format == .json, showSecrets)
       do {
         let frames = try (commands + fileCommands()).compactMap { parseLenientHex(Array($0.utf8)) }
         let exchanges = try TagSession(options: readerOptions).withTypedTag { tag in
@@ -81,10 +83,10 @@ extension NFCTool {
           o.string("reader", exchanges.reader)
           o.string("uid", hexString(exchanges.uid))
           o.string("kind", exchanges.kind)
-          o.raw("exchanges", "[" + exchanges.value.map { $0.json() }.joined(separator: ",") + "]")
+          o.raw("exchanges", "[" + exchanges.value.map { $0.json(showSecrets: showSecrets) }.joined(separator: ",") + "]")
           output.write(o.finish() + "\n")
         } else {
-          for exchange in exchanges.value { output.write(exchange.text()) }
+          for exchange in exchanges.value { output.write(exchange.text(showSecrets: showSecrets)) }
         }
         output.flush()
       } catch {
@@ -99,9 +101,20 @@ struct Exchange: Sendable {
   var command: [UInt8]
   var response: [UInt8]
   var meaning: String
+  /// The bytes of a command that carries a password shown before `********`, as traces show it
+  /// (``secretHeaderLength(_:kind:)``); nil for a command that carries none.
+  var secretHeader: Int?
+  /// Whether the answer ends in a status word, which stays visible when the answer is masked.
+  var endsInStatusWord = false
 
   init(tag: NFCTag, command: [UInt8], apdu: Bool) throws {
     self.command = command
+    switch tag {
+    case .iso7816: secretHeader = secretHeaderLength(command[...], kind: .apdu)
+    case .miFare, .iso15693: secretHeader = secretHeaderLength(command[...], kind: .raw)
+    case .feliCa: secretHeader = nil
+    }
+    if let header = secretHeader, header >= command.count { secretHeader = nil }
     switch tag {
     case .iso7816(let card):
       guard let parsed = NFCISO7816APDU(data: command) else {
@@ -109,6 +122,7 @@ struct Exchange: Sendable {
       }
       let (data, sw1, sw2) = try card.sendCommand(apdu: parsed)
       response = data + [sw1, sw2]
+      endsInStatusWord = true
       meaning = statusWordMeaning(sw1, sw2)
     case _ where apdu:
       throw CLIFailure(ExitStatus.dataError, "the tag in the field does not take ISO 7816 APDUs (it is not a Type 4 tag)")
@@ -125,14 +139,28 @@ struct Exchange: Sendable {
     }
   }
 
-  func text() -> String {
-    "> \(hexString(command, separator: " "))\n< \(hexString(response, separator: " "))\(meaning.isEmpty ? "" : "  (\(meaning))")\n"
+  /// The command and the answer in hex, with the password and the answer's data as `********`
+  /// unless `showSecrets`.
+  private func shown(showSecrets: Bool, separator: String) -> (command: String, response: String) {
+    guard let header = secretHeader, !showSecrets else {
+      return (hexString(command, separator: separator), hexString(response, separator: separator))
+    }
+    let command = hexString(command.prefix(header), separator: separator) + separator + "********"
+    let status = endsInStatusWord && response.count >= 2 ? Array(response.suffix(2)) : []
+    guard response.count > status.count else { return (command, hexString(response, separator: separator)) }
+    return (command, "********" + (status.isEmpty ? "" : separator + hexString(status, separator: separator)))
   }
 
-  func json() -> String {
+  func text(showSecrets: Bool) -> String {
+    let (command, response) = shown(showSecrets: showSecrets, separator: " ")
+    return "> \(command)\n< \(response)\(meaning.isEmpty ? "" : "  (\(meaning))")\n"
+  }
+
+  func json(showSecrets: Bool) -> String {
+    let (command, response) = shown(showSecrets: showSecrets, separator: "")
     var o = JSONObjectWriter()
-    o.string("command", hexString(command))
-    o.string("response", hexString(response))
+    o.string("command", command)
+    o.string("response", response)
     if !meaning.isEmpty { o.string("meaning", meaning) }
     return o.finish()
   }

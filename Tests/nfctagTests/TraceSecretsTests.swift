@@ -122,6 +122,20 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
     #expect(r.stdout.contains("> 30 04"))
   }
 
+  /// `send`'s own output masks the password and the answer (PACK) the same way, unless asked.
+  @Test func sendOutputMasksThePasswordUnlessAsked() throws {
+    let masked = try runNFCTag(["send", "--commands-file", "-", "--reader", "sim:ntag215"], stdin: Data("1bffffffff\n".utf8))
+    #expect(masked.status == 0, "\(masked.stderr)")
+    #expect(masked.stdout == "> 1b ********\n< ********\n", "\(masked.stdout)")
+    let json = try runNFCTag(["send", "--commands-file", "-", "--format", "json", "--reader", "sim:ntag215"], stdin: Data("1bffffffff\n".utf8))
+    #expect(json.stdout.contains(#"{"command":"1b********","response":"********"}"#), "\(json.stdout)")
+    let shown = try runNFCTag(["send", "--commands-file", "-", "--show-secrets", "--reader", "sim:ntag215"], stdin: Data("1bffffffff\n".utf8))
+    #expect(shown.stdout == "> 1b ff ff ff ff\n< 00 00\n", "\(shown.stdout)")
+    let apdu = try runNFCTag(["send", "--apdu", "--commands-file", "-", "--reader", "sim:type4"], stdin: Data("00200001043132333400\n".utf8))
+    #expect(apdu.stdout.hasPrefix("> 00 20 00 01 04 ********\n< "), "\(apdu.stdout)")
+    #expect(!apdu.stdout.contains("31 32 33 34"))
+  }
+
   /// A bad line of --commands-file is named by its number, never by its text (it may hold a password).
   @Test func aBadCommandLineIsNamedByItsNumber() throws {
     let r = try runNFCTag(["send", "60", "--commands-file", "-", "--reader", "sim:ntag215"],

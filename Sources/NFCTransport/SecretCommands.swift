@@ -1,4 +1,4 @@
-/// Where a password sits in a tag command: what traces and `nfctag send` mask.
+// Where a password sits in a tag command: what traces and `nfctag send` mask.
 
 /// What carries a tag frame inside an APDU.
 public enum TagFrameCarrier: Sendable {

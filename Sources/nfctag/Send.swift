@@ -52,20 +52,21 @@ extension NFCTool {
     func fileCommands() throws(CLIFailure) -> [String] {
       guard let commandsFile else { return [] }
       let bytes = try readInputOrFail(commandsFile)
+      let name = inputName(commandsFile)
       guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw CLIFailure(ExitStatus.dataError, "\(commandsFile == "-" ? "standard input" : commandsFile) is not text")
+        throw CLIFailure(ExitStatus.dataError, "\(name) is not text")
       }
       var commands: [String] = []
       for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
         let command = line.trimmingASCIISpaces()
         if command.isEmpty || command.hasPrefix("#") { continue }
         if let problem = Self.problem(with: command, apdu: apdu) {
-          throw CLIFailure(ExitStatus.dataError, "line \(index + 1) of \(commandsFile == "-" ? "standard input" : commandsFile) \(problem)")
+          throw CLIFailure(ExitStatus.dataError, "line \(index + 1) of \(name) \(problem)")
         }
         commands.append(String(command))
       }
       guard !commands.isEmpty || !self.commands.isEmpty else {
-        throw CLIFailure(ExitStatus.dataError, "\(commandsFile == "-" ? "standard input" : commandsFile) holds no command")
+        throw CLIFailure(ExitStatus.dataError, "\(name) holds no command")
       }
       return commands
     }

@@ -104,6 +104,11 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
 
 /// `send` with commands that carry a password: masked in the trace, the answer's data too.
 @Suite struct TraceMasksSentPasswords {
+  /// `nfctag send --commands-file - ARGUMENTS` on a simulated `tag`, with `commands` on stdin.
+  private func send(_ commands: String, _ arguments: [String] = [], tag: String = "ntag215") throws -> RunResult {
+    try runNFCTag(["send", "--commands-file", "-"] + arguments + ["--reader", "sim:\(tag)"], stdin: Data(commands.utf8))
+  }
+
   @Test func pwdAuthToAnNTAG() throws {
     let r = try runNFCTag(["send", "1b1a2b3c4d", "--trace", "--reader", "sim:ntag215"])
     #expect(r.status == 0, "\(r.stderr)")
@@ -113,8 +118,7 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
 
   /// The password stays out of argv too: `--commands-file -` reads the commands from stdin.
   @Test func pwdAuthFromStandardInput() throws {
-    let r = try runNFCTag(["send", "--commands-file", "-", "--trace", "--reader", "sim:ntag215"],
-                          stdin: Data("# authenticate, then read page 4\r\n1b 1a2b3c4d\n\n30 04\n".utf8))
+    let r = try send("# authenticate, then read page 4\r\n1b 1a2b3c4d\n\n30 04\n", ["--trace"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("trace: > ff 00 00 00 07 d4 42 1b ********"), "\(r.stderr)")
     #expect(!r.stderr.contains("1a 2b 3c 4d"))
@@ -124,25 +128,24 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
 
   /// `send`'s own output masks the password and the answer (PACK) the same way, unless asked.
   @Test func sendOutputMasksThePasswordUnlessAsked() throws {
-    let masked = try runNFCTag(["send", "--commands-file", "-", "--reader", "sim:ntag215"], stdin: Data("1bffffffff\n".utf8))
+    let masked = try send("1bffffffff\n")
     #expect(masked.status == 0, "\(masked.stderr)")
     #expect(masked.stdout == "> 1b ********\n< ********\n", "\(masked.stdout)")
-    let json = try runNFCTag(["send", "--commands-file", "-", "--format", "json", "--reader", "sim:ntag215"], stdin: Data("1bffffffff\n".utf8))
+    let json = try send("1bffffffff\n", ["--format", "json"])
     #expect(json.stdout.contains(#"{"command":"1b********","response":"********"}"#), "\(json.stdout)")
-    let shown = try runNFCTag(["send", "--commands-file", "-", "--show-secrets", "--reader", "sim:ntag215"], stdin: Data("1bffffffff\n".utf8))
+    let shown = try send("1bffffffff\n", ["--show-secrets"])
     #expect(shown.stdout == "> 1b ff ff ff ff\n< 00 00\n", "\(shown.stdout)")
-    let apdu = try runNFCTag(["send", "--apdu", "--commands-file", "-", "--reader", "sim:type4"], stdin: Data("00200001043132333400\n".utf8))
+    let apdu = try send("00200001043132333400\n", ["--apdu"], tag: "type4")
     #expect(apdu.stdout.hasPrefix("> 00 20 00 01 04 ********\n< "), "\(apdu.stdout)")
     #expect(!apdu.stdout.contains("31 32 33 34"))
   }
 
   /// A bad line of --commands-file is named by its number, never by its text (it may hold a password).
   @Test func aBadCommandLineIsNamedByItsNumber() throws {
-    let r = try runNFCTag(["send", "60", "--commands-file", "-", "--reader", "sim:ntag215"],
-                          stdin: Data("30 04\n1b 1a2b3c4dzz\n".utf8))
+    let r = try send("30 04\n1b 1a2b3c4dzz\n", ["60"])
     #expect(r.status == 65, "\(r.stderr)")
     #expect(r.stderr == "nfctag: line 2 of standard input is not a command in hex\n")
-    let empty = try runNFCTag(["send", "--commands-file", "-", "--reader", "sim:ntag215"], stdin: Data("# nothing\n".utf8))
+    let empty = try send("# nothing\n")
     #expect(empty.status == 65)
     #expect(empty.stderr == "nfctag: standard input holds no command\n")
   }

@@ -125,21 +125,21 @@ extension ProvisionCommand {
 
   private func readSecret() throws(CLIFailure) -> ProvisioningSecret? {
     guard protect else { return nil }
-    do {
-      if let secretFile {
-        let bytes = try readInputOrFail(secretFile)
-        return try ProvisioningSecret(text: String(decoding: bytes, as: UTF8.self))
+    // The error names the secret's length and where it came from, never a byte of it.
+    func secret(_ text: String, from source: String) throws(CLIFailure) -> ProvisioningSecret {
+      do { return try ProvisioningSecret(text: text) } catch {
+        throw CLIFailure(ExitStatus.usage, sanitizeLine("\(error) (read from \(source))"))
       }
-      if let secretEnv {
-        guard let value = getenv(secretEnv) else {
-          throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
-        }
-        return try ProvisioningSecret(text: String(cString: value))
+    }
+    if let secretFile {
+      let bytes = try readInputOrFail(secretFile)
+      return try secret(String(decoding: bytes, as: UTF8.self), from: "the file \(secretFile)")
+    }
+    if let secretEnv {
+      guard let value = getenv(secretEnv) else {
+        throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
       }
-    } catch let failure as CLIFailure {
-      throw failure
-    } catch {
-      throw CLIFailure(ExitStatus.usage, "the provisioning secret: \(error)")
+      return try secret(String(cString: value), from: "the environment variable \(secretEnv)")
     }
     return nil
   }

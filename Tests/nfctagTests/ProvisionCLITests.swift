@@ -93,6 +93,15 @@ struct ProvisionCLITests {
     }
   }
 
+  @Test func aNegativeCountSaysWhatACountIs() throws {
+    for value in ["-3", "0", "1.5", "ten"] {
+      let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])
+      #expect(r.status == 64, "\(value)")
+      #expect(r.stderr.contains("--count must be a positive whole number"), "\(value): \(r.stderr)")
+      #expect(!r.stderr.contains("Missing value"), "\(value): \(r.stderr)")
+    }
+  }
+
   @Test func aMissingRowsFileIs66AndASecretTooShortIs64() throws {
     let missing = try runNFCTag(["provision", "/nonexistent/rows.csv", "--url", "https://e.com/{id}"])
     #expect(missing.status == 66)
@@ -100,5 +109,7 @@ struct ProvisionCLITests {
                               environment: ["NFCTAG_T": "short"])
     #expect(short.status == 64)
     #expect(!short.stderr.contains("short"), "the secret never shows: \(short.stderr)")
+    #expect(short.stderr == "nfctag: the provisioning secret is 5 bytes; at least 16 are needed "
+      + "(read from the environment variable NFCTAG_T)\n", "\(short.stderr)")
   }
 }

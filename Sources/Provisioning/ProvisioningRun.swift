@@ -202,14 +202,16 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate {
     }
     let exchanges = session.exchangeCount
     let used = lastExchanges.withLock { last in defer { last = exchanges }; return exchanges - last }
+    if let problems = outcome.refusal {
+      // The rows that do not fit are the cause; the tag itself did nothing wrong.
+      busy.withLock { $0 = false }
+      run.events(.jobRefused(problems: problems))
+      return run.finish(.refused)
+    }
     run.events(.tag(ProvisionedTag(rowID: outcome.rowID, uid: hexString(tag.identifier), status: outcome.status,
                                    reason: outcome.reason, exitStatus: outcome.exitStatus, reader: reader,
                                    milliseconds: monotonicMilliseconds() - started, exchanges: used)))
     busy.withLock { $0 = false }
-    if let problems = outcome.refusal {
-      run.events(.jobRefused(problems: problems))
-      return run.finish(.refused)
-    }
     if (try? run.isComplete()) == true { return run.finish(.complete) }
     if run.isStopping { return session.invalidate() }
     session.restartPollingAfterRemoval()

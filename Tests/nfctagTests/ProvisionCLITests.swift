@@ -93,6 +93,35 @@ struct ProvisionCLITests {
     }
   }
 
+  /// Writes `contents` as `name` in `dir` and returns its path.
+  func file(_ dir: URL, _ name: String, _ contents: [UInt8]) throws -> String {
+    let url = dir.appendingPathComponent(name)
+    try Data(contents).write(to: url)
+    return url.path
+  }
+
+  @Test func aRefusedJobPrintsItsCauseAndNothingFalse() throws {
+    let dir = try scratch()
+    // A quoting mistake: the header was never read, so no column can be said to be missing.
+    let quoting = try file(dir, "quoting.csv", Array("id,name\n1,\"Ada\n".utf8))
+    let q = try runNFCTag(["provision", quoting, "--url", "https://e.com/{name}"])
+    #expect(q.status == 65)
+    #expect(q.stderr.split(separator: "\n").count == 1, "\(q.stderr)")
+    #expect(!q.stderr.contains("not a column"), "\(q.stderr)")
+    // Not text at all: the one real line, nothing after it.
+    let garbage = try file(dir, "garbage.csv", [0xFF, 0xFE, 0x00, 0x41, 0x0A])
+    let g = try runNFCTag(["provision", garbage, "--url", "https://e.com/{name}"])
+    #expect(g.status == 65)
+    #expect(g.stderr == "nfctag: line 1: not valid UTF-8 (byte 1 of the file)\n", "\(g.stderr)")
+    // The rows that do not fit the first tag are the cause: no "failed" line for the tag before them.
+    let long = try file(dir, "long.csv", Array(("id,path\n1,a\n2," + String(repeating: "x", count: 200) + "\n").utf8))
+    let c = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
+    #expect(c.status == 65)
+    #expect(c.stdout.isEmpty, "\(c.stdout)")
+    #expect(!c.stderr.contains("does not fit this tag"), "\(c.stderr)")
+    #expect(c.stderr.contains("row 2 (line 3): the message is 211 bytes; the tag holds "), "\(c.stderr)")
+  }
+
   @Test func aNegativeCountSaysWhatACountIs() throws {
     for value in ["-3", "0", "1.5", "ten"] {
       let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])

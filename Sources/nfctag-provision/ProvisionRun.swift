@@ -41,6 +41,12 @@ extension ProvisionCommand {
     // 2. The ledger, with the rows imported (idempotent).
     let jobName = job ?? rows.map(baseName) ?? "nfctag-provision"
     let location = ledger ?? (rows.map { $0 + ".ledger.sqlite" } ?? "nfctag-provision.sqlite")
+    // A ledger file this run creates is removed again when the job is refused before any tag
+    // was written (or the run cannot start): a refused job leaves nothing behind. A ledger that
+    // was there before is never removed.
+    let newFile = LedgerOpener.fileToBeCreated(location)
+    var discardNewFile = newFile != nil
+    defer { if discardNewFile, let newFile { LedgerOpener.removeLedgerFile(newFile) } }
     let book = try LedgerOpener.openForProvisioning(location, job: jobName)
     defer { book.close() }
     do {
@@ -82,6 +88,7 @@ extension ProvisionCommand {
       }
     }
     let end = run.run(pollers: pollers)
+    discardNewFile = discardNewFile && end == .refused
     watch.stop()
     interrupt.uninstall()
 

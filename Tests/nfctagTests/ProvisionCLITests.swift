@@ -122,6 +122,33 @@ struct ProvisionCLITests {
     #expect(c.stderr.contains("row 2 (line 3): the message is 211 bytes; the tag holds "), "\(c.stderr)")
   }
 
+  @Test func aRefusedJobLeavesNoLedgerFileButKeepsOneThatWasThere() throws {
+    let dir = try scratch()
+    func files() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("ledger") }.sorted()
+    }
+    let long = try file(dir, "long.csv", Array(("id,path\n1," + String(repeating: "x", count: 200) + "\n").utf8))
+    // Refused on the first tag (the row does not fit), on the job itself, and by a reader that cannot be used.
+    let refused = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
+    #expect(refused.status == 65, "\(refused.stderr)")
+    let template = try runNFCTag(["provision", long, "--url", "https://e.com/{nope}"])
+    #expect(template.status == 65)
+    let reader = try runNFCTag(["provision", long, "--url", "https://e.com/{id}", "--reader", "sim:nosuchtag"])
+    #expect(reader.status != 0, "\(reader.stderr)")
+    #expect(try files() == [], "no ledger was left behind")
+    // A ledger that was there before the refusal stays, with what it held.
+    let ledger = dir.appendingPathComponent("kept.sqlite").path
+    let first = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--job", "a", "--ledger", ledger,
+                               "--timeout", "2", "--reader", feed(1, dir)])
+    #expect(first.status == 0, "\(first.stderr)")
+    let again = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--ledger", ledger, "--timeout", "2",
+                               "--reader", feed(1, dir)])
+    #expect(again.status == 65, "\(again.stderr)")
+    #expect(FileManager.default.fileExists(atPath: ledger))
+    let status = try runNFCTag(["ledger", "status", ledger, "--job", "a", "--json"])
+    #expect(status.stdout.contains(#""done":1"#), "\(status.stdout)")
+  }
+
   @Test func aNegativeCountSaysWhatACountIs() throws {
     for value in ["-3", "0", "1.5", "ten"] {
       let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])

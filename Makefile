@@ -75,10 +75,10 @@ build: deps
 ## and the Debian package (scripts/test-package.sh). The ledger's PostgreSQL tests run against a
 ## throw-away cluster (scripts/with-postgres.sh: started before, stopped after, also on failure).
 test: deps pcscd
-	$(SWIFT) build
-	scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; \
+	scripts/timed.sh build $(SWIFT) build --build-tests
+	scripts/timed.sh tests scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; exit $$status
-	$(MAKE) --no-print-directory package-test
+	scripts/timed.sh package $(MAKE) --no-print-directory package-test
 
 ## package-test: make install into a scratch root, man -l, completions, make uninstall, make deb,
 ## dpkg -x and the unpacked nfctag --version, lintian.
@@ -109,8 +109,8 @@ TSAN_SUITES = ^(PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|P
   ^nfctagTests\.FaultsEndToEnd/pcscdRestartedDuringAWrite \
   ^nfctagTests\.TagEndToEnd/(tagRemovedMidReadIs74WithTapAgain|emulateExitsZeroOnCtrlCAndTheCardLeaves|noTagBeforeTheTimeoutIs75)
 tsan: deps pcscd
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	NFCTAG_E2E=1 NFCTAG_TSAN=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/with-postgres.sh \
+	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	NFCTAG_E2E=1 NFCTAG_TSAN=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/timed.sh tests scripts/with-postgres.sh \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel \
 	  $(foreach s,$(TSAN_SUITES),--filter '$(s)') 2>&1 | tee .build-tsan/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build-tsan/test.log; \
@@ -132,9 +132,10 @@ docs: deps
 fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz.sh $(FUZZ_TARGET) $(FUZZ_SECONDS)
 
-## fuzz-ci: every target for 30 s (what CI runs).
+## fuzz-ci: every target for 30 s, two at a time (what CI runs).
 fuzz-ci: deps
-	FUZZ_RUNS= scripts/fuzz.sh all 30
+	scripts/timed.sh build scripts/fuzz.sh build
+	FUZZ_RUNS= scripts/timed.sh runs scripts/fuzz.sh all 30
 
 ## release: the release binaries, Swift runtime linked statically: $(BIN_RELEASE) and the
 ## program it runs for provision and ledger, $(HELPER_RELEASE).

@@ -199,9 +199,11 @@ public struct LedgerCounts: Sendable, Equatable {
 
 /// Why a ledger call failed. Messages state facts and hold no secret.
 public enum LedgerError: Error, Sendable, Equatable {
-  /// The ledger file or database could not be opened or created (path or URL without password).
+  /// The ledger file or database could not be opened or created (path or URL without password),
+  /// with the reason (the operating system's, the server's).
   case cannotOpen(String)
-  /// The backend failed or the connection was lost: nothing of this call was committed.
+  /// The server cannot be reached, the connection was lost, or the backend failed (a file locked
+  /// for too long, an I/O error): nothing of this call was committed.
   case unavailable(String)
   /// The ledger was written by a newer schema, or is not a ledger.
   case incompatible(String)

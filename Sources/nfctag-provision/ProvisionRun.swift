@@ -103,7 +103,7 @@ extension ProvisionCommand {
     case .refused:
       throw ExitCode(ExitStatus.dataError)
     case .ledgerFailed(let why):
-      throw CLIFailure(ExitStatus.unavailable, "the ledger: \(why)")
+      throw CLIFailure(ExitStatus.unavailable, sanitizeLine(why))
     case .stopped:
       throw ExitCode(tally.worstExit > 0 ? tally.worstExit : ExitStatus.interrupted)
     case .timedOut:
@@ -169,7 +169,7 @@ extension ProvisionCommand {
 func provisioningExitStatus(for error: any Error) -> Int32 {
   switch error {
   case let failure as CLIFailure: return failure.code
-  case is LedgerError: return ExitStatus.tempFail
+  case let ledger as LedgerError: return exitStatus(for: ledger)
   case let failure as ProvisioningFailure:
     switch failure.kind {
     case .security: return ExitStatus.noPermission

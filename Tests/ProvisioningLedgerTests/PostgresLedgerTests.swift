@@ -111,7 +111,13 @@ struct PostgresLedgerTests {
     var settings = try TestPostgres.settings()
     settings.host = "127.0.0.1"
     settings.port = 1
-    #expect(throws: LedgerError.self) { try PostgresLedger(settings: settings, job: TestPostgres.freshJob()) }
+    do {
+      _ = try PostgresLedger(settings: settings, job: TestPostgres.freshJob())
+      Issue.record("a ledger opened on port 1")
+    } catch {
+      guard case .unavailable(let message) = error else { Issue.record("\(error)"); return }
+      #expect(message.hasPrefix("cannot connect to PostgreSQL at "), "\(message)")
+    }
   }
 
   @Test func importIsIdempotentAndRefusesChangedRows() throws {

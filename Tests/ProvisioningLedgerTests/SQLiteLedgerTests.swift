@@ -77,6 +77,21 @@ final class ScratchDirectory: Sendable {
     }
   }
 
+  @Test func aFileThatCannotBeOpenedSaysWhy() throws {
+    let directory = try ScratchDirectory()
+    let plain = directory.file("plain.txt")
+    #expect(FileManager.default.createFile(atPath: plain, contents: Data("x".utf8)))
+    let cases = [(directory.file("no/such/folder/l.sqlite"), "No such file or directory"),
+                 (plain + "/l.sqlite", "Not a directory"), (directory.path, "Is a directory")]
+    for (path, reason) in cases {
+      for create in [true, false] {
+        #expect(throws: LedgerError.cannotOpen("\(path): \(reason)")) {
+          try SQLiteLedger(path: path, job: C.job, createIfMissing: create)
+        }
+      }
+    }
+  }
+
   @Test func anEmptyFileBecomesALedgerOnlyWhenAsked() throws {
     let directory = try ScratchDirectory()
     let path = directory.file("empty.sqlite")

@@ -149,6 +149,20 @@ struct ProvisionCLITests {
     #expect(status.stdout.contains(#""done":1"#), "\(status.stdout)")
   }
 
+  @Test func aLedgerThatCannotBeOpenedIs66WithTheReasonAndAnUnreachableOne69() throws {
+    let dir = try scratch()
+    let plain = try file(dir, "plain.txt", Array("x".utf8))
+    for (ledger, reason) in [(plain + "/l.sqlite", "Not a directory"), (dir.path + "/no/l.sqlite", "No such file or directory")] {
+      let r = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", ledger])
+      #expect(r.status == 66, "\(r.stderr)")
+      #expect(r.stderr == "nfctag: cannot open the ledger: \(ledger): \(reason)\n")
+    }
+    let server = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", "postgres://station@127.0.0.1:1/line"])
+    #expect(server.status == 69, "\(server.stderr)")
+    #expect(server.stderr.hasPrefix("nfctag: the ledger is unavailable"), "\(server.stderr)")
+    #expect(server.stderr.split(separator: "\n").count == 1)
+  }
+
   @Test func aNegativeCountSaysWhatACountIs() throws {
     for value in ["-3", "0", "1.5", "ten"] {
       let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])

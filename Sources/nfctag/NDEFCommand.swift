@@ -23,7 +23,9 @@ extension NDEFCommand {
       commandName: "decode",
       abstract: "Decode an NDEF message.",
       discussion: """
-        Hex may contain spaces, colons and 0x prefixes. With --lines, every input line is one hex \
+        Hex may contain spaces, colons and 0x prefixes. An empty line (what dump prints for an empty \
+        tag) is the empty NDEF message, as are zero bytes with --input raw; no input at all (not even \
+        a line feed, usually a failed command before the pipe) is refused (65). With --lines, every input line is one hex \
         message and every output line one JSON object; a bad line prints {"line":N,"error":"..."} and \
         the others go on (exit 65 at the end).
         """)
@@ -46,13 +48,17 @@ extension NDEFCommand {
       }
       do {
         let raw: [UInt8] = message == "-" ? try readInputOrFail("-") : Array(message.utf8)
+        if raw.isEmpty, input != .raw {
+          throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
+                           + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
+        }
         let bytes = try decodeInput(raw, as: input.encoding)
         let decoded: NDEFMessage
-        do { decoded = try NDEFMessage(decoding: bytes) } catch {
+        do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
           throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
         }
         let output = StandardOutput()
-        output.write(format == .json ? messageJSON(decoded) + "\n" : messageText(decoded, showSecrets: showSecrets))
+        output.write(format == .json ? messageJSON(decoded) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
         output.flush()
       } catch let failure as CLIFailure {
         throw fail(failure)
@@ -137,7 +143,7 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
   func run() throws {
     do {
       let bytes: [UInt8]
-      do { bytes = try kind.makeMessage().encoded() } catch let error as NDEFError {
+      do { bytes = try kind.makeMessage().encodedAllowingEmpty() } catch let error as NDEFError {
         throw CLIFailure(ExitStatus.dataError, "cannot encode: \(error)")
       }
       let out = StandardOutput()

@@ -199,7 +199,7 @@ struct ScanReport: Sendable {
     }
     var out = alignedLines(lines)
     if let message {
-      out += message.records.isEmpty ? "(empty NDEF message)\n" : messageText(message, showSecrets: showSecrets)
+      out += messageTextOrEmpty(message, showSecrets: showSecrets)
     }
     if let messageError { out += "ndef problem: \(sanitizeLine(messageError))\n" }
     return out

@@ -37,15 +37,8 @@ extension NFCTool {
         case .raw: output.write(bytes)
         case .hex: output.write(hexString(bytes) + "\n")
         case .json, .text:
-          let message = bytes.isEmpty ? NDEFMessage(records: []) : try decodeTagMessage(bytes)
-          if format == .json {
-            output.write(messageJSON(message) + "\n")
-          } else if message.records.isEmpty {
-            // Nothing in a pipe (an empty message has no lines); a person at a terminal is told.
-            if isatty(1) != 0 { output.write("(empty NDEF message)\n") }
-          } else {
-            output.write(messageText(message, showSecrets: showSecrets))
-          }
+          let message = try decodeTagMessage(bytes)
+          output.write(format == .json ? messageJSON(message) + "\n" : messageTextOrEmpty(message, showSecrets: showSecrets))
         }
         output.flush()
       } catch {
@@ -222,9 +215,9 @@ extension NFCTool {
   }
 }
 
-/// Decodes a message read from a tag; its errors are bad data (65).
+/// Decodes a message read from a tag (zero bytes: the empty message); its errors are bad data (65).
 func decodeTagMessage(_ bytes: [UInt8]) throws -> NDEFMessage {
-  do { return try NDEFMessage(decoding: bytes) } catch { throw NFCReaderError(error) }
+  do { return try NDEFMessage.decodingAllowingEmpty(bytes) } catch { throw NFCReaderError(error) }
 }
 
 /// What the reader learnt about a tag, for output: reader, UID, ATR.

@@ -238,14 +238,18 @@ struct NDEFBytesKind: MessageKind {
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
     let given = try readInputOrFail(file)
+    if given.isEmpty, input != .raw {
+      throw CLIFailure(ExitStatus.dataError, "no input: the empty NDEF message is an empty line (what dump prints for an empty tag)")
+    }
     let bytes: [UInt8]
     if let input {
       bytes = try decodeInput(given, as: input.encoding)
     } else {
-      // What `ndef encode` and `dump` print between commands is hex text: take it as such.
-      bytes = parseLenientHex(given).flatMap { $0.isEmpty ? nil : $0 } ?? given
+      // What `ndef encode` and `dump` print between commands is hex text: take it as such (an
+      // empty line: the empty message). No NDEF message starts with a hex digit or white space.
+      bytes = parseLenientHex(given) ?? given
     }
-    do { return try NDEFMessage(decoding: bytes) } catch {
+    do { return try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
     }
   }

@@ -8,8 +8,19 @@ final class InMemoryLedger: Ledger {
   private struct State {
     var rows: [LedgerRecord] = []
     var failures: [LedgerTagFailure] = []
+    var settings: String?
   }
   private let state = Locked(State())
+
+  func settings() throws(LedgerError) -> String? { state.withLock { $0.settings } }
+
+  func recordSettings(_ settings: String, replacing: Bool) throws(LedgerError) -> LedgerSettingsCheck {
+    state.withLock { s in
+      let check = LedgerSettingsCheck(current: s.settings, given: settings, replacing: replacing)
+      if check == .recorded { s.settings = settings }
+      return check
+    }
+  }
 
   func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport {
     state.withLock { s in

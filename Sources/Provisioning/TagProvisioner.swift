@@ -16,6 +16,8 @@ struct TagProvisioner {
   let content: any ProvisioningContent
   let options: ProvisioningOptions
   let reader: String
+  /// The run's give-backs that wait for the ledger.
+  let giveBacks: PendingGiveBacks
 
   /// What one tag came to, before it is reported.
   struct Outcome {
@@ -37,9 +39,11 @@ struct TagProvisioner {
   func provision(_ tag: any NFCNDEFTag, checkCapacity: Bool) -> Outcome {
     let uidBytes = tag.identifier
     let uid = hexString(uidBytes)
+    // Rows whose give-back waits for the ledger go back first.
     let claim: LedgerClaim
+    let tookOver: Bool
     do {
-      claim = try ledger.claim(uid: uid, at: place())
+      (claim, tookOver) = try giveBacks.claim(uid: uid, on: ledger) { () throws(LedgerError) in try ledger.claim(uid: uid, at: place()) }
     } catch {
       return Outcome(rowID: nil, status: .failed, reason: "the ledger: \(error)", exitStatus: options.exitStatus(error))
     }
@@ -50,7 +54,7 @@ struct TagProvisioner {
       return Outcome(rowID: done.id, status: .skipped, reason: "already provisioned as row \(done.id)")
     case .exhausted:
       return Outcome(rowID: nil, status: .skipped, reason: "no row is left for this tag")
-    case .resumed(let record): row = record; fresh = false
+    case .resumed(let record): row = record; fresh = tookOver
     case .claimed(let record): row = record; fresh = true
     }
 
@@ -73,7 +77,7 @@ struct TagProvisioner {
       if checkCapacity, let capacity = report?.capacity {
         let problems = content.rowsExceeding(capacity: capacity)
         if !problems.isEmpty {
-          try? ledger.unclaim(rowID: row.id, uid: uid, failure: failure("the job does not fit this tag's \(capacity) bytes", status: 65))
+          giveBack(row: row.id, uid: uid, failure: failure("the job does not fit this tag's \(capacity) bytes", status: 65))
           return Outcome(rowID: row.id, status: .failed, reason: "the job does not fit this tag", exitStatus: 65, refusal: problems)
         }
       }
@@ -98,11 +102,23 @@ struct TagProvisioner {
       if step.touched || !fresh {
         try? ledger.fail(rowID: row.id, uid: uid, failure: record)
       } else {
-        try? ledger.unclaim(rowID: row.id, uid: uid, failure: record)
+        giveBack(row: row.id, uid: uid, failure: record)
       }
       return Outcome(rowID: row.id, status: .failed, reason: reason, exitStatus: status)
     } catch {
       return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), exitStatus: options.exitStatus(error))
+    }
+  }
+
+  /// Gives a newly claimed row back; when the ledger is unavailable (a server restarting), the
+  /// give-back waits in ``giveBacks`` and is redone before the next claim.
+  private func giveBack(row: String, uid: String, failure: LedgerFailure) {
+    do {
+      try ledger.unclaim(rowID: row, uid: uid, failure: failure)
+    } catch .unavailable {
+      giveBacks.add(rowID: row, uid: uid, failure: failure)
+    } catch {
+      // Not bound to this tag any more (released meanwhile): nothing to give back.
     }
   }
 

@@ -216,7 +216,7 @@ struct WiFiKind: MessageKind {
 
 struct JSONKind: MessageKind {
   static let kindName = "json"
-  static let abstract = "A whole message from JSON (docs/json-format.md)."
+  static let abstract = "A whole message from JSON (json-format.md in the documentation folder)."
   @Argument(help: "A JSON file, or - for stdin.") var file: String = "-"
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {

@@ -35,7 +35,7 @@ DIST = $(RELEASE_SCRATCH)/dist
 # The man page is dated by the last commit, so the same tree gives the same page.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: all deps package-deps bench-deps build release dist test package-test tsan docs bench fuzz fuzz-ci \
+.PHONY: all deps package-deps bench-deps build release dist test package-test tsan tsan-build docs bench fuzz fuzz-ci \
         install install-files uninstall deb lint-deb demo pcscd clean
 
 all: build
@@ -108,14 +108,18 @@ TSAN_SUITES = ^(PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|P
   ^nfctagTests\.(StationsEndToEnd|ReadersEndToEnd|ProvisionEndToEnd|ProvisionFaultsEndToEnd|FeederE2ETests|ServiceRestartEndToEnd|LedgerCLIPostgres)/ \
   ^nfctagTests\.FaultsEndToEnd/pcscdRestartedDuringAWrite \
   ^nfctagTests\.TagEndToEnd/(tagRemovedMidReadIs74WithTapAgain|emulateExitsZeroOnCtrlCAndTheCardLeaves|noTagBeforeTheTimeoutIs75)
-tsan: deps pcscd
-	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+tsan: tsan-build
 	NFCTAG_E2E=1 NFCTAG_TSAN=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/timed.sh tests scripts/with-postgres.sh \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel \
 	  $(foreach s,$(TSAN_SUITES),--filter '$(s)') 2>&1 | tee .build-tsan/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build-tsan/test.log; \
 	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
 	  exit $$status
+
+## tsan-build: the build make tsan runs its suites on (.build-tsan), alone: CI builds it first, then
+## runs the documentation and the fuzzers beside the suites.
+tsan-build: deps pcscd
+	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 
 ## docs: the DocC documentation of NFCSession and NDEF (swift-docc-plugin); any DocC warning fails it.
 docs: deps

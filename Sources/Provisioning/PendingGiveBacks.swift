@@ -33,8 +33,10 @@ final class PendingGiveBacks: Sendable {
   ///   give-back is dropped and the row counts as newly claimed).
   func claim(uid: String, on ledger: any Ledger,
              _ claim: () throws(LedgerError) -> LedgerClaim) throws(LedgerError) -> (LedgerClaim, tookOver: Bool) {
-    try waiting.withLock { list throws(LedgerError) in
-      guard !list.isEmpty else { return (try claim(), false) }
+    // Nothing waits (the usual case): claims of several readers do not queue behind one lock. A
+    // give-back for this UID can only have been added before, by this tag's earlier failure.
+    if waiting.withLock({ $0.isEmpty }) { return (try claim(), false) }
+    return try waiting.withLock { list throws(LedgerError) in
       Self.retry(&list, on: ledger)
       let result = try claim()
       guard case .resumed(let row) = result, let i = list.firstIndex(where: { $0.rowID == row.id && $0.uid == uid }) else {

@@ -87,22 +87,7 @@ extension JSONWriter {
         bytes.append(contentsOf: URIRecord.prefixes[code].utf8)  // plain ASCII: nothing to escape
         record.payload.withUnsafeBytes { escape(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
         bytes.append(0x22)
-      } else if let sp = SmartPosterRecord(record) {
-        key("smartPoster")
-        raw("{\"uri\":"); string(sp.uri)
-        key("titles")
-        bytes.append(0x5B)
-        for (i, t) in sp.titles.enumerated() {
-          if i > 0 { bytes.append(0x2C) }
-          raw("{\"language\":"); string(t.language)
-          key("text"); string(t.text)
-          bytes.append(0x7D)
-        }
-        bytes.append(0x5D)
-        if let a = sp.action { key("action"); number(Int(a)) }
-        if let s = sp.size { key("size"); number(Int(s)) }
-        if let t = sp.mimeType { key("type"); string(t) }
-        bytes.append(0x7D)
+      } else if smartPoster(record) {
       } else if let h = HandoverRecord(record) {
         key("handover")
         raw("{\"kind\":"); string(h.kind.rawValue)
@@ -192,6 +177,69 @@ extension JSONWriter {
       bytes.append(0x7D)
       return true
     }
+  }
+
+  /// Writes the `smartPoster` key of a valid Smart Poster, as ``SmartPosterRecord`` would read it
+  /// (the same rules, record by record, all checked before anything is written), and returns
+  /// true; returns false and writes nothing for any other record. Icons and other records are
+  /// not part of the JSON and are only skipped.
+  private mutating func smartPoster(_ record: NDEFRecord) -> Bool {
+    guard record.hasType(.wellKnown, "Sp"), let nested = (try? record.nestedMessage()) ?? nil else { return false }
+    var uri: NDEFRecord? = nil
+    var uriCode = 0
+    var titles: [(record: NDEFRecord, layout: TextRecord.Layout, utf16: [UInt8])] = []
+    var action: UInt8? = nil
+    var size: UInt32? = nil
+    var mimeType: [UInt8]? = nil
+    for r in nested.records {
+      if r.hasType(.wellKnown, "U") {
+        guard uri == nil, let code = URIRecord.prefixCode(r) else { return false }  // exactly one valid URI
+        uri = r
+        uriCode = code
+      } else if r.hasType(.wellKnown, "T") {
+        guard let layout = TextRecord.Layout(r) else { return false }
+        var utf8: [UInt8] = []
+        let valid = r.payload.withUnsafeBytes { payload in
+          let body = UnsafeRawBufferPointer(rebasing: payload[layout.text])
+          return layout.isUTF16 ? appendUTF8(fromStrictUTF16: body, to: &utf8) : isValidUTF8(body)
+        }
+        guard valid else { return false }
+        titles.append((r, layout, utf8))
+      } else if r.hasType(.wellKnown, "act") {
+        guard r.payload.count == 1, let a = r.payload.first else { return false }
+        action = a
+      } else if r.hasType(.wellKnown, "s") {
+        guard r.payload.count == 4 else { return false }
+        size = r.payload.reduce(0) { $0 << 8 | UInt32($1) }
+      } else if r.hasType(.wellKnown, "t") {
+        guard isValidUTF8(r.payload) else { return false }
+        mimeType = r.payload
+      }
+    }
+    guard let uri else { return false }
+    raw(",\"smartPoster\":{\"uri\":\"")
+    bytes.append(contentsOf: URIRecord.prefixes[uriCode].utf8)  // plain ASCII: nothing to escape
+    uri.payload.withUnsafeBytes { escape(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) }
+    raw("\",\"titles\":[")
+    for (i, title) in titles.enumerated() {
+      if i > 0 { bytes.append(0x2C) }
+      title.record.payload.withUnsafeBytes { payload in
+        raw("{\"language\":"); string(utf8: UnsafeRawBufferPointer(rebasing: payload[title.layout.language]))
+        raw(",\"text\":")
+        if title.layout.isUTF16 {
+          string(utf8: title.utf16)
+        } else {
+          string(utf8: UnsafeRawBufferPointer(rebasing: payload[title.layout.text]))
+        }
+      }
+      bytes.append(0x7D)
+    }
+    bytes.append(0x5D)
+    if let action { raw(",\"action\":"); number(Int(action)) }
+    if let size { raw(",\"size\":"); number(Int(size)) }
+    if let mimeType { raw(",\"type\":"); string(utf8: mimeType) }
+    bytes.append(0x7D)
+    return true
   }
 
   /// Whether a MIME record's data is shown as text: ``MIMERecord/isText``, or a type that names

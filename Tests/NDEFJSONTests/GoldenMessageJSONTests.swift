@@ -8,7 +8,7 @@ import NDEFJSON
 /// URIs with every prefix code, MIME, external, absolute-URI, unknown and empty records, IDs,
 /// smart posters, several records, chunks, long and IL forms) and the edge cases of each fast path
 /// (invalid UTF-8 and UTF-16, non-ASCII types whose Unicode case folding and grapheme rules differ
-/// from ASCII's, deceptive scalars).
+/// from ASCII's, deceptive scalars, smart posters that break one rule each).
 @Suite struct GoldenMessageJSON {
   static let golden: [(kind: String, hex: String, json: String)] = [
     (##"text8"##, ##"d1015154026a61313a20c3bc6265722072c3a973756dc3a920c3bc62657220636166c3a9206e61c3af766520746578742074657874203c7461673e206e61c3af7665206e61c3af766520616c70686120616c706861"##,
@@ -267,6 +267,30 @@ import NDEFJSON
      ##"{"records":[{"tnf":"media","type":"application/vnd.wfa.wsc","id":"","payload":"104a000110100e00321026000101104500076e65742d303031100300020020100f000200081027000870617373776f7264102000066fffffffffff","wifi":{"ssid":"net-001","authentication":["wpa2-personal"],"encryption":["aes"],"networkKey":"password","macAddress":"6f:ff:ff:ff:ff:ff"}}]}"##),
     (##"reserved-tnf"##, ##"d701017879"##,
      ##"{"records":[{"tnf":"reserved","type":"x","id":"","payload":"79","warnings":["reserved TNF 7, shown as is and never encoded"]}]}"##),
+    (##"poster-act-two-bytes"##, ##"d1021053709101045504612e625103026163740001"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e625103026163740001"}]}"##),
+    (##"poster-size-three-bytes"##, ##"d1020f53709101045504612e6251010373000102"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e6251010373000102"}]}"##),
+    (##"poster-type-invalid-utf8"##, ##"d1021153709101045504612e62510105747465ff7874"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e62510105747465ff7874"}]}"##),
+    (##"poster-icon-and-other"##, ##"d102345370920904696d6167652f706e6789504e471101045504612e62150001011101075402656e22686922520901566964656f2f4d503400"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"920904696d6167652f706e6789504e471101045504612e62150001011101075402656e22686922520901566964656f2f4d503400","smartPoster":{"uri":"https://a.b","titles":[{"language":"en","text":"\"hi\""}]}}]}"##),
+    (##"poster-no-uri"##, ##"d102095370d101055402656e6869"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"d101055402656e6869"}]}"##),
+    (##"poster-act-twice"##, ##"d1022553709101045504612e62110301616374001103016163740211010473ffffffff51010374612262"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e62110301616374001103016163740211010473ffffffff51010374612262","smartPoster":{"uri":"https://a.b","titles":[],"action":2,"size":4294967295,"type":"a\"b"}}]}"##),
+    (##"poster-title-invalid-utf8"##, ##"d1021053709101045504612e625101045402656ec3"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e625101045402656ec3"}]}"##),
+    (##"poster-title-empty-type"##, ##"d1021053709101045504612e6251000502656e6869"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e6251000502656e6869","smartPoster":{"uri":"https://a.b","titles":[]}}]}"##),
+    (##"poster-truncated"##, ##"d102055370d1010a5502"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"d1010a5502"}]}"##),
+    (##"poster-uri-bad-code"##, ##"d102065370d10102553078"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"d10102553078"}]}"##),
+    (##"poster-uri-deceptive"##, ##"d102155370910106550061e280ae625101075482656efffe2e20"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"910106550061e280ae625101075482656efffe2e20","smartPoster":{"uri":"a\u202eb","titles":[{"language":"en","text":"\u202e"}]}}]}"##),
+    (##"poster-in-poster"##, ##"d1021353709101045504612e625102065370d10102550378"##,
+     ##"{"records":[{"tnf":"well-known","type":"Sp","id":"","payload":"9101045504612e625102065370d10102550378","smartPoster":{"uri":"https://a.b","titles":[]}}]}"##),
   ]
 
   @Test func everyKindIsWrittenAsBefore() throws {

@@ -1,7 +1,7 @@
 /// Strict UTF-8 decoding: nil for invalid bytes (never repaired).
 ///
 /// The same answer as `String(validating:as:)`, faster on contiguous bytes: ASCII (checked eight
-/// bytes at a time) is valid as it is; anything else is checked by ``isValidUTF8(_:)-(UnsafeRawBufferPointer)``
+/// bytes at a time) is valid as it is; anything else is checked by `isValidUTF8(_:)`
 /// before the String is built. `String(validating:as:)` is generic over the encoding and,
 /// unspecialized, looks up type metadata on every call: a tenth of `ndef decode --lines` went there.
 /// - Parameter bytes: the UTF-8 bytes (text record, URI, MIME text, record ID…).
@@ -25,7 +25,7 @@ public func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
   return (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil
 }
 
-/// True when `bytes` are well-formed UTF-8; see ``isValidUTF8(_:)-(UnsafeRawBufferPointer)``.
+/// True when `bytes` are well-formed UTF-8: the same test as `isValidUTF8(_:)` on a raw buffer.
 /// - Parameter bytes: the bytes to check (a record's type, ID or payload, or a slice of one).
 @inlinable
 public func isValidUTF8<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {

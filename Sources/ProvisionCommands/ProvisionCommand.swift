@@ -23,7 +23,9 @@ package struct ProvisionCommand: ParsableCommand {
       touched (exit 65). Each tag is written tear-safely, read back, optionally mirrored, \
       protected and locked, read back again, and only then recorded as done in the ledger \
       (SQLite by default; postgres://USER@HOST:PORT/DB for several stations). Rerunning the \
-      same command continues where it stopped; a tag whose UID is done is skipped. Ctrl-C \
+      same command continues where it stopped; a tag whose UID is done is skipped. The ledger \
+      records the job's template and --mirror, --protect, --protect-reads and --lock: a rerun \
+      with others is refused (65) unless --allow-template-change. Ctrl-C \
       finishes the tag in hand, then stops; a second Ctrl-C stops between two tag commands.
       Exit 0 when every row is done; 75 when --timeout passed with rows remaining; otherwise \
       the highest exit status of a failed tag (docs/exit-codes.md).
@@ -39,7 +41,10 @@ package struct ProvisionCommand: ParsableCommand {
   @Option(help: "The ledger: a SQLite file (default ROWS.ledger.sqlite, or nfctag-provision.sqlite) or postgres://USER@HOST:PORT/DB.")
   package var ledger: String?
   @Option(help: "The job's name in the ledger (default: the rows file's name).") package var job: String?
-  @Option(help: "Without ROWS: provision N tags from the template alone.") package var count: Int?
+  // Unconditional, so that `--count -3` reaches the check below instead of reading as an option.
+  @Option(parsing: .unconditional, help: "Without ROWS: provision N tags from the template alone.",
+          transform: ProvisionCommand.count(_:))
+  package var count: Int?
   @Option(name: .shortAndLong, parsing: .singleValue,
           help: "A reader (name, unique prefix, index, or a sim: simulator); repeat for several, or `all`.")
   package var reader: [String] = []
@@ -55,6 +60,11 @@ package struct ProvisionCommand: ParsableCommand {
   @Flag(help: "With --protect: reads need the password too.") package var protectReads = false
   @Option(help: "NTAG213/215/216 mirror into the {mirror} room of the URL: uid, counter or uid+counter.")
   package var mirror: MirrorArgument?
+  @Flag(help: ArgumentHelp("""
+    Go on with a template or options (--mirror, --protect, --protect-reads, --lock) other than the \
+    job was started with; they are recorded as the job's from now on.
+    """))
+  package var allowTemplateChange = false
   @Flag(help: "One JSON event per line on stdout.") package var json = false
   @Flag(name: .shortAndLong, help: "Print errors only.") package var quiet = false
   @Flag(help: "Do not signal outcomes on the reader (ACR122U LEDs and buzzer).") package var noFeedback = false
@@ -67,7 +77,7 @@ package struct ProvisionCommand: ParsableCommand {
     guard templates == 1 else { throw ValidationError("give the message with exactly one of --url, --text or --message.") }
     if rows != nil, count != nil { throw ValidationError("give ROWS or --count, not both.") }
     if rows == nil, count == nil { throw ValidationError("give ROWS (a CSV or .jsonl file) or --count N.") }
-    if let count, !(1...1_000_000).contains(count) { throw ValidationError("--count must be between 1 and 1000000.") }
+    if let count, !Self.counts.contains(count) { throw ValidationError(Self.countRule) }
     if lock, !yes { throw ValidationError("--lock makes every tag read-only for good: add --yes to confirm.") }
     if protect != ((secretFile != nil) || (secretEnv != nil)) || (secretFile != nil && secretEnv != nil) {
       throw ValidationError(protect ? "--protect needs exactly one of --secret-file or --secret-env."
@@ -78,6 +88,16 @@ package struct ProvisionCommand: ParsableCommand {
       throw ValidationError("--timeout must be more than 0 and at most 86400 seconds.")
     }
     if json, quiet { throw ValidationError("give --json or --quiet, not both.") }
+  }
+
+  /// The counts `--count` takes.
+  static let counts = 1...1_000_000
+  static let countRule = "--count must be a positive whole number, at most 1000000."
+
+  /// `--count`'s value: a whole number in ``counts``.
+  static func count(_ argument: String) throws -> Int {
+    guard let value = Int(argument), counts.contains(value) else { throw ValidationError(countRule) }
+    return value
   }
 
   package func run() throws {

@@ -37,6 +37,8 @@ public struct JobValidation: Sendable {
 
     var reportedColumns = Set<String>()
     switch rows.format {
+    case .csv where rows.columns.isEmpty && !rows.problems.isEmpty:
+      break  // the header could not be read (a quoting mistake, not UTF-8…): that problem is the cause
     case .csv:
       let header = Set(rows.columns)
       for name in template.placeholders.sorted() where !header.contains(name) {

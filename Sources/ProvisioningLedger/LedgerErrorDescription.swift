@@ -6,7 +6,7 @@ extension LedgerError: CustomStringConvertible {
   public var description: String {
     switch self {
     case .cannotOpen(let why): return "cannot open the ledger: \(oneLine(why))"
-    case .unavailable(let why): return "the ledger failed, nothing of this step was committed: \(oneLine(why))"
+    case .unavailable(let why): return "the ledger is unavailable, nothing of this step was committed: \(oneLine(why))"
     case .incompatible(let why): return oneLine(why)
     case .rowsDiffer(let lines):
       let shown = lines.prefix(Self.differencesShown).map(oneLine)

@@ -22,7 +22,8 @@ public final class PostgresLedger: Ledger {
   /// Connects, creates or migrates the tables, and (with `createIfMissing`) adds the job when it
   /// is new. Without it, nothing is created: the database must hold the ledger's tables (an older
   /// schema is still migrated) and `job`.
-  /// - Throws: ``LedgerError/cannotOpen(_:)`` (server unreachable, login refused),
+  /// - Throws: ``LedgerError/unavailable(_:)`` (server unreachable, connection lost),
+  ///   ``LedgerError/cannotOpen(_:)`` (login refused),
   ///   ``LedgerError/incompatible(_:)`` (tables of a newer version), ``LedgerError/unknownJob(_:)``
   ///   (no such job and `createIfMissing` is false).
   public init(settings: PostgresSettings, job: LedgerJob, createIfMissing: Bool = true) throws(LedgerError) {
@@ -43,7 +44,6 @@ public final class PostgresLedger: Ledger {
       }
     } catch {
       session.close()
-      if case .unavailable(let reason) = error { throw .cannotOpen(reason) }
       throw error
     }
   }
@@ -59,20 +59,39 @@ public final class PostgresLedger: Ledger {
   public static func jobs(settings: PostgresSettings) throws(LedgerError) -> [String] {
     let session = try PostgresSession(settings: settings)
     defer { session.close() }
-    do {
-      return try session.transaction { (connection) throws(TransactionError) in
-        guard try PostgresSchema.installedVersion(connection) != nil else { return [] }
-        return try connection.query("SELECT name FROM nfctag_jobs ORDER BY name").map {
-          (row) throws(TransactionError) in try connection.decode(row, String.self)
-        }
+    return try session.transaction { (connection) throws(TransactionError) in
+      guard try PostgresSchema.installedVersion(connection) != nil else { return [] }
+      return try connection.query("SELECT name FROM nfctag_jobs ORDER BY name").map {
+        (row) throws(TransactionError) in try connection.decode(row, String.self)
       }
-    } catch {
-      if case .unavailable(let reason) = error { throw .cannotOpen(reason) }
-      throw error
     }
   }
 
   public func close() { session.close() }
+
+  // MARK: Settings
+
+  public func settings() throws(LedgerError) -> String? {
+    let name = job.name
+    return try session.transaction { (connection) throws(TransactionError) in
+      let rows = try connection.query("SELECT settings FROM nfctag_jobs WHERE name = \(name)")
+      return try rows.first.flatMap { (row) throws(TransactionError) in try connection.decode(row, String?.self) }
+    }
+  }
+
+  public func recordSettings(_ settings: String, replacing: Bool) throws(LedgerError) -> LedgerSettingsCheck {
+    let name = job.name
+    return try session.transaction { (connection) throws(TransactionError) in
+      // The job's row locked: stations starting at once compare and record in turn.
+      let rows = try connection.query("SELECT settings FROM nfctag_jobs WHERE name = \(name) FOR UPDATE")
+      let current: String? = try rows.first.flatMap { (row) throws(TransactionError) in try connection.decode(row, String?.self) }
+      let check = LedgerSettingsCheck(current: current, given: settings, replacing: replacing)
+      if check == .recorded {
+        try connection.execute("UPDATE nfctag_jobs SET settings = \(settings) WHERE name = \(name)")
+      }
+      return check
+    }
+  }
 
   // MARK: Rows
 

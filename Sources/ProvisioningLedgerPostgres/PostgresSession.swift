@@ -45,7 +45,8 @@ final class PostgresSession: Sendable {
   }
 
   /// Connects (once, no backoff): the server must be there when a ledger is opened.
-  /// - Throws: ``LedgerError/cannotOpen(_:)`` with the reason, never the password.
+  /// - Throws: ``LedgerError/unavailable(_:)`` when the server cannot be reached,
+  ///   ``LedgerError/cannotOpen(_:)`` when it refused (a login, TLS); the reason, never the password.
   init(settings: PostgresSettings) throws(LedgerError) {
     self.settings = settings
     do {
@@ -58,7 +59,11 @@ final class PostgresSession: Sendable {
         state.connection = try sync(connect(number: 1))
         state.connectionsMade = 1
       } catch {
-        throw .cannotOpen("cannot connect to PostgreSQL at \(settings): \(error.reason)\(passwordNotes(error))")
+        let why = "cannot connect to PostgreSQL at \(settings): \(error.reason)\(passwordNotes(error))"
+        // The server answered and refused (a login, a database, TLS): the ledger cannot be
+        // opened. No answer at all: it is unavailable.
+        if case .lost(let reason) = error, !error.isAuthentication, !reason.contains("TLS") { throw .unavailable(why) }
+        throw .cannotOpen(why)
       }
     }
   }

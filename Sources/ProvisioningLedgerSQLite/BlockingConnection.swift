@@ -1,5 +1,10 @@
 import ProvisioningLedger
 import SQLiteNIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One SQLite connection used synchronously: the blocking strategy of ``SQLiteLedger``.
 ///
@@ -35,7 +40,7 @@ final class BlockingConnection: Sendable {
     } catch {
       try? pool.syncShutdownGracefully()
       try? loop.syncShutdownGracefully()
-      throw .cannotOpen("\(path): SQLite cannot open it\(create ? " or create it" : "")")
+      throw .cannotOpen("\(path): \(Self.whyNotOpened(path: path, create: create) ?? "\(error)")")
     }
     let connection = BlockingConnection(path: path, pool: pool, loop: loop, connection: opened)
     do {
@@ -47,6 +52,26 @@ final class BlockingConnection: Sendable {
       throw error
     }
     return connection
+  }
+
+  /// The operating system's reason why `path` cannot be opened (read and write) or, with
+  /// `create`, created: `No such file or directory`, `Permission denied`, `Not a directory`…;
+  /// nil when the file system shows none (SQLite's own reason is used then).
+  static func whyNotOpened(path: String, create: Bool) -> String? {
+    func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+    var info = stat()
+    if stat(path, &info) == 0 {
+      if info.st_mode & S_IFMT == S_IFDIR { return reason(EISDIR) }
+      return access(path, R_OK | W_OK) != 0 ? reason(errno) : nil
+    }
+    let missing = errno
+    guard create, missing == ENOENT else { return reason(missing) }
+    // A new file needs a folder that exists and can be written.
+    let folder = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+    let parent = folder.isEmpty ? "/" : folder
+    if stat(parent, &info) != 0 { return reason(errno) }
+    if info.st_mode & S_IFMT != S_IFDIR { return reason(ENOTDIR) }
+    return access(parent, W_OK | X_OK) != 0 ? reason(errno) : nil
   }
 
   private init(path: String, pool: NIOThreadPool, loop: MultiThreadedEventLoopGroup, connection: SQLiteConnection) {

@@ -95,6 +95,20 @@ enum LedgerOpener {
 }
 
 extension LedgerOpener {
+  /// The path of the ledger file that opening `argument` for `provision` would create: nil for
+  /// a PostgreSQL ledger or a file that exists (or cannot be looked at).
+  static func fileToBeCreated(_ argument: String) -> String? {
+    guard case .file(let path) = LedgerLocation(argument) else { return nil }
+    var info = stat()
+    return lstat(path, &info) != 0 && errno == ENOENT ? path : nil
+  }
+
+  /// Removes a ledger file this process created, with SQLite's companions (`-wal`, `-shm`,
+  /// `-journal`). Call it only once the ledger is closed.
+  static func removeLedgerFile(_ path: String) {
+    for suffix in ["-wal", "-shm", "-journal", ""] { unlink(path + suffix) }
+  }
+
   /// The ledger `provision` works on: created when missing (a SQLite file; PostgreSQL's tables),
   /// the job created on first use.
   static func openForProvisioning(_ argument: String, job: String) throws(CLIFailure) -> any Ledger {

@@ -30,7 +30,7 @@ extension ProvisionCommand {
       throw CLIFailure(ExitStatus.noInput, "cannot read the rows file \(rows): \(String(cString: strerror(errno)))")
     }
     let rowsFile = rows.map { RowsFile.load(path: $0) } ?? RowsFile.counted(count ?? 0)
-    let template = try makeTemplate()
+    let (template, settings) = try makeTemplate()
     let validation = JobValidation(rows: rowsFile, template: template, mirror: mirrorMode)
     if !validation.problems.isEmpty {
       for problem in validation.problems { writeStderr("nfctag: \(sanitizeLine(problem.description))\n") }
@@ -41,8 +41,15 @@ extension ProvisionCommand {
     // 2. The ledger, with the rows imported (idempotent).
     let jobName = job ?? rows.map(baseName) ?? "nfctag-provision"
     let location = ledger ?? (rows.map { $0 + ".ledger.sqlite" } ?? "nfctag-provision.sqlite")
+    // A ledger file this run creates is removed again when the job is refused before any tag
+    // was written (or the run cannot start): a refused job leaves nothing behind. A ledger that
+    // was there before is never removed.
+    let newFile = LedgerOpener.fileToBeCreated(location)
+    var discardNewFile = newFile != nil
+    defer { if discardNewFile, let newFile { LedgerOpener.removeLedgerFile(newFile) } }
     let book = try LedgerOpener.openForProvisioning(location, job: jobName)
     defer { book.close() }
+    try checkSettings(settings, in: book)
     do {
       _ = try book.importRows(rowsFile.rows.map(\.ledgerInput))
     } catch .rowsDiffer(let lines) {
@@ -82,6 +89,7 @@ extension ProvisionCommand {
       }
     }
     let end = run.run(pollers: pollers)
+    discardNewFile = discardNewFile && end == .refused
     watch.stop()
     interrupt.uninstall()
 
@@ -96,7 +104,7 @@ extension ProvisionCommand {
     case .refused:
       throw ExitCode(ExitStatus.dataError)
     case .ledgerFailed(let why):
-      throw CLIFailure(ExitStatus.unavailable, "the ledger: \(why)")
+      throw CLIFailure(ExitStatus.unavailable, sanitizeLine(why))
     case .stopped:
       throw ExitCode(tally.worstExit > 0 ? tally.worstExit : ExitStatus.interrupted)
     case .timedOut:
@@ -107,13 +115,17 @@ extension ProvisionCommand {
     }
   }
 
-  private func makeTemplate() throws(CLIFailure) -> MessageTemplate {
+  /// The template, and the job's settings (what every tag gets) to record or compare.
+  private func makeTemplate() throws(CLIFailure) -> (MessageTemplate, JobSettings) {
+    func settings(_ kind: JobSettings.TemplateKind, _ source: String) -> JobSettings {
+      JobSettings(kind: kind, template: source, mirror: mirrorMode, protect: protect, protectReads: protectReads, lock: lock)
+    }
     do {
-      if let url { return .url(try Template(url)) }
-      if let text { return .text(try Template(text)) }
+      if let url { return (.url(try Template(url)), settings(.url, url)) }
+      if let text { return (.text(try Template(text)), settings(.text, text)) }
       if let message {
         let bytes = try readInputOrFail(message)
-        return .message(try MessageJSONTemplate(parsing: bytes))
+        return (.message(try MessageJSONTemplate(parsing: bytes)), settings(.message, String(decoding: bytes, as: UTF8.self)))
       }
     } catch let failure as CLIFailure {
       throw failure
@@ -123,23 +135,35 @@ extension ProvisionCommand {
     throw CLIFailure(ExitStatus.usage, "no template")
   }
 
+  /// Records the job's settings on its first run (or, with --allow-template-change, replaces
+  /// them); a run with other settings is refused (65) before anything is imported or written.
+  private func checkSettings(_ settings: JobSettings, in book: any Ledger) throws(CLIFailure) {
+    let check = try LedgerOpener.ledgerCall { () throws(LedgerError) in
+      try book.recordSettings(settings.encoded, replacing: allowTemplateChange)
+    }
+    guard case .differs(let recorded) = check else { return }
+    let differences = settings.differences(from: JobSettings(decoding: recorded))
+    throw CLIFailure(ExitStatus.dataError, sanitizeLine(differences.joined(separator: "; ")
+      + ": rerun with the job's, or add --allow-template-change to go on with this run's"))
+  }
+
   private func readSecret() throws(CLIFailure) -> ProvisioningSecret? {
     guard protect else { return nil }
-    do {
-      if let secretFile {
-        let bytes = try readInputOrFail(secretFile)
-        return try ProvisioningSecret(text: String(decoding: bytes, as: UTF8.self))
+    // The error names the secret's length and where it came from, never a byte of it.
+    func secret(_ text: String, from source: String) throws(CLIFailure) -> ProvisioningSecret {
+      do { return try ProvisioningSecret(text: text) } catch {
+        throw CLIFailure(ExitStatus.usage, sanitizeLine("\(error) (read from \(source))"))
       }
-      if let secretEnv {
-        guard let value = getenv(secretEnv) else {
-          throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
-        }
-        return try ProvisioningSecret(text: String(cString: value))
+    }
+    if let secretFile {
+      let bytes = try readInputOrFail(secretFile)
+      return try secret(String(decoding: bytes, as: UTF8.self), from: "the file \(secretFile)")
+    }
+    if let secretEnv {
+      guard let value = getenv(secretEnv) else {
+        throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
       }
-    } catch let failure as CLIFailure {
-      throw failure
-    } catch {
-      throw CLIFailure(ExitStatus.usage, "the provisioning secret: \(error)")
+      return try secret(String(cString: value), from: "the environment variable \(secretEnv)")
     }
     return nil
   }
@@ -162,7 +186,7 @@ extension ProvisionCommand {
 func provisioningExitStatus(for error: any Error) -> Int32 {
   switch error {
   case let failure as CLIFailure: return failure.code
-  case is LedgerError: return ExitStatus.tempFail
+  case let ledger as LedgerError: return exitStatus(for: ledger)
   case let failure as ProvisioningFailure:
     switch failure.kind {
     case .security: return ExitStatus.noPermission

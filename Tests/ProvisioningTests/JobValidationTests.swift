@@ -22,6 +22,16 @@ private func lines(_ validation: JobValidation) -> [String] { validation.problem
     ])
   }
 
+  @Test func aFileWhoseHeaderCannotBeReadIsNotBlamedForItsColumns() throws {
+    // The file's own problem is the cause; its header was never read, so no column is missing.
+    let quoting = JobValidation(rows: csv("id,name\n1,\"Ada\n"), template: try url("https://e.com/{name}"), mirror: nil)
+    #expect(lines(quoting).count == 1)
+    #expect(!lines(quoting).contains { $0.contains("not a column") }, "\(lines(quoting))")
+    let garbage = RowsFile.parse([0xFF, 0xFE, 0x00, 0x41, 0x0A], format: .csv)
+    let binary = JobValidation(rows: garbage, template: try url("https://e.com/{name}"), mirror: nil)
+    #expect(lines(binary) == ["line 1: not valid UTF-8 (byte 1 of the file)"])
+  }
+
   @Test func columnsWithoutARowsFile() throws {
     let validation = JobValidation(rows: .counted(2), template: try url("https://e.com/{n}/{x}"), mirror: nil)
     #expect(lines(validation) == ["the template uses {x}, but the job has no rows file"])
@@ -37,6 +47,11 @@ private func lines(_ validation: JobValidation) -> [String] { validation.problem
     let validation = JobValidation(rows: csv("id,url\n1,https://a\n2,\n3,https://c\n"), template: try url("{url}"), mirror: nil)
     #expect(lines(validation) == ["row 2 (line 3): the URL is empty"])
     #expect(validation.messageSizes.map(\.row.id) == ["1", "3"])
+  }
+
+  @Test func aURLThatIsNotAURIIsRefusedPerRow() throws {
+    let validation = JobValidation(rows: csv("id,url\n1,https://a\n2,https://a b\n3,https://c\n"), template: try url("{url}"), mirror: nil)
+    #expect(lines(validation) == [#"row 2 (line 3): the URL "https://a b" is not a valid URI: it holds a space (character 10)"#])
   }
 
   @Test func everyProblemInFileOrder() throws {

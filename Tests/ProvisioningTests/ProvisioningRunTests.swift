@@ -89,8 +89,9 @@ import Testing
     let path = try image()
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let long = "https://example.com/" + String(repeating: "x", count: 200) + "{n}"
-    let (end, _, ledger) = try provision(path, content: try content(long))
+    let (end, tags, ledger) = try provision(path, content: try content(long))
     #expect(end == .refused)
+    #expect(tags.isEmpty, "the rows that do not fit are the cause, not a failed tag: \(tags)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     #expect(try ledger.records().first?.status == .pending)
   }

@@ -6,6 +6,11 @@ import Testing
 let e2eEnabled = ProcessInfo.processInfo.environment["NFCTAG_E2E"] == "1"
 let e2eSkipReason: Comment = "needs pcscd with vsmartcard-vpcd: run `make test` (sets NFCTAG_E2E=1)"
 
+/// `make tsan` sets NFCTAG_TSAN=1. The suites that repeat one scenario many times (kills at random
+/// moments, thousands of rows) repeat it fewer times there: the same threads meet in each
+/// repetition, and `make test` keeps the full counts.
+let underThreadSanitizer = ProcessInfo.processInfo.environment["NFCTAG_TSAN"] == "1"
+
 /// The vpcd slot the end-to-end tests use: "Virtual PCD 00 01" on 35964 (the demo uses 00 00).
 let e2eReader = "Virtual PCD 00 01"
 let e2ePort = "127.0.0.1:35964"

@@ -17,8 +17,9 @@ import Testing
 
   @Test func anUnreachableServerIsOneLine() throws {
     let r = try runNFCTag(["ledger", "status", "postgres://station@127.0.0.1:1/line", "--job", "x"])
-    #expect(r.status == 66, "\(r.stderr)")
-    #expect(r.stderr.hasPrefix("nfctag: cannot open the ledger: cannot connect to PostgreSQL at postgres://station@127.0.0.1:1/line: "))
+    #expect(r.status == 69, "\(r.stderr)")
+    #expect(r.stderr.hasPrefix("nfctag: the ledger is unavailable, nothing of this step was committed: "
+      + "cannot connect to PostgreSQL at postgres://station@127.0.0.1:1/line: "), "\(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1)
   }
 }

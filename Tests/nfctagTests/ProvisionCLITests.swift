@@ -93,6 +93,111 @@ struct ProvisionCLITests {
     }
   }
 
+  /// Writes `contents` as `name` in `dir` and returns its path.
+  func file(_ dir: URL, _ name: String, _ contents: [UInt8]) throws -> String {
+    let url = dir.appendingPathComponent(name)
+    try Data(contents).write(to: url)
+    return url.path
+  }
+
+  @Test func aRefusedJobPrintsItsCauseAndNothingFalse() throws {
+    let dir = try scratch()
+    // A quoting mistake: the header was never read, so no column can be said to be missing.
+    let quoting = try file(dir, "quoting.csv", Array("id,name\n1,\"Ada\n".utf8))
+    let q = try runNFCTag(["provision", quoting, "--url", "https://e.com/{name}"])
+    #expect(q.status == 65)
+    #expect(q.stderr.split(separator: "\n").count == 1, "\(q.stderr)")
+    #expect(!q.stderr.contains("not a column"), "\(q.stderr)")
+    // Not text at all: the one real line, nothing after it.
+    let garbage = try file(dir, "garbage.csv", [0xFF, 0xFE, 0x00, 0x41, 0x0A])
+    let g = try runNFCTag(["provision", garbage, "--url", "https://e.com/{name}"])
+    #expect(g.status == 65)
+    #expect(g.stderr == "nfctag: line 1: not valid UTF-8 (byte 1 of the file)\n", "\(g.stderr)")
+    // The rows that do not fit the first tag are the cause: no "failed" line for the tag before them.
+    let long = try file(dir, "long.csv", Array(("id,path\n1,a\n2," + String(repeating: "x", count: 200) + "\n").utf8))
+    let c = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
+    #expect(c.status == 65)
+    #expect(c.stdout.isEmpty, "\(c.stdout)")
+    #expect(!c.stderr.contains("does not fit this tag"), "\(c.stderr)")
+    #expect(c.stderr.contains("row 2 (line 3): the message is 211 bytes; the tag holds "), "\(c.stderr)")
+  }
+
+  @Test func aRefusedJobLeavesNoLedgerFileButKeepsOneThatWasThere() throws {
+    let dir = try scratch()
+    func files() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains("ledger") }.sorted()
+    }
+    let long = try file(dir, "long.csv", Array(("id,path\n1," + String(repeating: "x", count: 200) + "\n").utf8))
+    // Refused on the first tag (the row does not fit), on the job itself, and by a reader that cannot be used.
+    let refused = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
+    #expect(refused.status == 65, "\(refused.stderr)")
+    let template = try runNFCTag(["provision", long, "--url", "https://e.com/{nope}"])
+    #expect(template.status == 65)
+    let reader = try runNFCTag(["provision", long, "--url", "https://e.com/{id}", "--reader", "sim:nosuchtag"])
+    #expect(reader.status != 0, "\(reader.stderr)")
+    #expect(try files() == [], "no ledger was left behind")
+    // A ledger that was there before the refusal stays, with what it held.
+    let ledger = dir.appendingPathComponent("kept.sqlite").path
+    let first = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--job", "a", "--ledger", ledger,
+                               "--timeout", "2", "--reader", feed(1, dir)])
+    #expect(first.status == 0, "\(first.stderr)")
+    let again = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--ledger", ledger, "--timeout", "2",
+                               "--reader", feed(1, dir)])
+    #expect(again.status == 65, "\(again.stderr)")
+    #expect(FileManager.default.fileExists(atPath: ledger))
+    let status = try runNFCTag(["ledger", "status", ledger, "--job", "a", "--json"])
+    #expect(status.stdout.contains(#""done":1"#), "\(status.stdout)")
+  }
+
+  @Test func aLedgerThatCannotBeOpenedIs66WithTheReasonAndAnUnreachableOne69() throws {
+    let dir = try scratch()
+    let plain = try file(dir, "plain.txt", Array("x".utf8))
+    for (ledger, reason) in [(plain + "/l.sqlite", "Not a directory"), (dir.path + "/no/l.sqlite", "No such file or directory")] {
+      let r = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", ledger])
+      #expect(r.status == 66, "\(r.stderr)")
+      #expect(r.stderr == "nfctag: cannot open the ledger: \(ledger): \(reason)\n")
+    }
+    let server = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", "postgres://station@127.0.0.1:1/line"])
+    #expect(server.status == 69, "\(server.stderr)")
+    #expect(server.stderr.hasPrefix("nfctag: the ledger is unavailable"), "\(server.stderr)")
+    #expect(server.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test func aRerunWithAnotherTemplateIsRefusedUnlessAllowed() throws {
+    let dir = try scratch()
+    let ledger = dir.appendingPathComponent("l.sqlite").path
+    func provision(_ options: [String], tags: Int) throws -> RunResult {
+      try runNFCTag(["provision", "--count", "2", "--ledger", ledger, "--timeout", "2", "--json", "--reader", feed(tags, dir)] + options)
+    }
+    let first = try provision(["--url", "https://e.com/{n}"], tags: 1)
+    #expect(first.status == 75, "one row done, one left: \(first.stderr)")
+    // Another template, or the same one with another option: refused before any tag.
+    let text = try provision(["--text", "Asset {n}"], tags: 2)
+    #expect(text.status == 65)
+    #expect(text.stderr == "nfctag: the job was started with --url 'https://e.com/{n}', this run has --text 'Asset {n}': "
+      + "rerun with the job's, or add --allow-template-change to go on with this run's\n", "\(text.stderr)")
+    #expect(text.stdout.isEmpty, "no tag was touched")
+    let locked = try provision(["--url", "https://e.com/{n}", "--lock", "--yes"], tags: 2)
+    #expect(locked.status == 65)
+    #expect(locked.stderr.contains("the job was started without --lock, this run has it"), "\(locked.stderr)")
+    // Allowed: the new template is the job's from now on (the first tag is done already: skipped).
+    let allowed = try provision(["--text", "Asset {n}", "--allow-template-change"], tags: 2)
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(allowed.stdout.contains(#""status":"done""#))
+    let back = try provision(["--url", "https://e.com/{n}"], tags: 1)
+    #expect(back.status == 65)
+    #expect(back.stderr.contains("the job was started with --text 'Asset {n}', this run has --url 'https://e.com/{n}'"))
+  }
+
+  @Test func aNegativeCountSaysWhatACountIs() throws {
+    for value in ["-3", "0", "1.5", "ten"] {
+      let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])
+      #expect(r.status == 64, "\(value)")
+      #expect(r.stderr.contains("--count must be a positive whole number"), "\(value): \(r.stderr)")
+      #expect(!r.stderr.contains("Missing value"), "\(value): \(r.stderr)")
+    }
+  }
+
   @Test func aMissingRowsFileIs66AndASecretTooShortIs64() throws {
     let missing = try runNFCTag(["provision", "/nonexistent/rows.csv", "--url", "https://e.com/{id}"])
     #expect(missing.status == 66)
@@ -100,5 +205,7 @@ struct ProvisionCLITests {
                               environment: ["NFCTAG_T": "short"])
     #expect(short.status == 64)
     #expect(!short.stderr.contains("short"), "the secret never shows: \(short.stderr)")
+    #expect(short.stderr == "nfctag: the provisioning secret is 5 bytes; at least 16 are needed "
+      + "(read from the environment variable NFCTAG_T)\n", "\(short.stderr)")
   }
 }

@@ -149,7 +149,7 @@ struct ProvisionFaultsEndToEnd {
     let arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
                      "--reader", e2eReader, "--json"]
     var delays: [Int] = []
-    for run in 1...20 {
+    for run in 1...(underThreadSanitizer ? 8 : 20) {
       let process = Process()
       process.executableURL = nfctagBinary()
       process.arguments = arguments

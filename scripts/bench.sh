@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the SQLite
 # ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
-# `ndef decode --lines` beside Python's ndeflib decoding the same messages, on two corpora (small
-# messages; mixed real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
+# `ndef decode --lines` beside Python's ndeflib decoding the same messages, on three corpora (small
+# messages of four kinds; small messages of every record kind, 154 bytes on average; mixed
+# real-world sizes, 20 bytes to 70 KB); and the cold start (`nfctag --version`)
 # beside Python's ndeftool; and the APDU round trip through pcscd + vpcd to `nfctag emulate`
 # (median, p90, p99, max over 1,000); the shared ledger on PostgreSQL (claims+finishes per second
 # with 8 stations, Benchmarks/PostgresLedgerBench). Run through `make bench`: BIN_DIR is the static release build that
@@ -64,6 +65,8 @@ PY
 
 "$py" scripts/bench_ndeflib.py generate "${BENCH_LINES:-200000}" > "$work/messages.hex"
 codec small "$work/messages.hex"
+"$py" scripts/bench_ndeflib.py generate-kinds "${BENCH_KINDS_LINES:-100000}" > "$work/kinds.hex"
+codec kinds "$work/kinds.hex"
 "$py" scripts/bench_ndeflib.py generate-mixed "${BENCH_MIXED_LINES:-100000}" > "$work/mixed.hex"
 codec mixed "$work/mixed.hex"
 

@@ -46,11 +46,17 @@ public func appendHex<C: Collection>(_ bytes: C, to output: inout [UInt8]) where
 ///   - output: the buffer the digits are appended to.
 public func appendHex(_ source: UnsafeRawBufferPointer, to output: inout [UInt8]) {
   guard !source.isEmpty else { return }
-  let start = output.count
-  output.append(contentsOf: repeatElement(0, count: source.count * 2))
-  output.withUnsafeMutableBytes { buffer in
-    guard let base = buffer.baseAddress else { return }
-    writeHex(source, to: base + start)
+  // Written on the stack, 256 bytes at a time, and appended with one copy: cheaper than growing
+  // the array with zeros and writing over them.
+  withUnsafeTemporaryAllocation(byteCount: 512, alignment: 2) { digits in
+    guard let base = digits.baseAddress else { return }
+    var start = 0
+    while start < source.count {
+      let count = min(256, source.count - start)
+      writeHex(UnsafeRawBufferPointer(rebasing: source[start..<(start + count)]), to: base)
+      output.append(contentsOf: UnsafeRawBufferPointer(start: base, count: 2 * count))
+      start += count
+    }
   }
 }
 

@@ -114,7 +114,8 @@ struct NDEFDecoder {
         }
       } else {
         var record = NDEFRecord(tnf: tnf,
-                                type: typeLength == 0 ? [] : Array(bytes[index..<typeEnd]),
+                                type: typeLength == 0 ? [] : typeLength == 1 ? Self.oneByteTypes[Int(bytes[index])]
+                                  : Array(bytes[index..<typeEnd]),
                                 identifier: idLength == 0 ? [] : Array(bytes[typeEnd..<idEnd]),
                                 payload: payloadLength == 0 ? [] : Array(bytes[idEnd..<payloadEnd]))
         if typeLength == 0, (1...4).contains(tnfValue) {
@@ -146,6 +147,10 @@ struct NDEFDecoder {
       }
     }
   }
+
+  /// Every one-byte type (`T`, `U`, `s`, `t`…), made once and shared: a record of one of them
+  /// takes a reference to it instead of an allocation of its own.
+  private static let oneByteTypes: [[UInt8]] = (0...255).map { [UInt8($0)] }
 
   /// The error for a record header cut short: names the first field that is cut, at its offset.
   private static func truncatedHeader(at offset: Int, left: Int, shortRecord: Bool) -> NDEFError {

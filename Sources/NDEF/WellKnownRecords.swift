@@ -25,19 +25,42 @@ public struct TextRecord: Hashable, Sendable {
 
   /// Parses `record` strictly: nil when it is not a Text record or its bytes are not valid.
   public init?(_ record: NDEFRecord) {
-    guard record.hasType(.wellKnown, "T") || (record.tnf == .wellKnown && record.type.isEmpty) else { return nil }
-    guard let status = record.payload.first else { return nil }
-    let languageLength = Int(status & 0x3F)
-    guard status & 0x40 == 0, record.payload.count >= 1 + languageLength else { return nil }
-    let languageBytes = record.payload[1..<(1 + languageLength)]
-    guard languageBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), let language = strictUTF8(languageBytes) else { return nil }
-    let body = record.payload[(1 + languageLength)...]
-    if status & 0x80 != 0 {
+    guard let layout = Layout(record) else { return nil }
+    let language = String(decoding: record.payload[layout.language], as: UTF8.self)  // printable ASCII
+    let body = record.payload[layout.text]
+    if layout.isUTF16 {
       guard let text = strictUTF16(body) else { return nil }
       self.init(text: text, language: language, encoding: .utf16)
     } else {
       guard let text = strictUTF8(body) else { return nil }
       self.init(text: text, language: language, encoding: .utf8)
+    }
+  }
+
+  /// Where the parts of a Text record lie in its payload: the header checked, the text not yet
+  /// decoded. ``TextRecord/init(_:)`` reads through it, and so can a writer that copies the
+  /// bytes without building Strings.
+  public struct Layout: Hashable, Sendable {
+    /// The language code's bytes in the payload: 0 to 63 printable ASCII characters (21h–7Eh).
+    public var language: Range<Int>
+    /// The text's bytes in the payload, not yet checked.
+    public var text: Range<Int>
+    /// Status bit 7: the text is UTF-16 (a byte-order mark picks the order, none is big-endian).
+    public var isUTF16: Bool
+
+    /// The layout of a well-known `T` record (or a well-known record with an empty type); nil
+    /// when it is another record, the payload is empty, the reserved status bit 6 is set, or the
+    /// language code runs past the payload or is not printable ASCII.
+    public init?(_ record: NDEFRecord) {
+      guard record.hasType(.wellKnown, "T") || (record.tnf == .wellKnown && record.type.isEmpty) else { return nil }
+      guard let status = record.payload.first else { return nil }
+      let languageLength = Int(status & 0x3F)
+      guard status & 0x40 == 0, record.payload.count >= 1 + languageLength else { return nil }
+      let language = 1..<(1 + languageLength)
+      guard record.payload[language].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+      self.language = language
+      text = (1 + languageLength)..<record.payload.count
+      isUTF16 = status & 0x80 != 0
     }
   }
 
@@ -78,10 +101,17 @@ public struct URIRecord: Hashable, Sendable {
 
   /// Parses strictly: nil for codes 0x24 and above or a rest that is not UTF-8.
   public init?(_ record: NDEFRecord) {
-    guard record.hasType(.wellKnown, "U") else { return nil }
-    guard let code = record.payload.first, Int(code) < Self.prefixes.count,
-          let rest = strictUTF8(record.payload.dropFirst()) else { return nil }
-    self.uri = Self.prefixes[Int(code)] + rest
+    guard let code = Self.prefixCode(record) else { return nil }
+    self.uri = Self.prefixes[code] + String(decoding: record.payload.dropFirst(), as: UTF8.self)
+  }
+
+  /// The abbreviation code of a valid URI record, an index into ``prefixes``; the rest of the
+  /// URI is the payload after its first byte. nil when ``init(_:)`` would return nil: not a
+  /// well-known `U` record, an empty payload, a code of 0x24 or above, a rest that is not UTF-8.
+  public static func prefixCode(_ record: NDEFRecord) -> Int? {
+    guard record.hasType(.wellKnown, "U"), let code = record.payload.first, Int(code) < prefixes.count,
+          isValidUTF8(record.payload.dropFirst()) else { return nil }
+    return Int(code)
   }
 
   /// The abbreviation code and the rest: the longest matching prefix, case-sensitive.

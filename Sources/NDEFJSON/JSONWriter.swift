@@ -80,11 +80,15 @@ public struct JSONWriter {
   /// a byte to look at; the lead byte of a scalar that may be deceptive is decoded and checked.
   private mutating func appendEscaped(_ source: UnsafeRawBufferPointer) {
     bytes.append(0x22)
+    escape(source)
+    bytes.append(0x22)
+  }
+
+  /// Appends `source` escaped, without the quotes: the inside of a JSON string, which may be
+  /// written in parts that each end on a scalar boundary.
+  mutating func escape(_ source: UnsafeRawBufferPointer) {
     let n = source.count
-    guard n > 0, let raw = source.baseAddress else {
-      bytes.append(0x22)
-      return
-    }
+    guard n > 0, let raw = source.baseAddress else { return }
     let input = raw.assumingMemoryBound(to: UInt8.self)
     var runStart = 0
     var i = 0
@@ -117,7 +121,6 @@ public struct JSONWriter {
       }
     }
     bytes.append(contentsOf: UnsafeRawBufferPointer(start: input + runStart, count: n - runStart))
-    bytes.append(0x22)
   }
 
   /// `\uXXXX` for a scalar of the Basic Multilingual Plane, lowercase hex.

@@ -77,57 +77,20 @@ extension NDEFCommand {
     /// the output buffer, which goes out with write(2) once it holds a megabyte.
     private func decodeLines() -> Int32 {
       let output = StandardOutput()
-      var failed = false
-      var lineNumber = 0
-      var bytes: [UInt8] = []
-      var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
-      let text = format == .text, showSecrets = showSecrets  // JSON unless --format text is given
-
-      func lineError(_ reason: String) {
-        failed = true
-        if text {
-          writer.raw(json: "line \(lineNumber): error: \(sanitizeLine(reason))")
-          return
-        }
-        writer.raw("{\"line\":"); writer.number(lineNumber)
-        writer.key("error"); writer.string(reason)
-        writer.bytes.append(0x7D)
-      }
-
+      var lines = LinesDecoder(text: format == .text, showSecrets: showSecrets)  // JSON unless --format text
       let readAll = LineReader(fd: 0).forEachLine { line in
-        lineNumber += 1
-        var body = line
-        if body.last == 0x0D { body = UnsafeRawBufferPointer(rebasing: body.dropLast()) }
-        if bytes.count < body.count / 2 { bytes = [UInt8](repeating: 0, count: max(body.count / 2, bytes.count * 2)) }
-        if let count = bytes.withUnsafeMutableBytes({ parseLenientHex(body, into: $0) }) {
-          if count == 0, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
-          let mark = writer.bytes.count
-          do {
-            let message = try NDEFMessage(decoding: bytes[0..<count])
-            if text {
-              writer.raw(json: sanitizeLine(messageSummary(message, showSecrets: showSecrets)))
-            } else {
-              writer.message(message)
-            }
-          } catch {
-            writer.bytes.removeLast(writer.bytes.count - mark)
-            lineError("invalid NDEF message: \(error)")
-          }
-        } else {
-          lineError("not hex")
-        }
-        writer.bytes.append(0x0A)
-        if writer.bytes.count >= 1 << 20 {
-          output.writeThrough(writer.bytes)
-          writer.bytes.removeAll(keepingCapacity: true)
+        lines.decode(line)
+        if lines.writer.bytes.count >= 1 << 20 {
+          output.writeThrough(lines.writer.bytes)
+          lines.writer.bytes.removeAll(keepingCapacity: true)
         }
       }
-      output.writeThrough(writer.bytes)
+      output.writeThrough(lines.writer.bytes)
       if !readAll {
         writeStderr("nfctag: cannot read standard input: \(String(cString: strerror(errno)))\n")
         return ExitStatus.noInput
       }
-      return failed ? ExitStatus.dataError : ExitStatus.ok
+      return lines.failed ? ExitStatus.dataError : ExitStatus.ok
     }
   }
 
@@ -170,5 +133,63 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
     } catch let failure as CLIFailure {
       throw fail(failure)
     }
+  }
+}
+
+/// The state of `ndef decode --lines`: one value whose methods the line loop calls, so that no
+/// variable is shared between the loop's closure and a nested function (such variables were
+/// boxed and checked for exclusive access at run time, on every line).
+struct LinesDecoder {
+  /// One text line per message (``messageSummary(_:showSecrets:)``) instead of JSON.
+  let text: Bool
+  /// With `text`: Wi-Fi keys in clear.
+  let showSecrets: Bool
+  /// The lines not yet written out.
+  var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
+  /// True once a line failed.
+  private(set) var failed = false
+  private var lineNumber = 0
+  private var bytes: [UInt8] = []
+
+  init(text: Bool = false, showSecrets: Bool = false) {
+    self.text = text
+    self.showSecrets = showSecrets
+  }
+
+  /// Appends the line of one input line (without its line feed), or nothing for a blank line.
+  mutating func decode(_ line: UnsafeRawBufferPointer) {
+    lineNumber += 1
+    var body = line
+    if body.last == 0x0D { body = UnsafeRawBufferPointer(rebasing: body.dropLast()) }
+    if bytes.count < body.count / 2 { bytes = [UInt8](repeating: 0, count: max(body.count / 2, bytes.count * 2)) }
+    if let count = bytes.withUnsafeMutableBytes({ parseLenientHex(body, into: $0) }) {
+      if count == 0, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
+      let mark = writer.bytes.count
+      do {
+        let message = try NDEFMessage(decoding: bytes[0..<count])
+        if text {
+          writer.raw(json: sanitizeLine(messageSummary(message, showSecrets: showSecrets)))
+        } else {
+          writer.message(message)
+        }
+      } catch {
+        writer.bytes.removeLast(writer.bytes.count - mark)
+        lineError("invalid NDEF message: \(error)")
+      }
+    } else {
+      lineError("not hex")
+    }
+    writer.bytes.append(0x0A)
+  }
+
+  private mutating func lineError(_ reason: String) {
+    failed = true
+    if text {
+      writer.raw(json: "line \(lineNumber): error: \(sanitizeLine(reason))")
+      return
+    }
+    writer.raw("{\"line\":"); writer.number(lineNumber)
+    writer.key("error"); writer.string(reason)
+    writer.bytes.append(0x7D)
   }
 }

@@ -6,7 +6,7 @@ import ProvisioningLedger
 /// The steps for one tag: claim a row, write, verify, protect, lock, commit; the ledger first
 /// and last, so that nothing is reported done that it did not commit.
 ///
-/// Order (issue 9): claim (one transaction) → render → authenticate when the tag is protected by
+/// Order: claim (one transaction) → render → authenticate when the tag is protected by
 /// this job's secret → tear-safe write, read back → mirror, password, lock → read back again →
 /// commit done → signal. A failure before the first write gives a newly claimed row back
 /// (`unclaim`); after it, the row stays bound to the tag (`fail`) so that no other tag gets it.

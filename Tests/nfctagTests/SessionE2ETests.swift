@@ -111,7 +111,7 @@ struct AuthenticationEndsWithTheCommand {
   }
 }
 
-/// `info` with the tag removed part-way (hardening item 7): 74 and nothing on stdout.
+/// `info` with the tag removed part-way: 74 and nothing on stdout.
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
 struct InfoWithTheTagRemoved {
   @Test func isAnIOErrorWithNothingHalfPrinted() throws {

@@ -78,7 +78,7 @@ import Testing
     #expect(try runNFCTag(["read", "--show-secrets", "--reader", reader]).stdout.contains("supersecretkey"))
   }
 
-  /// Hardening item 6: a read-protected tag read without its password is 77, not "tap again".
+  /// A read-protected tag read without its password is 77, not "tap again".
   @Test func aReadProtectedTagAsksForItsPassword() throws {
     let reader = "sim:ntag215:" + directory.appendingPathComponent("protected.bin").path
     #expect(try runNFCTag(["write", "text", "hidden", "--reader", reader]).status == 0)

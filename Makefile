@@ -13,6 +13,9 @@ MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+# The Markdown documentation (docs/*.md) that help texts and the man page name.
+DOCDIR      ?= $(PREFIX)/share/doc/nfctag
+DOCS         = $(wildcard docs/*.md)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?= all
 FUZZ_RUNS    ?=
@@ -35,7 +38,7 @@ DIST = $(RELEASE_SCRATCH)/dist
 # The man page is dated by the last commit, so the same tree gives the same page.
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
-.PHONY: all deps package-deps bench-deps build release dist test package-test tsan docs bench fuzz fuzz-ci \
+.PHONY: all deps package-deps bench-deps build release dist test package-test tsan tsan-build docs bench fuzz fuzz-ci \
         install install-files uninstall deb lint-deb demo pcscd clean
 
 all: build
@@ -108,14 +111,18 @@ TSAN_SUITES = ^(PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|P
   ^nfctagTests\.(StationsEndToEnd|ReadersEndToEnd|ProvisionEndToEnd|ProvisionFaultsEndToEnd|FeederE2ETests|ServiceRestartEndToEnd|LedgerCLIPostgres)/ \
   ^nfctagTests\.FaultsEndToEnd/pcscdRestartedDuringAWrite \
   ^nfctagTests\.TagEndToEnd/(tagRemovedMidReadIs74WithTapAgain|emulateExitsZeroOnCtrlCAndTheCardLeaves|noTagBeforeTheTimeoutIs75)
-tsan: deps pcscd
-	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+tsan: tsan-build
 	NFCTAG_E2E=1 NFCTAG_TSAN=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/timed.sh tests scripts/with-postgres.sh \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel \
 	  $(foreach s,$(TSAN_SUITES),--filter '$(s)') 2>&1 | tee .build-tsan/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build-tsan/test.log; \
 	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
 	  exit $$status
+
+## tsan-build: the build make tsan runs its suites on (.build-tsan), alone: CI builds it first, then
+## runs the documentation and the fuzzers beside the suites.
+tsan-build: deps pcscd
+	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 
 ## docs: the DocC documentation of NFCSession and NDEF (swift-docc-plugin); any DocC warning fails it.
 docs: deps
@@ -144,11 +151,12 @@ release: deps
 	$(SWIFT_RELEASE) --product nfctag-provision
 
 ## dist: the man page (swift-argument-parser's generate-manual plugin: one page, every
-## subcommand) and the bash, zsh and fish completion scripts, in $(DIST).
+## subcommand; its EXIT STATUS section replaced by docs/exit-codes.md's table,
+## scripts/man-exit-status.sh) and the bash, zsh and fish completion scripts, in $(DIST).
 dist: release
 	rm -rf $(DIST) && mkdir -p $(DIST)
 	$(SWIFT) package generate-manual --configuration debug --date $(MAN_DATE) >/dev/null
-	cp .build/plugins/GenerateManual/outputs/nfctag/nfctag.1 $(DIST)/nfctag.1
+	scripts/man-exit-status.sh docs/exit-codes.md < .build/plugins/GenerateManual/outputs/nfctag/nfctag.1 > $(DIST)/nfctag.1
 	$(BIN_RELEASE) --generate-completion-script bash | sed '1{/^#!/d}' > $(DIST)/nfctag.bash
 	$(BIN_RELEASE) --generate-completion-script zsh > $(DIST)/_nfctag
 	$(BIN_RELEASE) --generate-completion-script fish > $(DIST)/nfctag.fish
@@ -157,24 +165,26 @@ dist: release
 install: dist
 	$(MAKE) --no-print-directory install-files
 
-## install-files: the binary, nfctag-provision (in $(LIBEXECDIR)/nfctag), the man page and the
-## completions under $(DESTDIR)$(PREFIX), from what `make release dist` built (no build:
+## install-files: the binary, nfctag-provision (in $(LIBEXECDIR)/nfctag), the man page, the
+## completions and docs/*.md (in $(DOCDIR)) under $(DESTDIR)$(PREFIX), from what `make release dist` built (no build:
 ## `make release dist && sudo make install-files`).
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/nfctag $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	install -m 755 $(BIN_RELEASE) $(DESTDIR)$(BINDIR)/nfctag
 	install -m 755 $(HELPER_RELEASE) $(DESTDIR)$(LIBEXECDIR)/nfctag/nfctag-provision
 	install -m 644 $(DIST)/nfctag.1 $(DESTDIR)$(MANDIR)/man1/nfctag.1
 	install -m 644 $(DIST)/nfctag.bash $(DESTDIR)$(BASHCOMPDIR)/nfctag
 	install -m 644 $(DIST)/_nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag
 	install -m 644 $(DIST)/nfctag.fish $(DESTDIR)$(FISHCOMPDIR)/nfctag.fish
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
 ## uninstall: removes what install put there (same PREFIX and DESTDIR).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/nfctag $(DESTDIR)$(LIBEXECDIR)/nfctag/nfctag-provision $(DESTDIR)$(MANDIR)/man1/nfctag.1 \
-	  $(DESTDIR)$(BASHCOMPDIR)/nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag $(DESTDIR)$(FISHCOMPDIR)/nfctag.fish
-	-rmdir $(DESTDIR)$(LIBEXECDIR)/nfctag 2>/dev/null
+	  $(DESTDIR)$(BASHCOMPDIR)/nfctag $(DESTDIR)$(ZSHCOMPDIR)/_nfctag $(DESTDIR)$(FISHCOMPDIR)/nfctag.fish \
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/nfctag $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 ## deb: nfctag_VERSION_ARCH.deb in the project folder (scripts/build-deb.sh; docs/packaging.md).
 deb: package-deps dist

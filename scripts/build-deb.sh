@@ -20,6 +20,8 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/
   "$stage/usr/libexec/nfctag/nfctag-provision"
 gzip -9n "$stage/usr/share/man/man1/nfctag.1"
 doc="$stage/usr/share/doc/nfctag"
+# docs/*.md came with install-files; Debian policy §12.3: documentation over 4 kB is gzipped.
+find "$doc" -name '*.md' -size +4k -exec gzip -9n {} +
 install -d "$doc"
 install -m 644 packaging/copyright "$doc/copyright"
 # Dated by the last commit, like the man page, so the same tree gives the same package.

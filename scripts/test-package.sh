@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make package-test` (part of `make test`): install into a scratch root and check what landed —
 # the binary runs and holds no Foundation, SwiftNIO or BoringSSL, provision runs through
-# nfctag-provision, `man -l` renders a page listing every subcommand, bash and fish complete
+# nfctag-provision, `man -l` renders a page listing every subcommand and docs/exit-codes.md's
+# statuses, the documentation the page names is installed, bash and fish complete
 # subcommands and options, zsh reads its script —, uninstall leaves nothing, then `make deb`,
 # its control fields, `dpkg -x` into another scratch root and `nfctag --version` and provision
 # from there, and lintian (no error, no warning). One release build serves install and deb.
@@ -19,6 +20,7 @@ check() {  # check DESCRIPTION COMMAND...: one line per check, counted.
   fi
 }
 contains() { grep -q -E -e "$2" <<<"$1"; }  # contains TEXT EXTENDED-REGEX
+lacks() { ! grep -q -E -e "$2" <<<"$1"; }  # lacks TEXT EXTENDED-REGEX
 equals() { [ "$1" = "$2" ]; }
 
 version=$(sed -n 's/^ *version: "\([^"]*\)",$/\1/p' Sources/nfctag/NFCTool.swift)
@@ -70,6 +72,22 @@ check "nfctag --help lists at least 10 subcommands" test "$(wc -w <<<"$subcomman
 for sub in $subcommands ndef\ decode ndef\ encode; do
   check "man page describes '${sub##* }'" contains "$page" "^ *${sub##* }( |\$)"
 done
+# EXIT STATUS is docs/exit-codes.md's table (scripts/man-exit-status.sh), not the plugin's one line.
+exit_section=$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$page")
+check "man page EXIT STATUS is not the generic '>0 if an error occurs'" lacks "$exit_section" "if an error occurs"
+for row in $(sed -n 's/^| \([0-9][0-9]*\) | \([A-Z_]*\) |.*/\1:\2/p' docs/exit-codes.md); do
+  check "man page EXIT STATUS lists ${row%%:*} ${row#*:}" contains "$exit_section" "^ +${row%%:*} +${row#*:}: "
+done
+docdir="$p/share/doc/nfctag"
+for f in docs/*.md; do
+  check "installed share/doc/nfctag/${f#docs/}" test -s "$docdir/${f#docs/}"
+done
+# Every documentation file a help text or the man page names is installed.
+for name in $(grep -o -E '[a-z][a-z0-9-]*\.md' "$p/share/man/man1/nfctag.1" | sort -u); do  # the source: no hyphenation
+  check "the man page names $name, and it is installed" test -s "$docdir/$name"
+done
+check "--reader help gives the simulator's whole syntax (@FACE, +feed=N)" \
+  contains "$("$p/bin/nfctag" read --help)" "sim:KIND\[/KIND\.\.\.\]\[@FACE\]\+feed=N"
 
 bash_script="$p/share/bash-completion/completions/nfctag"
 check "bash completion registers _nfctag" \
@@ -113,7 +131,8 @@ else
   for f in usr/libexec/nfctag/nfctag-provision usr/share/bash-completion/completions/nfctag \
            usr/share/zsh/vendor-completions/_nfctag \
            usr/share/fish/vendor_completions.d/nfctag.fish usr/share/doc/nfctag/copyright \
-           usr/share/doc/nfctag/changelog.gz; do
+           usr/share/doc/nfctag/changelog.gz usr/share/doc/nfctag/json-format.md.gz \
+           usr/share/doc/nfctag/exit-codes.md.gz; do
     check "the package holds /$f" test -s "$unpacked/$f"
   done
   check "apt resolves the package (apt-get install -s ./$deb)" \

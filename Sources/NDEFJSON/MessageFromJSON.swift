@@ -13,11 +13,14 @@ public struct MessageJSONError: Error, Hashable, Sendable, CustomStringConvertib
 /// ignored, so decode output fed back gives the same bytes. A record without `payload` is built
 /// from one helper key (`text`, `uri`, `smartPoster`, `mime`, `wifi`, `aar`, `external`,
 /// `absoluteUri`); `id`/`idHex` may stand beside it.
+///
+/// `{"records":[]}` is the empty message (no records), what ``messageJSON(_:)`` gives for a tag
+/// whose NDEF message has length 0; it has no NDEF record encoding of its own: on a tag it is a
+/// zero-length message (NFC Forum Type 2 Tag 1.0 §2.3.4, an NDEF Message TLV with length 0).
 public func message(fromJSON value: JSONValue) throws(MessageJSONError) -> NDEFMessage {
   guard let records = value["records"]?.arrayValue else {
     throw MessageJSONError("expected an object with a \"records\" array")
   }
-  guard !records.isEmpty else { throw MessageJSONError("\"records\" is empty: a message needs at least one record") }
   var out: [NDEFRecord] = []
   for (index, item) in records.enumerated() {
     do {

@@ -44,9 +44,11 @@ public func messageText(_ message: NDEFMessage, showSecrets: Bool = false) -> St
   return out
 }
 
-/// One short phrase per message, for one-line reports (`scan --continuous`).
-public func messageSummary(_ message: NDEFMessage) -> String {
-  message.records.map { recordSummary($0, showSecrets: false) }.joined(separator: "; ")
+/// One short phrase per message, the records' joined by "; ", for one-line reports
+/// (`scan --continuous`, `ndef decode --lines --format text`). Wi-Fi network keys are masked
+/// unless `showSecrets`.
+public func messageSummary(_ message: NDEFMessage, showSecrets: Bool = false) -> String {
+  message.records.map { recordSummary($0, showSecrets: showSecrets) }.joined(separator: "; ")
 }
 
 func recordSummary(_ record: NDEFRecord, showSecrets: Bool) -> String {

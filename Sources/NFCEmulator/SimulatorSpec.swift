@@ -30,7 +30,8 @@ public struct SimulatorSpec: Sendable {
   /// The feed, when `feed=N` was given.
   public var feed: FeedSettings?
 
-  static let grammar = "sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND…][@FACE]+feed=N[,seed=S][,images=DIR][,hand-ms=MS][,latency=none|acr122u]"
+  /// The two forms, for help and error messages (ASCII: the man page keeps nothing else).
+  public static let grammar = "sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,seed=S][,images=DIR][,hand-ms=MS][,latency=none|acr122u]"
 
   public init(parsing text: String) throws(EmulatorError) {
     guard text.hasPrefix("sim:") else { throw EmulatorError("a simulator reader is \(Self.grammar)") }

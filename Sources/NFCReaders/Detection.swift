@@ -35,6 +35,12 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
     throw failure(error, transport.readerName)
   }
   let platform = atr.platform
+  if platform == .type5, identifier.count == 8, identifier.last == 0xE0, identifier.first != 0xE0 {
+    // A PC/SC reader reports an ISO/IEC 15693 UID as the tag sends it, least significant byte
+    // first; it is written most significant byte first, E0 and the manufacturer code leading
+    // (ISO/IEC 15693-3 §4.1), and that is the order every command shows and records.
+    identifier.reverse()
+  }
   if platform == .type3, isACR122 {
     // FeliCa: one InListPassiveTarget (Polling for system code FFFF, request code 01) gives the
     // IDm, the PMm (its IC code names FeliCa Lite-S) and the system code; PN532 User Manual §7.3.5.

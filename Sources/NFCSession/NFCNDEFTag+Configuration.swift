@@ -18,10 +18,12 @@ extension NFCNDEFTag {
   }
 
   /// NTAG21x / Ultralight EV1 (nfctag): writes new CFG0 and ACCESS bytes (ACCESS first), over
-  /// what `current` read.
-  public func writeConfiguration(cfg0: [UInt8], access: UInt8, over current: Type2Configuration) throws(NFCReaderError) {
+  /// what `current` read; with `password`, PWD and PACK before them (masked in traces), so that
+  /// AUTH0 in `cfg0` protects the tag with it.
+  public func writeConfiguration(cfg0: [UInt8], access: UInt8, over current: Type2Configuration,
+                                 password: (pwd: [UInt8], pack: [UInt8])? = nil) throws(NFCReaderError) {
     try connection.withPlatform { platform throws(TagError) in
-      try type2Platform(platform).writeConfiguration(cfg0: cfg0, access: access, over: current)
+      try type2Platform(platform).writeConfiguration(cfg0: cfg0, access: access, over: current, password: password)
     }
   }
 

@@ -60,7 +60,8 @@ public struct TargetDetails: Hashable, Sendable {
 public struct DetectedTarget {
   /// The reader that found it.
   public var readerName: String
-  /// UID (Types 1, 2, 4A, 5) or IDm (Type 3).
+  /// UID (Types 1, 2, 4A, 5) or IDm (Type 3). A Type 5 UID is most significant byte first
+  /// (`E0` first, ISO/IEC 15693-3 §4.1), whatever order the reader reported it in.
   public var identifier: [UInt8]
   /// The ATR the reader built for it (PC/SC Part 3), empty for links without one.
   public var atr: [UInt8]

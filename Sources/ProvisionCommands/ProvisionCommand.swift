@@ -23,7 +23,9 @@ package struct ProvisionCommand: ParsableCommand {
       touched (exit 65). Each tag is written tear-safely, read back, optionally mirrored, \
       protected and locked, read back again, and only then recorded as done in the ledger \
       (SQLite by default; postgres://USER@HOST:PORT/DB for several stations). Rerunning the \
-      same command continues where it stopped; a tag whose UID is done is skipped. Ctrl-C \
+      same command continues where it stopped; a tag whose UID is done is skipped. The ledger \
+      records the job's template and --mirror, --protect, --protect-reads and --lock: a rerun \
+      with others is refused (65) unless --allow-template-change. Ctrl-C \
       finishes the tag in hand, then stops; a second Ctrl-C stops between two tag commands.
       Exit 0 when every row is done; 75 when --timeout passed with rows remaining; otherwise \
       the highest exit status of a failed tag (docs/exit-codes.md).
@@ -58,6 +60,11 @@ package struct ProvisionCommand: ParsableCommand {
   @Flag(help: "With --protect: reads need the password too.") package var protectReads = false
   @Option(help: "NTAG213/215/216 mirror into the {mirror} room of the URL: uid, counter or uid+counter.")
   package var mirror: MirrorArgument?
+  @Flag(help: ArgumentHelp("""
+    Go on with a template or options (--mirror, --protect, --protect-reads, --lock) other than the \
+    job was started with; they are recorded as the job's from now on.
+    """))
+  package var allowTemplateChange = false
   @Flag(help: "One JSON event per line on stdout.") package var json = false
   @Flag(name: .shortAndLong, help: "Print errors only.") package var quiet = false
   @Flag(help: "Do not signal outcomes on the reader (ACR122U LEDs and buzzer).") package var noFeedback = false

@@ -19,7 +19,8 @@ public struct MessageJSONTemplate: Sendable {
 
   indirect enum Node: Sendable {
     case value(JSONValue)
-    case string(Template)
+    /// A string value; `isURI` for a `uri` member's, rendered as a URL.
+    case string(Template, isURI: Bool)
     case array([Node])
     case object([(String, Node)])
   }
@@ -50,7 +51,7 @@ public struct MessageJSONTemplate: Sendable {
         throw TemplateError(path: path.isEmpty ? "the top-level string" : path, column: error.column, reason: error.reason)
       }
       strings.append(StringValue(path: path, template: template, isURI: key == "uri"))
-      return .string(template)
+      return .string(template, isURI: key == "uri")
     case .array(let items):
       var nodes: [Node] = []
       for (index, item) in items.enumerated() {
@@ -73,8 +74,10 @@ public struct MessageJSONTemplate: Sendable {
     func fill(_ node: Node) throws(TemplateRenderError) -> JSONValue {
       switch node {
       case .value(let value): return value
-      case .string(let template):
-        return .string(try template.render(fields: fields, uid: uid, sequence: sequence, mirror: mirror))
+      case .string(let template, let isURI):
+        // A `uri` value is a URL: its values are percent-encoded, and it must be a URI.
+        return .string(try template.render(fields: fields, uid: uid, sequence: sequence, mirror: mirror,
+                                           inURL: isURI))
       case .array(let nodes):
         var items: [JSONValue] = []
         for node in nodes { items.append(try fill(node)) }

@@ -64,14 +64,14 @@ public enum MessageTemplate: Sendable {
   }
 
   private func build(row: ProvisioningRow, uid: String, room: String?) throws(MessageRenderError) -> NDEFMessage {
-    func text(_ t: Template) throws(MessageRenderError) -> String {
-      do { return try t.render(fields: row.fields, uid: uid, sequence: row.sequence, mirror: room) } catch {
+    func text(_ t: Template, inURL: Bool = false) throws(MessageRenderError) -> String {
+      do { return try t.render(fields: row.fields, uid: uid, sequence: row.sequence, mirror: room, inURL: inURL) } catch {
         throw .template(error)
       }
     }
     switch self {
     case .url(let t):
-      let uri = try text(t)
+      let uri = try text(t, inURL: true)
       guard !uri.isEmpty else { throw .malformed("the URL is empty") }
       return NDEFMessage(records: [URIRecord(uri: uri).record])
     case .text(let t, let language):

@@ -29,6 +29,8 @@ public final class ProvisioningRun: Sendable {
   let events: @Sendable (ProvisioningEvent) -> Void
   /// Seconds between two looks at the ledger for rows finished elsewhere.
   let completionCheckInterval: Double = 0.5
+  /// Rows to give back once the ledger is available again.
+  let giveBacks = PendingGiveBacks()
 
   private struct State {
     var sessions: [NFCNDEFReaderSession] = []
@@ -70,11 +72,13 @@ public final class ProvisioningRun: Sendable {
     let check = DispatchSource.makeTimerSource(queue: .global())
     check.schedule(deadline: .now() + completionCheckInterval, repeating: completionCheckInterval)
     check.setEventHandler { [self] in
+      giveBacks.retry(on: ledger)
       if (try? isComplete()) == true { finish(.complete) }
     }
     check.resume()
     finished.wait()
     check.cancel()
+    giveBacks.retry(on: ledger)
     return state.withLock { $0.end } ?? .stopped
   }
 
@@ -188,7 +192,8 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate {
     if run.isStopping { return session.invalidate() }
     busy.withLock { $0 = true }
     let started = monotonicMilliseconds()
-    let provisioner = TagProvisioner(ledger: run.ledger, content: run.content, options: run.options, reader: reader)
+    let provisioner = TagProvisioner(ledger: run.ledger, content: run.content, options: run.options, reader: reader,
+                                     giveBacks: run.giveBacks)
     var outcome: TagProvisioner.Outcome
     do {
       try session.connect(to: tag)

@@ -6,15 +6,18 @@ import ProvisioningLedger
 /// The steps for one tag: claim a row, write, verify, protect, lock, commit; the ledger first
 /// and last, so that nothing is reported done that it did not commit.
 ///
-/// Order: claim (one transaction) → render → authenticate when the tag is protected by
-/// this job's secret → tear-safe write, read back → mirror, password, lock → read back again →
-/// commit done → signal. A failure before the first write gives a newly claimed row back
-/// (`unclaim`); after it, the row stays bound to the tag (`fail`) so that no other tag gets it.
+/// Order: claim (one transaction) → render → read CFG0/CFG1 and authenticate when the tag is
+/// protected by this job's secret (before any other read) → tear-safe write → configuration
+/// (PWD, PACK, ACCESS, CFG0 with AUTH0 last) → read-back → lock → commit done → signal. A failure
+/// before the first write gives a newly claimed row back (`unclaim`); after it, the row stays
+/// bound to the tag (`fail`) so that no other tag gets it, and a rerun finishes the tag.
 struct TagProvisioner {
   let ledger: any Ledger
   let content: any ProvisioningContent
   let options: ProvisioningOptions
   let reader: String
+  /// The run's give-backs that wait for the ledger.
+  let giveBacks: PendingGiveBacks
 
   /// What one tag came to, before it is reported.
   struct Outcome {
@@ -36,9 +39,11 @@ struct TagProvisioner {
   func provision(_ tag: any NFCNDEFTag, checkCapacity: Bool) -> Outcome {
     let uidBytes = tag.identifier
     let uid = hexString(uidBytes)
+    // Rows whose give-back waits for the ledger go back first.
     let claim: LedgerClaim
+    let tookOver: Bool
     do {
-      claim = try ledger.claim(uid: uid, at: place())
+      (claim, tookOver) = try giveBacks.claim(uid: uid, on: ledger) { () throws(LedgerError) in try ledger.claim(uid: uid, at: place()) }
     } catch {
       return Outcome(rowID: nil, status: .failed, reason: "the ledger: \(error)", exitStatus: options.exitStatus(error))
     }
@@ -49,7 +54,7 @@ struct TagProvisioner {
       return Outcome(rowID: done.id, status: .skipped, reason: "already provisioned as row \(done.id)")
     case .exhausted:
       return Outcome(rowID: nil, status: .skipped, reason: "no row is left for this tag")
-    case .resumed(let record): row = record; fresh = false
+    case .resumed(let record): row = record; fresh = tookOver
     case .claimed(let record): row = record; fresh = true
     }
 
@@ -60,16 +65,23 @@ struct TagProvisioner {
       } catch {
         throw StepFailure(error: error, touched: false)
       }
-      if checkCapacity {
-        let capacity: Int
-        do { capacity = try tag.queryNDEFStatusReport().capacity } catch { throw StepFailure(error: error, touched: false) }
+      // A tag this job protected is authenticated before anything else is read: with PROT, every
+      // read of the data area is refused until then.
+      var access = try prepare(tag, uid: uidBytes, message: message)
+      // One read of the data area serves the capacity check, the mirror's place and the write's
+      // plan (the write starts from the pages this read cached).
+      var report: NDEFStatusReport? = nil
+      if checkCapacity || access.room != nil {
+        do { report = try tag.queryNDEFStatusReport() } catch { throw StepFailure(error: error, touched: access.touched) }
+      }
+      if checkCapacity, let capacity = report?.capacity {
         let problems = content.rowsExceeding(capacity: capacity)
         if !problems.isEmpty {
-          try? ledger.unclaim(rowID: row.id, uid: uid, failure: failure("the job does not fit this tag's \(capacity) bytes", status: 65))
+          giveBack(row: row.id, uid: uid, failure: failure("the job does not fit this tag's \(capacity) bytes", status: 65))
           return Outcome(rowID: row.id, status: .failed, reason: "the job does not fit this tag", exitStatus: 65, refusal: problems)
         }
       }
-      try write(message, to: tag, uid: uidBytes)
+      try write(message, to: tag, access: &access, tlvAddress: report?.tlvAddress)
       let done = LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(message.bytes),
                             messageSHA256: message.sha256, place: place())
       do {
@@ -90,7 +102,7 @@ struct TagProvisioner {
       if step.touched || !fresh {
         try? ledger.fail(rowID: row.id, uid: uid, failure: record)
       } else {
-        try? ledger.unclaim(rowID: row.id, uid: uid, failure: record)
+        giveBack(row: row.id, uid: uid, failure: record)
       }
       return Outcome(rowID: row.id, status: .failed, reason: reason, exitStatus: status)
     } catch {
@@ -98,84 +110,146 @@ struct TagProvisioner {
     }
   }
 
-  /// Authenticate, write, verify, configure, verify again. Throws ``StepFailure``.
-  private func write(_ message: RenderedMessage, to tag: any NFCNDEFTag, uid: [UInt8]) throws {
-    // Before the write nothing of the tag changed (unless a mirror had to be cleared); the write
-    // itself changes nothing when it fails its own checks; after it, the tag holds bytes.
+  /// Gives a newly claimed row back; when the ledger is unavailable (a server restarting), the
+  /// give-back waits in ``giveBacks`` and is redone before the next claim.
+  private func giveBack(row: String, uid: String, failure: LedgerFailure) {
+    do {
+      try ledger.unclaim(rowID: row, uid: uid, failure: failure)
+    } catch .unavailable {
+      giveBacks.add(rowID: row, uid: uid, failure: failure)
+    } catch {
+      // Not bound to this tag any more (released meanwhile): nothing to give back.
+    }
+  }
+
+  /// What the steps before the write learnt about the tag's configuration and access.
+  private struct Access {
+    /// CFG0/CFG1 as they are on the tag now (with `--protect` or `--mirror`).
+    var configuration: Type2Configuration?
+    /// The tag accepted this job's password (PACK checked): pages behind AUTH0 can be written.
+    var authenticated = false
+    /// The mirror and where it goes in the message.
+    var room: (mode: MirrorMode, range: Range<Int>)?
+    /// Something of the tag changed already (a mirror left on was turned off).
     var touched = false
+  }
+
+  /// Reads CFG0/CFG1 (with `--protect` or `--mirror`), authenticates a tag protected by this
+  /// job's secret, and turns off a mirror left on. Throws ``StepFailure``.
+  private func prepare(_ tag: any NFCNDEFTag, uid: [UInt8], message: RenderedMessage) throws -> Access {
+    var access = Access()
+    let secret = options.protection.map { $0.derive(uid) }
+    access.room = content.mirror.flatMap { mode in message.mirrorRoom.map { (mode, $0) } }
+    guard secret != nil || access.room != nil else { return access }
+    func step<T>(_ body: () throws -> T) throws -> T {
+      do { return try body() } catch { throw StepFailure(error: error, touched: access.touched) }
+    }
+    var config = try step { try tag.readConfiguration() }
+    if let secret {
+      let pack = try step { try tag.authenticateIfProtected(password: secret.password, configuration: config) }
+      if let pack {
+        guard pack == secret.pack else {
+          throw StepFailure(error: ProvisioningFailure(.security, "the tag accepted the password but answered another PACK"), touched: false)
+        }
+        access.authenticated = true
+        if !config.readable { config = try step { try tag.readConfiguration() } }
+      }
+    }
+    guard config.readable else {
+      throw StepFailure(error: ProvisioningFailure(.security, "the tag is read-protected by a password this job does not have"), touched: false)
+    }
+    if access.room != nil, !config.hasMirror {
+      throw StepFailure(error: ProvisioningFailure(.unsupported, "\(config.product.name) has no UID and counter mirror"), touched: false)
+    }
+    if config.mirrorOn {
+      // A mirror left on would show through the write's plan and its read-back.
+      access.touched = true
+      let off = [config.cfg0[0] & 0x3F] + config.cfg0[1...]
+      try step { try tag.writeConfiguration(cfg0: off, access: config.access, over: config) }
+      config.cfg0 = off
+    }
+    access.configuration = config
+    return access
+  }
+
+  /// Writes the message, configures the tag (mirror, password: one write per configuration
+  /// page), verifies, and locks last. Throws ``StepFailure``.
+  ///
+  /// Order, so that a rerun of the job finishes a tag left at any step: the message; PWD and PACK,
+  /// ACCESS, CFG0 with AUTH0 last (NXP NTAG213/215/216 data sheet §8.8.1: pages from AUTH0 on need
+  /// PWD_AUTH to be written, so the tag is authenticated right after AUTH0 when a later step
+  /// writes or, with PROT, reads behind it); one read-back; the lock (its dynamic lock bytes lie
+  /// behind AUTH0). A rerun authenticates first, and a tag whose lock had begun (CC read-only) and
+  /// that holds this row's message is not written again.
+  private func write(_ message: RenderedMessage, to tag: any NFCNDEFTag, access: inout Access, tlvAddress: Int?) throws {
+    var touched = access.touched
     func step<T>(_ body: () throws -> T) throws -> T {
       do { return try body() } catch { throw StepFailure(error: error, touched: touched) }
     }
-    let secret = options.protection.map { $0.derive(uid) }
-    var configuration: Type2Configuration? = nil
-    let room = content.mirror.flatMap { mode in message.mirrorRoom.map { (mode, $0) } }
-    if secret != nil || room != nil {
-      var config = try step { try tag.readConfiguration() }
-      if let secret {
-        let pack: [UInt8]?
-        do {
-          pack = try tag.authenticateIfProtected(password: secret.password, configuration: config)
-        } catch {
-          throw StepFailure(error: error, touched: false)
-        }
-        if let pack, pack != secret.pack {
-          throw StepFailure(error: ProvisioningFailure(.security, "the tag accepted the password but answered another PACK"), touched: false)
-        }
-        if !config.readable { config = try step { try tag.readConfiguration() } }
-      }
-      guard config.readable else {
-        throw StepFailure(error: ProvisioningFailure(.security, "the tag is read-protected by a password this job does not have"), touched: false)
-      }
-      if room != nil, !config.hasMirror {
-        throw StepFailure(error: ProvisioningFailure(.unsupported, "\(config.product.name) has no UID and counter mirror"), touched: false)
-      }
-      if config.mirrorOn {
-        // A mirror left on would show through the read-back of the write.
-        touched = true
-        let off = [config.cfg0[0] & 0x3F] + config.cfg0[1...]
-        try step { try tag.writeConfiguration(cfg0: off, access: config.access, over: config) }
-        config.cfg0 = off
-      }
-      configuration = config
-    }
+    // With a mirror the read-back after configuring verifies the write too; before a lock the
+    // write verifies itself (the lock is permanent).
+    let readBackLater = access.room != nil
     do {
-      try tag.writeNDEFBytes(message.bytes, verify: true)
+      try tag.writeNDEFBytes(message.bytes, verify: !readBackLater)
     } catch {
-      throw StepFailure(error: error, touched: touched || !Self.isPreflight(error))
+      guard options.lock, case .readOnly? = error.underlyingError as? TagError,
+            let back = try? tag.readNDEFBytes(), Self.matches(back, message) else {
+        throw StepFailure(error: error, touched: touched || !Self.isPreflight(error))
+      }
+      // An earlier run of this job wrote this message and began the lock.
     }
     touched = true
-    var configured = false
-    if let (mode, range) = room, let config = configuration {
-      let report = try step { try tag.queryNDEFStatusReport() }
-      let plan: MirrorPlan
-      do {
-        guard let tlv = report.tlvAddress else { throw MirrorPlanError("the tag does not say where its NDEF TLV lies") }
-        plan = try MirrorPlan.compute(messageBytes: message.bytes, roomOffsetInMessage: range.lowerBound, mode: mode,
-                                      tlvAddress: tlv, tlvHeaderLength: MirrorPlan.tlvHeaderLength(forMessageLength: message.bytes.count),
-                                      userPages: config.product.userPages)
-      } catch {
-        throw StepFailure(error: ProvisioningFailure(.unsupported, "the mirror cannot be placed: \(error)"), touched: true)
-      }
-      let (cfg0, access) = try step { try plan.apply(to: config.cfg0, access: config.access) }
-      try step { try tag.writeConfiguration(cfg0: cfg0, access: access, over: config) }
-      configured = true
+    var tlv = tlvAddress
+    if access.room != nil, tlv == nil {
+      // The tag had no NDEF TLV before the write: it has one now.
+      tlv = try step { try tag.queryNDEFStatusReport().tlvAddress }
     }
-    if let protection = options.protection, let secret {
-      try step {
-        try tag.setPassword(secret.password, pack: secret.pack, protectFrom: protection.firstProtectedPage,
-                            protectReads: protection.protectReads)
+    if var config = access.configuration {
+      var cfg0 = config.cfg0
+      var bits = config.access
+      if let (mode, range) = access.room {
+        let plan: MirrorPlan
+        do {
+          guard let tlv else { throw MirrorPlanError("the tag does not say where its NDEF TLV lies") }
+          plan = try MirrorPlan.compute(messageBytes: message.bytes, roomOffsetInMessage: range.lowerBound, mode: mode,
+                                        tlvAddress: tlv, tlvHeaderLength: MirrorPlan.tlvHeaderLength(forMessageLength: message.bytes.count),
+                                        userPages: config.product.userPages)
+          (cfg0, bits) = try plan.apply(to: cfg0, access: bits)
+        } catch {
+          throw StepFailure(error: ProvisioningFailure(.unsupported, "the mirror cannot be placed: \(error)"), touched: true)
+        }
       }
-      configured = true
+      var password: (pwd: [UInt8], pack: [UInt8])? = nil
+      if let protection = options.protection {
+        let secret = protection.derive(tag.identifier)
+        // A tag that accepted this password already holds it.
+        if !access.authenticated { password = (secret.password, secret.pack) }
+        bits = protection.protectReads ? bits | 0x80 : bits & 0x7F
+        cfg0[3] = protection.firstProtectedPage
+      }
+      if password != nil || cfg0 != config.cfg0 || bits != config.access {
+        try step { try tag.writeConfiguration(cfg0: cfg0, access: bits, over: config, password: password) }
+        config.cfg0 = cfg0
+        config.cfg1[0] = bits
+      }
+      if let secret = password, config.isProtected, options.lock || (readBackLater && bits & 0x80 != 0) {
+        let pack = try step { try tag.authenticate(password: secret.pwd) }
+        guard pack == secret.pack else {
+          throw StepFailure(error: ProvisioningFailure(.security, "the tag accepted the password but answered another PACK"), touched: true)
+        }
+        access.authenticated = true
+      }
+      access.configuration = config
+    }
+    if readBackLater {
+      let report = try step { try tag.queryNDEFStatusReport() }
+      let back = try step { try tag.readNDEFBytes() }
+      guard report.tlvAddress == tlv, Self.matches(back, message) else {
+        throw StepFailure(error: ProvisioningFailure(.verification, "the message read back after configuring the tag differs from the one written"), touched: true)
+      }
     }
     if options.lock {
       try step { try tag.writeLock() }
-      configured = true
-    }
-    if configured {
-      let back = try step { try tag.readNDEFBytes() }
-      guard Self.matches(back, message) else {
-        throw StepFailure(error: ProvisioningFailure(.verification, "the message read back after configuring the tag differs from the one written"), touched: true)
-      }
     }
   }
 

@@ -1,5 +1,7 @@
 // Text templates: {COLUMN}, {uid}, {n}, {n:06}, {mirror}, {{ and }}.
 
+import NDEFJSON
+
 /// A text template, parsed once into literal text and placeholders.
 ///
 /// Placeholders, case-sensitive:
@@ -55,15 +57,27 @@ public struct Template: Hashable, Sendable {
   ///   - uid: the tag's UID, already as lowercase hex.
   ///   - sequence: the row's 1-based sequence number.
   ///   - mirror: the text that stands for `{mirror}`; nil when the job has no mirror.
-  /// - Throws: ``TemplateRenderError`` for a column the row lacks, or `{mirror}` without a mirror.
-  public func render(fields: [String: String], uid: String, sequence: Int, mirror: String?) throws(TemplateRenderError) -> String {
+  ///   - inURL: the template is a URL: each `{COLUMN}` value is percent-encoded for the part of
+  ///     the URL it stands in (path, query or fragment, RFC 3986 §3; as it is before the
+  ///     scheme's `:`, where it is the URL itself), and the result must be a URI (a scheme, no
+  ///     spaces or controls). `{uid}`, `{n}` and `{mirror}` are hex digits, digits and `0`s,
+  ///     which every part takes as they are.
+  /// - Throws: ``TemplateRenderError`` for a column the row lacks, `{mirror}` without a mirror,
+  ///   or (`inURL`) a rendered URL that is not a URI.
+  public func render(fields: [String: String], uid: String, sequence: Int, mirror: String?,
+                     inURL: Bool = false) throws(TemplateRenderError) -> String {
     var out = ""
+    var urlPart = URLPart.scheme
+    func append(_ text: String) {
+      out += text
+      if inURL { for scalar in text.unicodeScalars { urlPart = urlPart.after(scalar) } }
+    }
     for part in parts {
       switch part {
-      case .literal(let text): out += text
+      case .literal(let text): append(text)
       case .column(let name):
         guard let value = fields[name] else { throw .missingColumn(name) }
-        out += value
+        append(inURL ? urlPart.encode(value) : value)
       case .uid: out += uid
       case .sequence(let width):
         let digits = String(sequence)
@@ -74,6 +88,8 @@ public struct Template: Hashable, Sendable {
         out += mirror
       }
     }
+    // An empty URL is the caller's to name.
+    if inURL, !out.isEmpty, let problem = URIText.problem(out) { throw .invalidURI(out, problem) }
     return out
   }
 
@@ -185,11 +201,24 @@ public enum TemplateRenderError: Error, Hashable, Sendable, CustomStringConverti
   case missingColumn(String)
   /// `{mirror}` with no mirror mode.
   case mirrorWithoutMode
+  /// The rendered URL (first) is not a URI, for the reason given (second).
+  case invalidURI(String, String)
 
   public var description: String {
     switch self {
     case .missingColumn(let name): return "no value for {\(name)}: the row has no field \"\(name)\""
     case .mirrorWithoutMode: return "{mirror} stands in the template but no mirror mode is set"
+    case .invalidURI(let uri, let why):
+      let shown = uri.count > 60 ? String(uri.prefix(60)) + "…" : uri
+      return "the URL \"\(oneLineText(shown))\" is not a valid URI: \(why)"
     }
   }
+}
+
+/// `text` with every control, bidirectional-control and invisible character shown as `?`, so
+/// that a rendered value cannot break the line it is reported on.
+func oneLineText(_ text: String) -> String {
+  String(String.UnicodeScalarView(text.unicodeScalars.map {
+    $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || isDeceptiveScalar($0) ? "?" : $0
+  }))
 }

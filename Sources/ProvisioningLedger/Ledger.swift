@@ -19,6 +19,15 @@ public protocol Ledger: AnyObject, Sendable {
   ///   hash or sequence number (one line per row), before anything is changed.
   func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport
 
+  /// The job's settings: what its tags receive (the template and the options that change what is
+  /// written), as the caller encodes them; nil until recorded. Never a secret.
+  func settings() throws(LedgerError) -> String?
+
+  /// In one transaction: records `settings` when the job has none yet (a new job, or one from a
+  /// ledger older than settings), or when `replacing`; otherwise compares them with the job's.
+  /// Two stations starting at once with different settings cannot both record theirs.
+  func recordSettings(_ settings: String, replacing: Bool) throws(LedgerError) -> LedgerSettingsCheck
+
   /// The row bound to `uid` in this job, whatever its state, or nil.
   func row(boundTo uid: String) throws(LedgerError) -> LedgerRecord?
 
@@ -84,6 +93,27 @@ public struct LedgerRowInput: Sendable, Equatable {
   public var contentHash: String
   public init(id: String, sequence: Int, contentHash: String) {
     self.id = id; self.sequence = sequence; self.contentHash = contentHash
+  }
+}
+
+/// What ``Ledger/recordSettings(_:replacing:)`` found.
+public enum LedgerSettingsCheck: Sendable, Equatable {
+  /// The job holds the settings given now: recorded by this call (the first, or replacing).
+  case recorded
+  /// The job already held exactly the settings given.
+  case unchanged
+  /// The job holds other settings, left as they were.
+  case differs(recorded: String)
+
+  /// What a call finds when the job holds `current` (nil: none yet) and is given `given`.
+  public init(current: String?, given: String, replacing: Bool) {
+    if current == given {
+      self = .unchanged
+    } else if let current, !replacing {
+      self = .differs(recorded: current)
+    } else {
+      self = .recorded
+    }
   }
 }
 

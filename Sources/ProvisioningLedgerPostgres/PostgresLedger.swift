@@ -69,6 +69,30 @@ public final class PostgresLedger: Ledger {
 
   public func close() { session.close() }
 
+  // MARK: Settings
+
+  public func settings() throws(LedgerError) -> String? {
+    let name = job.name
+    return try session.transaction { (connection) throws(TransactionError) in
+      let rows = try connection.query("SELECT settings FROM nfctag_jobs WHERE name = \(name)")
+      return try rows.first.flatMap { (row) throws(TransactionError) in try connection.decode(row, String?.self) }
+    }
+  }
+
+  public func recordSettings(_ settings: String, replacing: Bool) throws(LedgerError) -> LedgerSettingsCheck {
+    let name = job.name
+    return try session.transaction { (connection) throws(TransactionError) in
+      // The job's row locked: stations starting at once compare and record in turn.
+      let rows = try connection.query("SELECT settings FROM nfctag_jobs WHERE name = \(name) FOR UPDATE")
+      let current: String? = try rows.first.flatMap { (row) throws(TransactionError) in try connection.decode(row, String?.self) }
+      let check = LedgerSettingsCheck(current: current, given: settings, replacing: replacing)
+      if check == .recorded {
+        try connection.execute("UPDATE nfctag_jobs SET settings = \(settings) WHERE name = \(name)")
+      }
+      return check
+    }
+  }
+
   // MARK: Rows
 
   public func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport {

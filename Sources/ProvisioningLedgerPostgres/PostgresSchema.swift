@@ -6,7 +6,8 @@ import ProvisioningLedger
 /// share a database with anything else:
 ///
 /// - `nfctag_ledger_schema(version)`: one row, the schema version (``version``).
-/// - `nfctag_jobs(name, created_at)`: one database holds many jobs.
+/// - `nfctag_jobs(name, created_at, settings)`: one database holds many jobs; `settings` is what
+///   the job writes (``Ledger/settings()``), NULL until recorded.
 /// - `nfctag_rows`: one row per job row, `PRIMARY KEY (job, id)`, `UNIQUE (job, uid)`, and a
 ///   check that a pending row has no UID and every other row has one.
 /// - `nfctag_tag_failures`: tags that failed with no row bound to them, in order (`serial`).
@@ -15,7 +16,7 @@ import ProvisioningLedger
 /// the same bytes.
 enum PostgresSchema {
   /// The version this build writes. A database at a higher version is refused.
-  static let version = 1
+  static let version = 2
   /// The advisory lock that serialises creating and migrating the tables: 8 stations starting
   /// at once must not race on CREATE TABLE.
   static let migrationLock: Int64 = 0x6E66_6374_6167_0001
@@ -63,6 +64,10 @@ enum PostgresSchema {
       """,
       "CREATE INDEX nfctag_tag_failures_job ON nfctag_tag_failures (job, serial)",
       "INSERT INTO nfctag_ledger_schema (version) VALUES (0)",
+    ],
+    // 2: what each job writes (its template and options), NULL until its next run records it.
+    [
+      "ALTER TABLE nfctag_jobs ADD COLUMN settings text",
     ],
   ]
 

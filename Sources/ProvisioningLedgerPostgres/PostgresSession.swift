@@ -60,9 +60,9 @@ final class PostgresSession: Sendable {
         state.connectionsMade = 1
       } catch {
         let why = "cannot connect to PostgreSQL at \(settings): \(error.reason)\(passwordNotes(error))"
-        // The server answered and refused (a login, a database): the ledger cannot be opened.
-        // No answer at all: it is unavailable.
-        if case .lost = error, !error.isAuthentication { throw .unavailable(why) }
+        // The server answered and refused (a login, a database, TLS): the ledger cannot be
+        // opened. No answer at all: it is unavailable.
+        if case .lost(let reason) = error, !error.isAuthentication, !reason.contains("TLS") { throw .unavailable(why) }
         throw .cannotOpen(why)
       }
     }

@@ -11,13 +11,14 @@ enum LedgerSchema {
   /// `PRAGMA application_id` of a ledger file: "NFCL".
   static let applicationID = 0x4E46_434C
   /// The schema this code writes.
-  static let version = 1
+  static let version = 2
 
-  /// Version 1.
+  /// Version 2. `jobs.settings`: what the job writes (``Ledger/settings()``), NULL until recorded.
   static let tables = [
     """
     CREATE TABLE jobs (
-      name TEXT PRIMARY KEY NOT NULL
+      name TEXT PRIMARY KEY NOT NULL,
+      settings TEXT
     )
     """,
     """
@@ -57,9 +58,11 @@ enum LedgerSchema {
     "CREATE INDEX tag_failures_by_job ON tag_failures (job, seq)",
   ]
 
-  /// The statements that take a ledger from version `n` to `n + 1`, by `n`. Empty while there is
-  /// one version; version 2 adds `1: [...]` here and ``version`` becomes 2.
-  static let migrations: [Int: [String]] = [:]
+  /// The statements that take a ledger from version `n` to `n + 1`, by `n`. A job of an older
+  /// ledger has no settings until its next run records them.
+  static let migrations: [Int: [String]] = [
+    1: ["ALTER TABLE jobs ADD COLUMN settings TEXT"],
+  ]
 
   /// What a file holds before it is used.
   enum State: Equatable {

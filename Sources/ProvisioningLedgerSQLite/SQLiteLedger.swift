@@ -76,6 +76,29 @@ public final class SQLiteLedger: Ledger {
 
   private var jobName: SQLiteData { .text(job.name) }
 
+  // MARK: Settings
+
+  public func settings() throws(LedgerError) -> String? {
+    try withConnection { db throws(LedgerError) in
+      try db.query("SELECT settings FROM jobs WHERE name = ?", [jobName]).first
+        .flatMap { $0.column("settings") }.flatMap { $0.isNull ? nil : $0.string }
+    }
+  }
+
+  public func recordSettings(_ settings: String, replacing: Bool) throws(LedgerError) -> LedgerSettingsCheck {
+    try withConnection { db throws(LedgerError) in
+      try db.transaction(.write) { () throws(LedgerError) -> LedgerSettingsCheck in
+        let current = try db.query("SELECT settings FROM jobs WHERE name = ?", [jobName]).first
+          .flatMap { $0.column("settings") }.flatMap { $0.isNull ? nil : $0.string }
+        let check = LedgerSettingsCheck(current: current, given: settings, replacing: replacing)
+        if check == .recorded {
+          _ = try db.query("UPDATE jobs SET settings = ? WHERE name = ?", [.text(settings), jobName])
+        }
+        return check
+      }
+    }
+  }
+
   // MARK: Rows
 
   public func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport {

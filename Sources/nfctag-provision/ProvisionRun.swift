@@ -30,7 +30,7 @@ extension ProvisionCommand {
       throw CLIFailure(ExitStatus.noInput, "cannot read the rows file \(rows): \(String(cString: strerror(errno)))")
     }
     let rowsFile = rows.map { RowsFile.load(path: $0) } ?? RowsFile.counted(count ?? 0)
-    let template = try makeTemplate()
+    let (template, settings) = try makeTemplate()
     let validation = JobValidation(rows: rowsFile, template: template, mirror: mirrorMode)
     if !validation.problems.isEmpty {
       for problem in validation.problems { writeStderr("nfctag: \(sanitizeLine(problem.description))\n") }
@@ -49,6 +49,7 @@ extension ProvisionCommand {
     defer { if discardNewFile, let newFile { LedgerOpener.removeLedgerFile(newFile) } }
     let book = try LedgerOpener.openForProvisioning(location, job: jobName)
     defer { book.close() }
+    try checkSettings(settings, in: book)
     do {
       _ = try book.importRows(rowsFile.rows.map(\.ledgerInput))
     } catch .rowsDiffer(let lines) {
@@ -114,13 +115,17 @@ extension ProvisionCommand {
     }
   }
 
-  private func makeTemplate() throws(CLIFailure) -> MessageTemplate {
+  /// The template, and the job's settings (what every tag gets) to record or compare.
+  private func makeTemplate() throws(CLIFailure) -> (MessageTemplate, JobSettings) {
+    func settings(_ kind: JobSettings.TemplateKind, _ source: String) -> JobSettings {
+      JobSettings(kind: kind, template: source, mirror: mirrorMode, protect: protect, protectReads: protectReads, lock: lock)
+    }
     do {
-      if let url { return .url(try Template(url)) }
-      if let text { return .text(try Template(text)) }
+      if let url { return (.url(try Template(url)), settings(.url, url)) }
+      if let text { return (.text(try Template(text)), settings(.text, text)) }
       if let message {
         let bytes = try readInputOrFail(message)
-        return .message(try MessageJSONTemplate(parsing: bytes))
+        return (.message(try MessageJSONTemplate(parsing: bytes)), settings(.message, String(decoding: bytes, as: UTF8.self)))
       }
     } catch let failure as CLIFailure {
       throw failure
@@ -128,6 +133,18 @@ extension ProvisionCommand {
       throw CLIFailure(ExitStatus.dataError, "the template: \(sanitizeLine("\(error)"))")
     }
     throw CLIFailure(ExitStatus.usage, "no template")
+  }
+
+  /// Records the job's settings on its first run (or, with --allow-template-change, replaces
+  /// them); a run with other settings is refused (65) before anything is imported or written.
+  private func checkSettings(_ settings: JobSettings, in book: any Ledger) throws(CLIFailure) {
+    let check = try LedgerOpener.ledgerCall { () throws(LedgerError) in
+      try book.recordSettings(settings.encoded, replacing: allowTemplateChange)
+    }
+    guard case .differs(let recorded) = check else { return }
+    let differences = settings.differences(from: JobSettings(decoding: recorded))
+    throw CLIFailure(ExitStatus.dataError, sanitizeLine(differences.joined(separator: "; ")
+      + ": rerun with the job's, or add --allow-template-change to go on with this run's"))
   }
 
   private func readSecret() throws(CLIFailure) -> ProvisioningSecret? {

@@ -30,7 +30,7 @@ extension NFCTool {
         DIR/NNNN-UID.bin (the --image format) before the next one comes. With several kinds \
         (--tag ntag213,ntag213-locked,ntag210) tag i is the ((i-1) mod count)th. The command exits 0 \
         when the last tag has left; Ctrl-C stops early and saves the tag in the field. \
-        --fault KIND@N (repeatable; fault injection for tests, docs/faults.md) spoils the Nth \
+        --fault KIND@N (repeatable; fault injection for tests, faults.md in the documentation folder) spoils the Nth \
         command (counted as --remove-after counts): garbage (the tag runs it, the answer is \
         replaced by meaningless bytes), status (the reader answers 6F 00; the tag never sees it), \
         nak (the tag refuses it: NAK 0), slow[:SECONDS] (the answer comes SECONDS late, 10 by \

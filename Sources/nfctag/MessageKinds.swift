@@ -65,6 +65,13 @@ struct URLKind: MessageKind {
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
     guard !url.isEmpty else { throw CLIFailure(ExitStatus.usage, "the URL is empty") }
+    // A URI holds no control characters and no spaces (RFC 3986 §2): a control is refused, a
+    // space (which phones may cut the link at) is written as given, with a warning.
+    if let control = url.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+      let code = String(control.value, radix: 16, uppercase: true)
+      throw CLIFailure(ExitStatus.dataError, "the URL holds a control character (U+\(String(repeating: "0", count: 4 - code.count))\(code)), which a URI cannot hold")
+    }
+    if url.contains(" ") { Console.warning("'\(url)' holds a space, which a URI cannot hold: write it as %20") }
     if !hasScheme(url) {
       let problem = "'\(url)' has no scheme (such as https://): phones may not open it"
       if strict { throw CLIFailure(ExitStatus.usage, problem) }
@@ -209,7 +216,7 @@ struct WiFiKind: MessageKind {
 
 struct JSONKind: MessageKind {
   static let kindName = "json"
-  static let abstract = "A whole message from JSON (docs/json-format.md)."
+  static let abstract = "A whole message from JSON (json-format.md in the documentation folder)."
   @Argument(help: "A JSON file, or - for stdin.") var file: String = "-"
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
@@ -231,14 +238,18 @@ struct NDEFBytesKind: MessageKind {
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
     let given = try readInputOrFail(file)
+    if given.isEmpty, input != .raw {
+      throw CLIFailure(ExitStatus.dataError, "no input: the empty NDEF message is an empty line (what dump prints for an empty tag)")
+    }
     let bytes: [UInt8]
     if let input {
       bytes = try decodeInput(given, as: input.encoding)
     } else {
-      // What `ndef encode` and `dump` print between commands is hex text: take it as such.
-      bytes = parseLenientHex(given).flatMap { $0.isEmpty ? nil : $0 } ?? given
+      // What `ndef encode` and `dump` print between commands is hex text: take it as such (an
+      // empty line: the empty message). No NDEF message starts with a hex digit or white space.
+      bytes = parseLenientHex(given) ?? given
     }
-    do { return try NDEFMessage(decoding: bytes) } catch {
+    do { return try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
     }
   }

@@ -23,14 +23,19 @@ extension NDEFCommand {
       commandName: "decode",
       abstract: "Decode an NDEF message.",
       discussion: """
-        Hex may contain spaces, colons and 0x prefixes. With --lines, every input line is one hex \
-        message and every output line one JSON object; a bad line prints {"line":N,"error":"..."} and \
-        the others go on (exit 65 at the end).
+        Hex may contain spaces, colons and 0x prefixes. An empty line (what dump prints for an empty \
+        tag) is the empty NDEF message, as are zero bytes with --input raw; no input at all (not even \
+        a line feed, usually a failed command before the pipe) is refused (65). With --lines, every \
+        input line is one hex message and every output line one JSON object, or with an explicit \
+        --format text one line of text (the records joined by "; "); blank lines are skipped. A \
+        bad line prints {"line":N,"error":"..."} (text: line N: error: ...) and the others go on \
+        (exit 65 at the end).
         """)
     @Argument(help: "The message as hex, or - (the default) to read standard input.") var message: String = "-"
     @Option(help: "How the input is given: hex, raw or base64.") var input: InputEncodingArgument = .hex
-    @Option(help: "Output: text or json.") var format: DecodeFormat = .text
-    @Flag(help: "One hex message per input line, one JSON object per output line (streams).") var lines = false
+    @Option(help: "Output: text or json (default: text; with --lines, json).") var format: DecodeFormat?
+    @Flag(help: "One hex message per input line, one output line per message: JSON, or text with --format text (streams).")
+    var lines = false
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
 
     func validate() throws {
@@ -46,21 +51,26 @@ extension NDEFCommand {
       }
       do {
         let raw: [UInt8] = message == "-" ? try readInputOrFail("-") : Array(message.utf8)
+        if raw.isEmpty, input != .raw {
+          throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
+                           + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
+        }
         let bytes = try decodeInput(raw, as: input.encoding)
         let decoded: NDEFMessage
-        do { decoded = try NDEFMessage(decoding: bytes) } catch {
+        do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
           throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
         }
         let output = StandardOutput()
-        output.write(format == .json ? messageJSON(decoded) + "\n" : messageText(decoded, showSecrets: showSecrets))
+        output.write(format == .json ? messageJSON(decoded) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
         output.flush()
       } catch let failure as CLIFailure {
         throw fail(failure)
       }
     }
 
-    /// Streams stdin: memory bounded by the longest line, whatever the input length. Returns the
-    /// exit status: 0, 65 when a line failed, 66 when standard input could not be read.
+    /// Streams stdin: memory bounded by the longest line, whatever the input length; one JSON
+    /// object per message, or with --format text one line (``messageSummary(_:showSecrets:)``).
+    /// Returns the exit status: 0, 65 when a line failed, 66 when standard input could not be read.
     ///
     /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
     /// one byte buffer sized for the longest line so far, and the JSON is written straight into
@@ -71,9 +81,14 @@ extension NDEFCommand {
       var lineNumber = 0
       var bytes: [UInt8] = []
       var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
+      let text = format == .text, showSecrets = showSecrets  // JSON unless --format text is given
 
       func lineError(_ reason: String) {
         failed = true
+        if text {
+          writer.raw(json: "line \(lineNumber): error: \(sanitizeLine(reason))")
+          return
+        }
         writer.raw("{\"line\":"); writer.number(lineNumber)
         writer.key("error"); writer.string(reason)
         writer.bytes.append(0x7D)
@@ -88,7 +103,12 @@ extension NDEFCommand {
           if count == 0, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
           let mark = writer.bytes.count
           do {
-            writer.message(try NDEFMessage(decoding: bytes[0..<count]))
+            let message = try NDEFMessage(decoding: bytes[0..<count])
+            if text {
+              writer.raw(json: sanitizeLine(messageSummary(message, showSecrets: showSecrets)))
+            } else {
+              writer.message(message)
+            }
           } catch {
             writer.bytes.removeLast(writer.bytes.count - mark)
             lineError("invalid NDEF message: \(error)")
@@ -137,7 +157,7 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
   func run() throws {
     do {
       let bytes: [UInt8]
-      do { bytes = try kind.makeMessage().encoded() } catch let error as NDEFError {
+      do { bytes = try kind.makeMessage().encodedAllowingEmpty() } catch let error as NDEFError {
         throw CLIFailure(ExitStatus.dataError, "cannot encode: \(error)")
       }
       let out = StandardOutput()

@@ -15,6 +15,12 @@ struct NFCTool: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "nfctag",
     abstract: "Read, write and emulate NFC Forum tags through PC/SC readers.",
+    discussion: """
+      The documentation folder holds the Markdown files help texts name (json-format.md, \
+      exit-codes.md, faults.md, tag-types.md, provisioning.md...): /usr/share/doc/nfctag from the \
+      Debian package (gzipped), PREFIX/share/doc/nfctag after make install (PREFIX is /usr/local by \
+      default). Exit statuses: the man page, section EXIT STATUS.
+      """,
     version: "0.1.0",
     subcommands: [
       NDEFCommand.self,

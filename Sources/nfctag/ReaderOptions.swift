@@ -1,12 +1,16 @@
 import ArgumentParser
 import Logging
+import NFCEmulator
 import NFCTagCLI
 import NFCTransport
 
 /// Options every tag command shares: which reader, how long to wait, whether to trace APDUs.
 struct ReaderOptions: ParsableArguments {
   @Option(name: .shortAndLong,
-          help: "Reader name, a unique prefix of it, its index in `nfctag readers`, or sim:KIND[:IMAGE] for the built-in simulator.")
+          help: ArgumentHelp("""
+            Reader name, a unique prefix of it, its index in `nfctag readers`, or the built-in simulator: \
+            \(SimulatorSpec.grammar) (KIND: a tag of emulate --tag; FACE: \(ReaderFaceKind.names)).
+            """))
   var reader: String?
 
   @Option(parsing: .unconditional, help: "Seconds to wait for a tag (default 60; with scan --continuous, seconds without a tag before it ends, default never).")

@@ -15,7 +15,9 @@ extension NFCTool {
       abstract: "Wait for a tag and describe it: reader, UID, ATR, chip, NDEF status and records.",
       discussion: """
         With --continuous, report every tag that arrives (a tag left in place is reported once) until \
-        Ctrl-C (exit 0) or --timeout seconds without a tag (exit 0 after at least one tag, else 75).
+        Ctrl-C (exit 0) or --timeout seconds without a tag (exit 0 after at least one tag, else 75). \
+        A tag whose reads are password-protected, scanned without its password, is described as far \
+        as it lets be read (as info does: reader, UID, chip), then scan says why and exits 77.
         """)
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var output: FormatOption
@@ -36,7 +38,8 @@ extension NFCTool {
           let output = StandardOutput()
           output.write(isJSON ? report.json() + "\n" : report.text(showSecrets: showSecrets))
           output.flush()
-          // The tag was identified and reported; its NDEF content is bad data (65).
+          // The tag was identified and reported; a refused read is 77, its NDEF content bad data (65).
+          if let refusal = report.refusal { throw fail(CLIFailure(ExitStatus.noPermission, refusal)) }
           if let problem = report.messageError { throw fail(CLIFailure(ExitStatus.dataError, sanitizeLine(problem))) }
         }
       } catch let exit as ExitCode {
@@ -149,10 +152,21 @@ struct ScanReport: Sendable {
   var ndefBytes: [UInt8]?
   var message: NDEFMessage?
   var messageError: String?
+  /// Why the tag refused to be read (77: read-protected, no or a wrong password); what it let
+  /// be read is in ``info`` (as `info` shows it), the message is not.
+  var refusal: String?
 
   init(_ tag: any NFCNDEFTag) throws {
     target = TargetSummary(tag)
-    let info = try tag.identification()
+    let identified = Result { () throws(NFCReaderError) in try tag.identification() }
+    if case .failure(let error) = identified, exitStatus(for: error.code) == ExitStatus.noPermission {
+      // Read-protected: the chip and the pages before the protected ones, as `info` shows them.
+      let partial = try? tag.tagInfo()
+      info = partial
+      refusal = partial?.readProtectedFrom.map(readProtectedReason) ?? cliFailure(for: error).message
+      return
+    }
+    let info = try identified.get()
     self.info = info
     if info.ndef.status != .notSupported {
       let bytes: [UInt8]
@@ -181,10 +195,16 @@ struct ScanReport: Sendable {
     if let info {
       o.string("platform", info.platform.rawValue)
       o.string("chip", info.chip)
-      o.raw("ndef", ndefStatusJSON(info.ndef))
+      if let page = info.readProtectedFrom {
+        o.raw("readProtected", "{\"fromPage\":\(page)}")
+        o.raw("ndef", "null")
+      } else {
+        o.raw("ndef", ndefStatusJSON(info.ndef))
+      }
     }
     if let message { o.raw("message", messageJSON(message)) }
     if let messageError { o.string("error", messageError) }
+    if let refusal { o.string("error", refusal) }
     return o.finish()
   }
 
@@ -195,11 +215,11 @@ struct ScanReport: Sendable {
     ]
     if let info {
       lines.append(("chip", "\(info.chip) (\(info.platform.displayName))"))
-      lines.append(("ndef", ndefStatusText(info.ndef)))
+      lines.append(("ndef", info.readProtectedFrom.map { "read-protected from page \($0)" } ?? ndefStatusText(info.ndef)))
     }
     var out = alignedLines(lines)
     if let message {
-      out += message.records.isEmpty ? "(empty NDEF message)\n" : messageText(message, showSecrets: showSecrets)
+      out += messageTextOrEmpty(message, showSecrets: showSecrets)
     }
     if let messageError { out += "ndef problem: \(sanitizeLine(messageError))\n" }
     return out
@@ -208,7 +228,9 @@ struct ScanReport: Sendable {
   func oneLine() -> String {
     var parts = [sanitizeLine(target.readerName), hexString(target.identifier, separator: ":")]
     if let info { parts.append(sanitizeLine(info.chip)) }
-    if let message {
+    if let refusal {
+      parts.append("error: \(refusal)")
+    } else if let message {
       parts.append(message.records.isEmpty ? "empty" : sanitizeLine(messageSummary(message)))
     } else if let messageError {
       parts.append("invalid NDEF: \(sanitizeLine(messageError))")

@@ -37,15 +37,8 @@ extension NFCTool {
         case .raw: output.write(bytes)
         case .hex: output.write(hexString(bytes) + "\n")
         case .json, .text:
-          let message = bytes.isEmpty ? NDEFMessage(records: []) : try decodeTagMessage(bytes)
-          if format == .json {
-            output.write(messageJSON(message) + "\n")
-          } else if message.records.isEmpty {
-            // Nothing in a pipe (an empty message has no lines); a person at a terminal is told.
-            if isatty(1) != 0 { output.write("(empty NDEF message)\n") }
-          } else {
-            output.write(messageText(message, showSecrets: showSecrets))
-          }
+          let message = try decodeTagMessage(bytes)
+          output.write(format == .json ? messageJSON(message) + "\n" : messageTextOrEmpty(message, showSecrets: showSecrets))
         }
         output.flush()
       } catch {
@@ -166,7 +159,7 @@ extension NFCTool {
       commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.",
       discussion: """
         A tag whose reads are password-protected, read without its password, shows what it lets be \
-        read (the chip, the pages before the protected ones) and exits 77.
+        read (the chip, the pages before the protected ones) and exits 77 (scan does the same).
         """)
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var output: FormatOption
@@ -210,8 +203,7 @@ extension NFCTool {
         }
         out.flush()
         if let page = info.readProtectedFrom {
-          throw fail(CLIFailure(ExitStatus.noPermission, "the tag is read-protected from page \(page): "
-                                + "give its password with --tag-password-file or --tag-password-env"))
+          throw fail(CLIFailure(ExitStatus.noPermission, readProtectedReason(page)))
         }
       } catch let exit as ExitCode {
         throw exit
@@ -222,9 +214,14 @@ extension NFCTool {
   }
 }
 
-/// Decodes a message read from a tag; its errors are bad data (65).
+/// Decodes a message read from a tag (zero bytes: the empty message); its errors are bad data (65).
 func decodeTagMessage(_ bytes: [UInt8]) throws -> NDEFMessage {
-  do { return try NDEFMessage(decoding: bytes) } catch { throw NFCReaderError(error) }
+  do { return try NDEFMessage.decodingAllowingEmpty(bytes) } catch { throw NFCReaderError(error) }
+}
+
+/// Why `info` and `scan` exit 77 on a tag whose reads are protected from `page`.
+func readProtectedReason(_ page: Int) -> String {
+  "the tag is read-protected from page \(page): give its password with --tag-password-file or --tag-password-env"
 }
 
 /// What the reader learnt about a tag, for output: reader, UID, ATR.

@@ -42,11 +42,9 @@ struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
       let (append, verify, lock) = (append, !noVerify, lock)
       let written = try TagSession(options: readerOptions).withTag { tag -> Int in
         var records = message.records
-        if append {
-          let existing = try tag.readNDEFBytes()
-          if !existing.isEmpty { records = try decodeTagMessage(existing).records + records }
-        }
-        let bytes = try NDEFMessage(records: records).encoded()
+        if append { records = try decodeTagMessage(try tag.readNDEFBytes()).records + records }
+        // No records (`write json` of {"records":[]}): the empty message, as `erase --fast` writes it.
+        let bytes = try NDEFMessage(records: records).encodedAllowingEmpty()
         if Console.isVerbose, let platform = tag.platformType {
           Console.info("plan: " + writePlanDescription(bytes: bytes.count, platform: platform,
                                                        status: try? tag.queryNDEFStatusReport(), verify: verify))

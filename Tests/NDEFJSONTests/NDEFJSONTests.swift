@@ -94,12 +94,16 @@ private func json(_ text: String) throws -> NDEFMessage {
   }
 
   @Test(arguments: [
-    #"{"records":[]}"#, #"{"records":[{"tnf":"reserved","payload":""}]}"#,
+    #"{"records":[{"tnf":"reserved","payload":""}]}"#,
     #"{"records":[{"tnf":"unchanged","payload":""}]}"#, #"{"records":[{"tnf":"media","type":"a/b","payload":"zz"}]}"#,
     #"{"records":[{}]}"#, #"{"x":1}"#, #"{"records":[{"tnf":"empty","type":"T","payload":""}]}"#,
   ])
   func badDataIsRejected(text: String) {
     #expect(throws: MessageJSONError.self) { try json(text) }
+  }
+
+  @Test func noRecordsIsTheEmptyMessage() throws {
+    #expect(try json(#"{"records":[]}"#).records.isEmpty)
   }
 }
 

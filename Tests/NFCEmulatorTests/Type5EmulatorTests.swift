@@ -185,7 +185,7 @@ func longMessage(_ count: Int, seed: UInt8) -> [UInt8] {
     let face = try PartThreeFace(tag: tag, transparentExchange: transparent)
     let (_, platform) = try connectPartThree(face)
     #expect(platform.platform == .type5)
-    #expect(platform.identifier == tag.identifier)
+    #expect(platform.identifier == tag.identifier.reversed())  // sent LSB first, shown MSB first (E0 first)
     let status = try platform.queryNDEFStatus()
     #expect(status == NDEFStatusReport(status: .readWrite, capacity: 308, messageLength: 0))
 

@@ -19,6 +19,7 @@ struct LedgerCheck: Sendable, CustomTestStringConvertible {
 /// ``all`` with its own factory.
 enum LedgerConformance {
   static let all: [LedgerCheck] = [
+    LedgerCheck(name: "settings are recorded once", run: settingsAreRecordedOnce),
     LedgerCheck(name: "import is idempotent", run: importIsIdempotent),
     LedgerCheck(name: "import refuses rows that differ", run: importRefusesRowsThatDiffer),
     LedgerCheck(name: "claims follow the sequence", run: claimsFollowTheSequence),
@@ -62,6 +63,30 @@ enum LedgerConformance {
   static func claimed(_ claim: LedgerClaim) -> LedgerRecord? {
     if case .claimed(let record) = claim { return record }
     return nil
+  }
+
+  // MARK: Settings
+
+  static func settingsAreRecordedOnce(_ open: LedgerFactory) throws {
+    let ledger = try open(job)
+    #expect(try ledger.settings() == nil)
+    #expect(try ledger.recordSettings("A", replacing: false) == .recorded)
+    #expect(try ledger.recordSettings("A", replacing: false) == .unchanged)
+    // Another station with other settings: refused, nothing changed.
+    let other = try open(job)
+    #expect(try other.recordSettings("B", replacing: false) == .differs(recorded: "A"))
+    #expect(try ledger.settings() == "A")
+    // Replacing records the new ones.
+    #expect(try other.recordSettings("B", replacing: true) == .recorded)
+    #expect(try ledger.settings() == "B")
+    #expect(try other.recordSettings("B", replacing: true) == .unchanged)
+    // Each job has its own; any text survives.
+    let second = try open(LedgerJob(name: "job-b"))
+    #expect(try second.settings() == nil)
+    let text = #"{"template":"url","source":"https://e.com/{id}?q='x'\n😀","lock":true}"#
+    #expect(try second.recordSettings(text, replacing: false) == .recorded)
+    #expect(try open(LedgerJob(name: "job-b")).settings() == text)
+    #expect(try ledger.settings() == "B")
   }
 
   // MARK: Import

@@ -58,6 +58,25 @@ struct PostgresLedgerTests {
     }
   }
 
+  @Test func aVersion1LedgerIsMigratedAndItsJobGetsSettingsOnItsNextRun() throws {
+    let scratch = try ScratchDatabase()
+    defer { scratch.drop() }
+    let first = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"))
+    _ = try first.importRows(TestPostgres.rows(2))
+    first.close()
+    // As version 1 left it: no settings column.
+    let admin = try AdminConnection(scratch.settings)
+    try admin.run("ALTER TABLE nfctag_jobs DROP COLUMN settings")
+    try admin.run("UPDATE nfctag_ledger_schema SET version = 1")
+    let ledger = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"), createIfMissing: false)
+    defer { ledger.close() }
+    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == 2)
+    #expect(try ledger.records().count == 2)
+    #expect(try ledger.settings() == nil)
+    #expect(try ledger.recordSettings("S", replacing: false) == .recorded)
+    #expect(try ledger.recordSettings("T", replacing: false) == .differs(recorded: "S"))
+  }
+
   @Test func unknownJobWithoutCreate() throws {
     let settings = try TestPostgres.settings()
     let job = TestPostgres.freshJob()

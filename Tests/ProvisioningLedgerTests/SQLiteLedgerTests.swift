@@ -92,6 +92,27 @@ final class ScratchDirectory: Sendable {
     }
   }
 
+  @Test func aVersion1LedgerIsMigratedAndItsJobGetsSettingsOnItsNextRun() throws {
+    let directory = try ScratchDirectory()
+    let path = directory.file("v1.sqlite")
+    // A ledger as version 1 wrote it: jobs without settings.
+    let raw = try BlockingConnection.open(path: path, create: true)
+    for statement in ["CREATE TABLE jobs (name TEXT PRIMARY KEY NOT NULL)"] + LedgerSchema.tables.dropFirst() {
+      _ = try raw.query(statement)
+    }
+    _ = try raw.query("PRAGMA application_id = \(LedgerSchema.applicationID)")
+    _ = try raw.query("PRAGMA user_version = 1")
+    _ = try raw.query("INSERT INTO jobs (name) VALUES ('job-a')")
+    _ = try raw.query("INSERT INTO rows (job, id, sequence, content_hash, status) VALUES ('job-a', '1', 1, 'h', 'pending')")
+    raw.close()
+    let ledger = try SQLiteLedger(path: path, job: C.job, createIfMissing: false)
+    #expect(try ledger.pragma("user_version") == "2")
+    #expect(try ledger.records().map(\.id) == ["1"])
+    #expect(try ledger.settings() == nil)
+    #expect(try ledger.recordSettings("S", replacing: false) == .recorded)
+    #expect(try ledger.recordSettings("T", replacing: false) == .differs(recorded: "S"))
+  }
+
   @Test func anEmptyFileBecomesALedgerOnlyWhenAsked() throws {
     let directory = try ScratchDirectory()
     let path = directory.file("empty.sqlite")

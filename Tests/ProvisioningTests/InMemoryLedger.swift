@@ -8,8 +8,21 @@ final class InMemoryLedger: Ledger {
   private struct State {
     var rows: [LedgerRecord] = []
     var failures: [LedgerTagFailure] = []
+    var settings: String?
   }
   private let state = Locked(State())
+  /// How many `unclaim` calls still fail as unavailable (a server restarting).
+  let unclaimOutages = Locked(0)
+
+  func settings() throws(LedgerError) -> String? { state.withLock { $0.settings } }
+
+  func recordSettings(_ settings: String, replacing: Bool) throws(LedgerError) -> LedgerSettingsCheck {
+    state.withLock { s in
+      let check = LedgerSettingsCheck(current: s.settings, given: settings, replacing: replacing)
+      if check == .recorded { s.settings = settings }
+      return check
+    }
+  }
 
   func importRows(_ rows: [LedgerRowInput]) throws(LedgerError) -> LedgerImport {
     state.withLock { s in
@@ -62,6 +75,11 @@ final class InMemoryLedger: Ledger {
   }
 
   func unclaim(rowID: String, uid: String, failure: LedgerFailure) throws(LedgerError) {
+    let down = unclaimOutages.withLock { n in
+      defer { n = max(0, n - 1) }
+      return n > 0
+    }
+    if down { throw .unavailable("the connection was lost (server restarting)") }
     state.withLock { s in
       if let i = s.rows.firstIndex(where: { $0.id == rowID && $0.uid == uid }) {
         s.rows[i] = LedgerRecord(id: rowID, sequence: s.rows[i].sequence, status: .pending)

@@ -49,6 +49,11 @@ private func lines(_ validation: JobValidation) -> [String] { validation.problem
     #expect(validation.messageSizes.map(\.row.id) == ["1", "3"])
   }
 
+  @Test func aURLThatIsNotAURIIsRefusedPerRow() throws {
+    let validation = JobValidation(rows: csv("id,url\n1,https://a\n2,https://a b\n3,https://c\n"), template: try url("{url}"), mirror: nil)
+    #expect(lines(validation) == [#"row 2 (line 3): the URL "https://a b" is not a valid URI: it holds a space (character 10)"#])
+  }
+
   @Test func everyProblemInFileOrder() throws {
     let rows = csv("id,url\n1,https://a\nA,\nA,https://b\n4,x,y\n")
     let validation = JobValidation(rows: rows, template: try url("{url}{mirror}"), mirror: nil)

@@ -26,6 +26,43 @@ private func messageTemplate(_ json: String) throws -> MessageTemplate {
     #expect(rendered.message == NDEFMessage(records: [URIRecord(uri: "https://example.com/t/7?u=04abcd").record]))
   }
 
+  /// The URI a `--url` template gives for `fields`.
+  func uri(_ template: String, _ fields: [String: String], sequence: Int = 1) throws -> String {
+    let rendered = try MessageTemplate.url(Template(template)).render(row: row(fields, sequence: sequence), uid: [0x04, 0xAB], mirror: nil)
+    return try #require(rendered.message.records.first.flatMap { URIRecord($0)?.uri })
+  }
+
+  @Test func urlValuesArePercentEncodedForWhereTheyStand() throws {
+    let fields = ["p": "😀 emoji/x", "q": "comma, and\nnewline&x=1+2#", "f": "a b#c"]
+    #expect(try uri("https://e.com/{p}?q={q}&n={n:03}&u={uid}#{f}", fields, sequence: 7)
+            == "https://e.com/%F0%9F%98%80%20emoji%2Fx?q=comma,%20and%0Anewline%26x%3D1%2B2%23&n=007&u=04ab#a%20b%23c")
+    // In the path: sub-delims, ':' and '@' stay; '?' and '#' are data.
+    #expect(try uri("https://e.com/{p}", ["p": "a:b@c;d=e?f#g"]) == "https://e.com/a:b@c;d=e%3Ff%23g")
+    // A value before the scheme's ':' is the URL itself: as it is; what follows it is encoded by where it lands.
+    #expect(try uri("{link}&id={id}", ["link": "https://e.com/t?a=1", "id": "x y&z"]) == "https://e.com/t?a=1&id=x%20y%26z")
+    #expect(try uri("{link}/{id}", ["link": "https://e.com", "id": "a/b"]) == "https://e.com/a%2Fb")
+  }
+
+  @Test func aRenderedURLThatIsNotAURIIsRefused() throws {
+    func problem(_ template: String, _ fields: [String: String]) -> String? {
+      do { _ = try uri(template, fields); return nil } catch { return "\(error)" }
+    }
+    #expect(problem("{link}", ["link": "https://e.com/a b"])
+            == #"the URL "https://e.com/a b" is not a valid URI: it holds a space (character 16)"#)
+    #expect(problem("{link}", ["link": "https://e.com/\u{1B}[2J"])
+            == #"the URL "https://e.com/?[2J" is not a valid URI: it holds a control character (U+001B, character 15)"#)
+    #expect(problem("e.com/{id}", ["id": "1"]) == #"the URL "e.com/1" is not a valid URI: it has no scheme (such as https:)"#)
+    #expect(problem("https://e.com/{{x}}", [:])?.hasSuffix("it holds {, which a URI cannot hold (character 15)") == true)
+    #expect(problem("https://e.com/%zz", [:])?.hasSuffix("a % is not followed by two hex digits (character 15)") == true)
+    // An IRI's characters beyond ASCII in the template itself are a URI record's to hold.
+    #expect(problem("https://例え.jp/{id}", ["id": "1"]) == nil)
+    // A `uri` of a message JSON template is a URL too.
+    let smart = try messageTemplate(#"{"records":[{"uri":"https://e.com/{p}"},{"text":{"text":"{p}","language":"en"}}]}"#)
+    let rendered = try smart.render(row: row(["p": "a b"]), uid: [1], mirror: nil)
+    #expect(rendered.message.records.first.flatMap { URIRecord($0)?.uri } == "https://e.com/a%20b")
+    #expect(rendered.message.records.last.flatMap { TextRecord($0)?.text } == "a b")
+  }
+
   @Test func emptyURLIsMalformed() throws {
     #expect(throws: MessageRenderError.malformed("the URL is empty")) {
       try MessageTemplate.url(Template("{url}")).render(row: row(["url": ""]), uid: [1], mirror: nil)

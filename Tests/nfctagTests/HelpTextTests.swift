@@ -1,4 +1,5 @@
 import ArgumentParser
+import ProvisionCommands
 import Testing
 
 @testable import nfctag
@@ -25,5 +26,24 @@ import Testing
       let outside = help.unicodeScalars.filter { !$0.isASCII }
       #expect(outside.isEmpty, "\(command._commandName): \(String(String.UnicodeScalarView(outside)))")
     }
+  }
+
+  /// An installed nfctag has no docs/ folder beside it: help texts name a documentation file by
+  /// its name, and the root help says where the folder is (the package's and make install's).
+  @Test func helpNamesInstalledDocumentation() {
+    for command in Self.commands() where ObjectIdentifier(command) != ObjectIdentifier(ProvisionCommand.self) {
+      let help = NFCTool.helpMessage(for: command, includeHidden: true, columns: 10_000)
+      #expect(!help.contains("docs/"), "\(command._commandName) points at the source tree's docs/")
+    }
+    let root = NFCTool.helpMessage(for: NFCTool.self, columns: 10_000)
+    #expect(root.contains("/usr/share/doc/nfctag") && root.contains("PREFIX/share/doc/nfctag"))
+    #expect(root.contains("section EXIT STATUS"))
+  }
+
+  /// --reader gives the simulator's whole syntax: FACE and the feed's options too.
+  @Test func readerHelpGivesTheWholeSimulatorSyntax() {
+    let help = NFCTool.helpMessage(for: NFCTool.Read.self, columns: 10_000)
+    #expect(help.contains("sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,seed=S][,images=DIR][,hand-ms=MS][,latency=none|acr122u]"))
+    #expect(help.contains("FACE: acr122u|part3"))
   }
 }

@@ -54,6 +54,24 @@ import Testing
     #expect(lines.last?.contains(#""text":"hello""#) == true)
   }
 
+  @Test func formatTextGivesOneTextLinePerMessage() throws {
+    // Two records (Text "hello", URI https://a.org), a bad line, a blank line, a Wi-Fi credential.
+    let wifi = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "net", "--password-env", "K"], environment: ["K": "secretkey123"])
+    let input = "9101085402656e68656c6c6f" + "5101065504612e6f7267\nzz\n\n" + wifi.stdout
+    let r = try runNFCTag(["ndef", "decode", "--lines", "--format", "text"], stdin: Data(input.utf8))
+    #expect(r.status == 65)
+    #expect(r.stdout.split(separator: "\n", omittingEmptySubsequences: false) == [
+      "Text (en, utf-8): hello; URI: https://a.org", "line 2: error: not hex",
+      "Wi-Fi: SSID \"net\", wpa2-personal, aes, key ******** (--show-secrets to show)", "",
+    ])
+    let shown = try runNFCTag(["ndef", "decode", "--lines", "--format", "text", "--show-secrets"], stdin: Data(wifi.stdout.utf8))
+    #expect(shown.stdout.contains("key \"secretkey123\""), "\(shown.stdout)")
+    // Without --format, --lines stays JSON.
+    #expect(try runNFCTag(["ndef", "decode", "--lines"], stdin: Data(wifi.stdout.utf8)).stdout.hasPrefix(#"{"records":"#))
+    let help = try runNFCTag(["ndef", "decode", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(help.contains("with an explicit --format text one line of text"))
+  }
+
   @Test func unreadableInputIsExit66WithOneLine() throws {
     // A directory as standard input: open(2) succeeds, read(2) fails with EISDIR.
     let r = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec '\(nfctagBinary().path)' ndef decode --lines < /"])

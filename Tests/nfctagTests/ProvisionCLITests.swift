@@ -163,6 +163,32 @@ struct ProvisionCLITests {
     #expect(server.stderr.split(separator: "\n").count == 1)
   }
 
+  @Test func aRerunWithAnotherTemplateIsRefusedUnlessAllowed() throws {
+    let dir = try scratch()
+    let ledger = dir.appendingPathComponent("l.sqlite").path
+    func provision(_ options: [String], tags: Int) throws -> RunResult {
+      try runNFCTag(["provision", "--count", "2", "--ledger", ledger, "--timeout", "2", "--json", "--reader", feed(tags, dir)] + options)
+    }
+    let first = try provision(["--url", "https://e.com/{n}"], tags: 1)
+    #expect(first.status == 75, "one row done, one left: \(first.stderr)")
+    // Another template, or the same one with another option: refused before any tag.
+    let text = try provision(["--text", "Asset {n}"], tags: 2)
+    #expect(text.status == 65)
+    #expect(text.stderr == "nfctag: the job was started with --url 'https://e.com/{n}', this run has --text 'Asset {n}': "
+      + "rerun with the job's, or add --allow-template-change to go on with this run's\n", "\(text.stderr)")
+    #expect(text.stdout.isEmpty, "no tag was touched")
+    let locked = try provision(["--url", "https://e.com/{n}", "--lock", "--yes"], tags: 2)
+    #expect(locked.status == 65)
+    #expect(locked.stderr.contains("the job was started without --lock, this run has it"), "\(locked.stderr)")
+    // Allowed: the new template is the job's from now on (the first tag is done already: skipped).
+    let allowed = try provision(["--text", "Asset {n}", "--allow-template-change"], tags: 2)
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(allowed.stdout.contains(#""status":"done""#))
+    let back = try provision(["--url", "https://e.com/{n}"], tags: 1)
+    #expect(back.status == 65)
+    #expect(back.stderr.contains("the job was started with --text 'Asset {n}', this run has --url 'https://e.com/{n}'"))
+  }
+
   @Test func aNegativeCountSaysWhatACountIs() throws {
     for value in ["-3", "0", "1.5", "ten"] {
       let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])

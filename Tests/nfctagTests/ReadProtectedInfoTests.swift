@@ -79,3 +79,35 @@ struct ReadProtectedInfoEndToEnd {
     #expect(r.stderr.contains("give its password"))
   }
 }
+
+/// `scan` on a read-protected tag describes what it identified (reader, UID, chip), then says why
+/// it stops, as `info` does, and exits 77.
+@Suite struct ReadProtectedScan {
+  @Test func showsWhatItIdentifiedThenTheReasonAndExits77() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-rps-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let reader = "sim:ntag215:" + directory.appendingPathComponent("tag.bin").path
+    let password = directory.appendingPathComponent("pw.txt")
+    try Data("1a2b3c4d\n".utf8).write(to: password)
+    #expect(try runNFCTag(["write", "text", "secret", "--reader", reader]).status == 0)
+    #expect(try runNFCTag(["password", "set", "--new-password-file", password.path, "--protect-reads", "--reader", reader]).status == 0)
+
+    let r = try runNFCTag(["scan", "--reader", reader])
+    #expect(r.status == 77, "\(r.stdout)\(r.stderr)")
+    #expect(r.stdout.contains("uid:    04:a1:b2:c3:d4:e5:80"), "\(r.stdout)")
+    #expect(r.stdout.contains("chip:   NTAG215 (Type 2)"))
+    #expect(r.stdout.contains("ndef:   read-protected from page 4"))
+    #expect(!r.stdout.contains("secret"))
+    #expect(r.stderr == "nfctag: the tag is read-protected from page 4: give its password with --tag-password-file or --tag-password-env\n")
+
+    let json = try runNFCTag(["scan", "--format", "json", "--reader", reader])
+    #expect(json.status == 77)
+    #expect(json.stdout.contains(#""uid":"04a1b2c3d4e580""#), "\(json.stdout)")
+    #expect(json.stdout.contains(#""chip":"NTAG215","readProtected":{"fromPage":4},"ndef":null"#))
+    #expect(json.stdout.contains(#""error":"the tag is read-protected from page 4"#))
+
+    let unlocked = try runNFCTag(["scan", "--tag-password-file", password.path, "--reader", reader])
+    #expect(unlocked.status == 0, "\(unlocked.stderr)")
+    #expect(unlocked.stdout.contains("Text (en, utf-8): secret"))
+  }
+}

@@ -54,15 +54,30 @@ extension Type2Tag {
     return try authenticate(password: password)
   }
 
-  /// Writes new CFG0 and ACCESS bytes: ACCESS first, then CFG0; a page that already holds its
-  /// value is not written.
+  /// Writes new CFG0 and ACCESS bytes over `current` (what ``readConfiguration()`` read, so the
+  /// pages are not read again): PWD and PACK first when `password` is given, then ACCESS, then
+  /// CFG0 (AUTH0 last, so a tag removed before the end is not protected by a password it may not
+  /// hold); an ACCESS or CFG0 page that already holds its value is not written. The PWD and PACK
+  /// writes are secret exchanges (masked in traces). Source: NXP NTAG213/215/216 data sheet §8.8
+  /// (password verification protection: AUTH0, PROT, PWD, PACK).
   /// - Throws: ``TagError/unsupported(_:)`` when the configuration was not readable or the sizes
   ///   are wrong.
-  public func writeConfiguration(cfg0: [UInt8], access: UInt8, over current: Type2Configuration) throws(TagError) {
+  public func writeConfiguration(cfg0: [UInt8], access: UInt8, over current: Type2Configuration,
+                                 password: (pwd: [UInt8], pack: [UInt8])? = nil) throws(TagError) {
     _ = try beginOperation()
     guard current.readable, current.cfg0.count == 4, current.cfg1.count == 4, cfg0.count == 4,
           let cfg0Page = current.product.cfg0Page, let cfg1Page = current.product.cfg1Page else {
       throw .unsupported("the configuration pages are read-protected or malformed")
+    }
+    if let password {
+      guard password.pwd.count == 4, password.pack.count == 2,
+            let pwdPage = current.product.passwordPage, let packPage = current.product.packPage else {
+        throw .unsupported("PWD is 4 bytes and PACK 2 bytes, on a chip with a password")
+      }
+      try SecretExchange.run { () throws(TagError) in
+        try commands.write(page: pwdPage, password.pwd)
+        try commands.write(page: packPage, password.pack + [0x00, 0x00])
+      }
     }
     if access != current.access {
       try commands.write(page: cfg1Page, [access] + current.cfg1[1...])

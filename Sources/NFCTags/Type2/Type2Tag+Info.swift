@@ -45,7 +45,7 @@ extension Type2Tag {
     if let page = product?.dynamicLockPage {
       if let dyn = try unlessRemoved({ () throws(TagError) in try memory.page(page) }) {
         let bytes = Array(dyn[0..<3])
-        let extent = lockExtent(bytes, all: false)
+        let extent = product?.dynamicLockExtent(bytes) ?? lockExtent(bytes, all: false)
         locks.append(TagInfoFact("Dynamic lock bytes", key: "dynamicLock",
                                  text: "dynamic lock bytes \(hexString(bytes, separator: " ")) (\(extent) set)",
                                  value: .members(["bytes": .bytes(bytes), "set": .string(extent)])))
@@ -120,7 +120,7 @@ extension Type2Tag {
     if let page = product.dynamicLockPage {
       let readable = page < first
       let dynamic = readable ? Array(bytes[(page * 4)..<(page * 4 + 3)]) : []
-      let set = lockExtent(dynamic, all: false)
+      let set = product.dynamicLockExtent(dynamic)
       locks.append(TagInfoFact("Dynamic lock bytes", key: "dynamicLock",
                                text: readable ? "dynamic lock bytes \(hexString(dynamic, separator: " ")) (\(set) set)"
                                  : "dynamic lock bytes read-protected",

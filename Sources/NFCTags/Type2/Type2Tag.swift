@@ -55,7 +55,10 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   /// WRITE (A2h) of one page, unchecked: this can lock the tag or write its configuration.
-  public func write(page: Int, data: [UInt8]) throws(TagError) { try commands.write(page: page, data) }
+  public func write(page: Int, data: [UInt8]) throws(TagError) {
+    readCache = nil
+    try commands.write(page: page, data)
+  }
 
   /// READ_SIG (3Ch): the 32-byte originality signature (NTAG21x, Ultralight EV1).
   public func readSignature() throws(TagError) -> [UInt8] {
@@ -77,6 +80,8 @@ public final class Type2Tag: NDEFTagPlatform {
     guard link.capabilities.rawCommands else {
       throw .unsupported("PWD_AUTH needs a reader that passes raw Type 2 commands")
     }
+    // Pages read before may have been refused or shown as zeros: they are read again.
+    readCache = nil
     return try SecretExchange.run { () throws(TagError) in try commands.passwordAuth(password) }
   }
 
@@ -125,7 +130,7 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
-    let memory = try beginOperation()
+    let memory = try beginWriteOperation()
     let (plan, layout) = try analyse(memory).writePlan(for: message)
     try commit(plan, area: layout.area, memory: memory, verify: verify)
   }
@@ -307,6 +312,16 @@ public final class Type2Tag: NDEFTagPlatform {
     let memory = try beginOperation()
     readCache = memory
     return memory
+  }
+
+  /// The pages a read-only operation of this connection just read, for a write that plans over
+  /// them (a status query then a write read the tag once), else a fresh start. They are the tag's
+  /// pages: every operation that changes the tag or its access (a write, a password, a
+  /// configuration) drops them before its first command.
+  func beginWriteOperation() throws(TagError) -> Type2PageCache {
+    guard let cached = readCache else { return try beginOperation() }
+    readCache = nil
+    return cached
   }
 
   func beginOperation() throws(TagError) -> Type2PageCache {

@@ -128,8 +128,11 @@ public struct Type5Chip: Hashable, Sendable {
 /// - Warning: Not thread-safe: one operation at a time.
 public final class Type5Tag: NDEFTagPlatform {
   public var platform: TagPlatform { .type5 }
-  /// The UID as the reader reported it (PC/SC readers: least significant byte first, `E0` last).
+  /// The UID, most significant byte first (`E0` first, ISO/IEC 15693-3 §4.1), as detection gives
+  /// it; one given least significant byte first (`E0` last, as PC/SC readers report it) is taken too.
   public let identifier: [UInt8]
+  /// The UID most significant byte first, whichever order ``identifier`` is in.
+  var uidMSBFirst: [UInt8] { identifier.last == 0xE0 && identifier.first != 0xE0 ? identifier.reversed() : identifier }
   public let link: any Transceiver
   /// The GET SYSTEM INFORMATION answer, when the link passes it and the tag answered.
   public private(set) var systemInfo: Type5SystemInfo?
@@ -455,8 +458,8 @@ public final class Type5Tag: NDEFTagPlatform {
     let snapshot = try analyse(memory)
     var report = snapshot.report
     var details: [TagInfoFact] = [
-      TagInfoFact("UID (MSB first)", key: "uidMSBFirst", text: hexString(identifier.reversed(), separator: ":"),
-                  value: .bytes(identifier.reversed())),
+      TagInfoFact("UID (MSB first)", key: "uidMSBFirst", text: hexString(uidMSBFirst, separator: ":"),
+                  value: .bytes(uidMSBFirst)),
     ]
     if let systemInfo {
       if let dsfid = systemInfo.dsfid { details.append(byteFact("DSFID", key: "dsfid", dsfid)) }

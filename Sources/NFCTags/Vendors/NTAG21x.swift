@@ -121,6 +121,31 @@ public enum Type2Product: String, Hashable, Sendable, CaseIterable {
     }
   }
 
+  /// The bits of the three dynamic lock bytes the chip defines (page-lock and block-lock bits);
+  /// the others are RFUI, so "all set" is judged on these. NXP NTAG213/215/216 data sheet
+  /// Rev. 3.2 §8.5.2: NTAG213 locks 2 pages per bit (12 bits: byte 0, byte 1 bits 0–3) with 6
+  /// block-locking bits (byte 2 bits 0–5); NTAG215 16 pages per bit (byte 0) with 4 block-locking
+  /// bits (byte 1 bits 0–3), byte 2 RFUI; NTAG216 16 pages per bit (14 bits: byte 0, byte 1 bits
+  /// 0–5) with 7 block-locking bits (byte 2 bits 0–6). nil for the chips whose layout is not
+  /// taken from a data sheet here (Ultralight EV1 MF0UL21, NTAG212): all 24 bits count.
+  public var dynamicLockDefinedBits: [UInt8]? {
+    switch self {
+    case .ntag213: return [0xFF, 0x0F, 0x3F]
+    case .ntag215: return [0xFF, 0x0F, 0x00]
+    case .ntag216: return [0xFF, 0x3F, 0x7F]
+    default: return nil
+    }
+  }
+
+  /// How many of the dynamic lock bytes' defined bits are set: `none`, `some` or `all` (RFUI
+  /// bits are not looked at).
+  public func dynamicLockExtent(_ bytes: [UInt8]) -> String {
+    let defined = dynamicLockDefinedBits ?? [0xFF, 0xFF, 0xFF]
+    guard bytes.count == defined.count else { return bytes.allSatisfy { $0 == 0 } ? "none" : "some" }
+    let set = zip(bytes, defined).map { $0 & $1 }
+    return set.allSatisfy { $0 == 0 } ? "none" : (set == defined ? "all" : "some")
+  }
+
   /// CFG0 (MIRROR, RFU, MIRROR_PAGE, AUTH0); nil on the original Ultralight.
   public var cfg0Page: Int? { self == .ultralight ? nil : totalPages - 4 }
   /// CFG1 (ACCESS: PROT bit 7, CFGLCK bit 6, AUTHLIM bits 2–0).

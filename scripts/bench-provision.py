@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Provisioning benchmarks (issue 9 "Speed", issue 10 "Throughput scales"), through the real
+"""Provisioning benchmarks (one station's speed, throughput as readers are added), through the real
 binary and the in-process tag feeder (`--reader sim:ntag213+feed=N,...`), with a SQLite ledger
 on disk:
 

@@ -1,7 +1,7 @@
 import NFCTransport
 
 /// The ATR a PC/SC Part 3 reader builds for a storage card: standard byte `ss`, card name `name`
-/// (PC/SC Part 3 §3.1.3.2.3; reference §3.1), with its check byte.
+/// (PC/SC Part 3 §3.1.3.2.3), with its check byte.
 public func partThreeStorageATR(standard ss: UInt8, name: [UInt8]) -> [UInt8] {
   var atr: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06, ss]
   atr += name.prefix(2)
@@ -21,7 +21,7 @@ public func isoDEPATR(historicalBytes: [UInt8]) -> [UInt8] {
 /// An ACS ACR122U with one tag slot, as PC/SC applications see it: its ATRs, its pseudo-APDUs
 /// (`FF CA`, `FF B0`, `FF D6`, `FF 00 48`, `FF 00 40`, `FF 00 50/51/52`) and direct transmit
 /// (`FF 00 00 00 Lc D4 …`) to the PN532 inside (the commands are listed in
-/// `ACR122UFace+PN532.swift` and docs/pn532.md). ACS API V2.04; reference §5.
+/// `ACR122UFace+PN532.swift` and docs/pn532.md). ACS API V2.04.
 ///
 /// Device limits are kept: a PN532 normal information frame carries at most 255 bytes (TFI,
 /// command, status and data), so no direct-transmit answer holds more than 252 data bytes; a
@@ -132,7 +132,7 @@ public final class ACR122UFace: VirtualCard {
       // The firmware carries the APDU in one PN532 InDataExchange frame (D4 40 01 + APDU, at most
       // 255 bytes after the length byte) and gets the R-APDU back in one (D5 41 status + R-APDU):
       // at most 252 bytes each way. A longer answer is a PN532 buffer overflow, which the reader
-      // reports as its generic failure 63 00 (ACS API V2.04; reference §4.2, §5.3).
+      // reports as its generic failure 63 00 (ACS API V2.04 §5.3 and App. D).
       guard apdu.count <= Self.maximumChipAnswer else { return Self.failed }
       if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2 {
         guard answer.count <= Self.maximumChipAnswer else { return Self.failed }

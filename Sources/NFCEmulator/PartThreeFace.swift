@@ -4,32 +4,33 @@ import NFCTransport
 /// ACR1552U: Part 3 ATRs and pseudo-APDUs, Manage Session / Transparent Exchange for ISO 15693
 /// and Type 2 (ISO 14443A layer 3) frames, and plain APDUs for ISO-DEP cards. Types 2, 4 and 5; no Type 1 or Type 3.
 ///
-/// - ATR (PC/SC Part 3 §3.1.3.2.3, reference §3.1–3.2): Type 2 `SS 03`, name `00 03`; ISO 15693
+/// - ATR (PC/SC Part 3 §3.1.3.2.3): Type 2 `SS 03`, name `00 03`; ISO 15693
 ///   `SS 0B` (part 3), name `00 14` (the only ICODE name in pcsc-tools' Part 3 list; no SLIX2 name
 ///   exists there); ISO-DEP `3B 8n 80 01` + the ATS historical bytes only (ACR1255U-J1 manual,
 ///   ifdnfc `atr.c`), not the whole ATS the ACR122U puts there.
 /// - `FF CA 00 00 00`: the UID, least significant byte first for ISO 15693 (ACS manuals: "UID (LSB)
-///   … UID (MSB)"); `FF CA 01 00 00`: the ATS with TL, as ACS readers answer (reference §4.1), for
+///   … UID (MSB)"); `FF CA 01 00 00`: the ATS with TL, as ACS readers answer (ACR1255U-J1 manual), for
 ///   ISO-DEP only, else `6A 81`. An Le shorter than the UID gets `6C xx`, a longer one `62 82`
 ///   after the UID (ACS GET DATA status words).
 /// - `FF B0 00 p Le` / `FF D6 00 p Lc data`: Type 2 reads of 4 pages (Le ≤ 10h; 00 = 16) and
 ///   one-page writes (Lc 4); Type 5 reads and writes of whole blocks, Le/Lc a multiple of the
 ///   4-byte block size (00 = one block), P1 P2 = block number. A failing read or write answers
-///   `63 00` (ACS generic failure, reference §4.2).
+///   `63 00` (ACS generic failure; liblogicalaccess `acsacrresultchecker.cpp`).
 /// - `FF C2 00 00` Manage Session (81 start, 82 end, 83 RF off, 84 RF on, 5F 46 timer),
 ///   `FF C2 00 02` Switch Protocol (`8F 02 02 03`: ISO 15693 layer 3 for an ISO 15693 tag,
 ///   `8F 02 00 03`: ISO 14443A layer 3 for a Type 2 tag) and `FF C2 00 01` Transparent Exchange
 ///   (95 transceive; 90/91/92 framing objects and the timer are accepted and ignored). Type 2
 ///   frames (READ, FAST_READ, WRITE, GET_VERSION, PWD_AUTH…) go to the tag as they are; its 4-bit
-///   ACK/NAK comes back as one byte with `92 01 04`. Answers follow the ACR1552 trace of reference §4.3: `C0 03 00 90 00`
+///   ACK/NAK comes back as one byte with `92 01 04`. Answers follow the ACR1552 trace
+///   (NXP community thread 2093136): `C0 03 00 90 00`
 ///   (generic status, no error), then `92 01 00 96 02 00 00 97 len <tag answer>`; a tag that does
 ///   not answer gives `C0 03 01 64 01` (timeout). The outer status word is `90 00` in every case.
 ///   An unknown data object stops the list with `C0 03 <1-based index> 6A 81`. A tag answer that
 ///   would not fit the short-APDU limit gives `C0 03 <index> 67 00` (this choice is ours).
 /// - Anything else with CLA FF, including the ACR122U's `FF 00 48 00 00` and direct transmit
 ///   `FF 00 00 00 …`, answers `6A 81` "function not supported", as ACS's non-PN53x readers list it
-///   for unsupported pseudo-APDUs (ACR1255U-J1, ACR1281U-C1 and ACM1281U manuals, GET DATA table;
-///   reference §4.2), so detection takes the generic Part 3 path.
+///   for unsupported pseudo-APDUs (ACR1255U-J1, ACR1281U-C1 and ACM1281U manuals, GET DATA table),
+///   so detection takes the generic Part 3 path.
 /// - Other APDUs go to ISO-DEP tags unchanged; for other tags they answer `6A 81`.
 ///
 /// Every answer, status word included, fits pcsc-lite's short-APDU limit of 258 bytes.
@@ -83,7 +84,7 @@ public final class PartThreeFace: VirtualCard {
   }
 
   /// The historical bytes of an ATS (TL T0 [TA] [TB] [TC] T1…Tk), for the ISO-DEP ATR.
-  /// Source: ifdnfc `atr.c` (reference §3.2).
+  /// Source: ifdnfc `atr.c`.
   static func historicalBytes(ofATS ats: [UInt8]) -> [UInt8] {
     guard ats.count >= 2 else { return [] }
     let t0 = ats[1]
@@ -217,7 +218,8 @@ public final class PartThreeFace: VirtualCard {
     return Self.status(index: 0, .success) + Self.ok
   }
 
-  /// Switch Protocol (`8F 02 <standard> <layer>`, reference §4.3).
+  /// Switch Protocol (`8F 02 <standard> <layer>`; PC/SC Part 3 values as in
+  /// wsrf2009/contactless-driver `pcsc.h`).
   ///
   /// - `02 02` / `02 03` (ISO 15693) with an ISO 15693 tag, and `00 03` (ISO 14443A layer 3) with a
   ///   Type 2 tag: `C0 03 00 90 00 8F 01 00`, as in the ACR1552 trace. The 14443A switch activates

@@ -1,5 +1,5 @@
 /// vpcd framing: every message is a 2-byte big-endian length and the payload.
-/// vsmartcard `vpcd.c`; reference §1.2.
+/// vsmartcard `vpcd.c` (`sendToVICC`, `recvFromVICC`).
 public enum VPCDFrame {
   /// pcscd → card control codes (1-byte messages).
   public static let powerOff: UInt8 = 0x00, powerOn: UInt8 = 0x01, reset: UInt8 = 0x02, getATR: UInt8 = 0x04

@@ -2,7 +2,7 @@ import NFCTransport
 import PCSC
 
 /// ACS ACR122U pseudo-APDUs beyond tag access: firmware, LED and buzzer, PICC polling
-/// parameters. ACS "ACR122U Application Programming Interface" V2.04 §6; reference §5.2.
+/// parameters. ACS "ACR122U Application Programming Interface" V2.04 §6.
 public struct ACR122UControl {
   let transport: any APDUTransport
   public init(transport: any APDUTransport) { self.transport = transport }
@@ -62,7 +62,8 @@ public func readingAvailable() -> Bool {
 /// `SCARD_CTL_CODE(1)` when its Info.plist authorises it; acsccid's and Windows'
 /// `SCARD_CTL_CODE(3500)`), as libnfc's `acr122_pcsc.c` does; when the driver refuses both (vpcd,
 /// or libccid without `DRIVER_OPTION_CCID_EXCHANGE_AUTHORIZED`) the pseudo-APDUs go through
-/// `SCardTransmit` to a card in the field. Source: nfc-protocols.md §2.7, §5.2.
+/// `SCardTransmit` to a card in the field. Source: libccid `ifdhandler.c`; libnfc `acr122_pcsc.c`;
+/// vsmartcard `ifd-vpcd.c`.
 public final class ReaderCommandTransport: APDUTransport {
   public let readerName: String
   public let atr: [UInt8]

@@ -43,7 +43,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   }
   if platform == .type3, isACR122 {
     // FeliCa: one InListPassiveTarget (Polling for system code FFFF, request code 01) gives the
-    // IDm, the PMm (its IC code names FeliCa Lite-S) and the system code; reference §5.3.
+    // IDm, the PMm (its IC code names FeliCa Lite-S) and the system code; PN532 User Manual §7.3.5.
     let felica424 = transport.atr.count > 14 && transport.atr[13] == 0xF0 && transport.atr[14] == 0x12
     let apdu: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x09, 0xD4, 0x4A, 0x01, felica424 ? 0x02 : 0x01,
                          0x00, 0xFF, 0xFF, 0x01, 0x00]

@@ -48,17 +48,17 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
 /// - **Transparent exchange** (ACS ACR1252U/ACR1552U and other readers with PC/SC Part 3 Manage
 ///   Session): start session `FF C2 00 00 02 81 00 00`, then Switch Protocol
 ///   `FF C2 00 02 04 8F 02 00 03 00` (standard 00 = ISO 14443A, layer 03 = layer 3; PC/SC Part 3
-///   values, reference §4.3 [WSRF]; the same `8F 02 00 03` is what published ACR1552U and RC-S300
+///   values (contactless-driver `pcsc.h`); the same `8F 02 00 03` is what published ACR1552U and RC-S300
 ///   client code sends before NTAG commands). Every Type 2 frame (READ `30`, FAST_READ `3A`,
 ///   WRITE `A2`, GET_VERSION `60`, READ_SIG `3C`, PWD_AUTH `1B`, …) then goes out raw in the `95`
 ///   object without CRC; the reader adds it and strips it from the answer, as in the ISO 15693
-///   trace (reference §4.3). ``LinkCapabilities/rawCommands`` is true, so the Type 2 platform
+///   trace (NXP community thread 2093136). ``LinkCapabilities/rawCommands`` is true, so the Type 2 platform
 ///   identifies the chip with GET_VERSION and reads with FAST_READ.
 ///   Every frame carries a 100 ms timer (`5F 46 04 A0 86 01 00`, 100 000 µs little-endian): the
 ///   ACR1552 trace shows the reader's default timeout too short for an EEPROM write and no ACS
 ///   document we found gives the default; 100 ms covers a 240-byte FAST_READ (about 25 ms at
 ///   106 kbit/s) and NTAG EEPROM programming, and bounds what a mute tag (GET_VERSION on a MIFARE
-///   Ultralight) costs. The value is the one Sony RC-S300 client code uses (reference §4.3 note).
+///   Ultralight) costs. The value is the one Sony RC-S300 client code uses.
 ///   One answer carries up to 240 bytes (60 pages): with `C0 03 00 90 00`, `92 01 00`,
 ///   `96 02 00 00`, `97 81 F0` and `90 00` that is 257 bytes, within pcsc-lite's 258-byte
 ///   short-APDU limit.
@@ -186,7 +186,7 @@ public final class APDUPassthroughLink: Transceiver {
   public static let shortAPDUs = LinkCapabilities(maxResponseLength: 256, maxCommandLength: 261, rawCommands: true)
   /// An ACR122U: the firmware carries each APDU in one PN532 frame (at most 252 bytes after
   /// `D4 40 01` / `D5 41 status`), so an R-APDU holds at most 250 data bytes plus SW1 SW2 and a
-  /// C-APDU at most 252 bytes (PN532 normal information frame, LEN ≤ 255; reference §5.2–§5.3).
+  /// C-APDU at most 252 bytes (PN532 normal information frame, LEN ≤ 255; PN532 User Manual §6.2).
   public static let acr122u = LinkCapabilities(maxResponseLength: 250, maxCommandLength: 252, rawCommands: true)
 
   public init(transport: any APDUTransport, capabilities: LinkCapabilities = APDUPassthroughLink.shortAPDUs) {

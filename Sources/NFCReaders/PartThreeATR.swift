@@ -1,6 +1,6 @@
 import NFCTransport
 
-/// What a PC/SC Part 3 contactless ATR says about the card. PC/SC Part 3 §3.1.3.2.3; reference §3.
+/// What a PC/SC Part 3 contactless ATR says about the card. PC/SC Part 3 §3.1.3.2.3.
 public struct PartThreeATR: Hashable, Sendable {
   public enum Kind: Hashable, Sendable {
     /// A storage card: standard byte (SS) and card name (NN NN).

@@ -5,7 +5,7 @@ import NFCTransport
 ///
 /// Probed once, lazily: `FF C2 00 00 02 81 00 00` starts the transparent session and
 /// `FF C2 00 02 04 8F 02 <standard> <layer> 00` switches the field to one protocol; both must answer
-/// `C0 03 00 90 00 … 90 00` (verified ACR1552 trace, reference §4.3, [NXPC2]). A refusal (`6A 81`,
+/// `C0 03 00 90 00 … 90 00` (verified ACR1552 trace, NXP community thread 2093136). A refusal (`6A 81`,
 /// or a `C0` object with another status) means the reader has no transparent exchange and the
 /// caller falls back to READ/UPDATE BINARY. Each frame then goes out as
 /// `FF C2 00 01 Lc [5F 46 04 timer] 95 len <frame> 00`; the answer's `C0` (generic status),
@@ -13,7 +13,7 @@ import NFCTransport
 /// removed by the reader) objects are returned to the link, which interprets them for its tag type.
 final class TransparentSession {
   let transport: any APDUTransport
-  /// Switch Protocol standard (00 ISO 14443A, 02 ISO 15693, 03 FeliCa; PC/SC Part 3, reference §4.3).
+  /// Switch Protocol standard (00 ISO 14443A, 02 ISO 15693, 03 FeliCa; PC/SC Part 3).
   let standard: UInt8
   /// Switch Protocol layer (03 = layer 3).
   let layer: UInt8

@@ -7,7 +7,7 @@ import NFCTransport
 
 /// Type 1 (Topaz) commands through an ACR122U's PN532.
 ///
-/// The platform sends the tag's own frames (nfc-protocols.md §6.3, with UID0–UID3) and gets the
+/// The platform sends the tag's own frames (nfcpy `tt1.py`, with UID0–UID3) and gets the
 /// tag's own answers; this link translates them for the PN532:
 /// - RALL `00 00 00 UID` → InDataExchange `D4 40 01 00`; the answer `HR0 HR1` + 120 bytes is
 ///   returned as is (ACR122U API V2.04 §7.4).

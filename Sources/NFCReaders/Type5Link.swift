@@ -6,7 +6,7 @@ import NFCTransport
 /// - **Transparent exchange** (ACS ACR1252U/ACR1552U and other readers with PC/SC Part 3
 ///   Manage Session): `FF C2 00 00 02 81 00 00` starts a transparent session and
 ///   `FF C2 00 02 04 8F 02 02 03 00` switches to ISO 15693 layer 3, as in the verified ACR1552
-///   trace (reference §4.3, [NXPC2]). Each frame then goes out as
+///   trace (NXP community thread 2093136). Each frame then goes out as
 ///   `FF C2 00 01 Lc [5F 46 04 timer] 95 len <frame> 00`, and the tag's answer comes back in the
 ///   `97` data object. Writes and locks carry a 1-second timer (`5F 46 04 40 42 0F 00`), because the
 ///   trace shows a WRITE SINGLE BLOCK timing out (`C0 03 01 64 01`) without it. Raw commands pass
@@ -15,7 +15,7 @@ import NFCTransport
 ///   pcsc-lite's 258-byte short-APDU limit (60 blocks of 4 bytes per READ MULTIPLE BLOCKS).
 /// - **Mapped** (any other Part 3 reader with ISO 15693): READ SINGLE BLOCK `flags 20 [UID] blk`
 ///   becomes `FF B0 00 blk Le` and WRITE SINGLE BLOCK `flags 21 [UID] blk data` becomes
-///   `FF D6 00 blk Lc data` (liblogicalaccess `iso15693pcsccommands.cpp`, reference §11.3); Le is
+///   `FF D6 00 blk Lc data` (liblogicalaccess `iso15693pcsccommands.cpp`); Le is
 ///   ``blockSize``. Nothing else passes (rawCommands false), one block per exchange.
 ///
 /// The session is left open: an ACS reader ends it when the card leaves or the handle is

@@ -3,7 +3,7 @@ import NFCTransport
 
 /// The APDU trace of a command that reads a tag (`read`, `scan`, `dump`), held back until the
 /// message is known, so that the bytes of a Wi-Fi network key in the tag's answers are masked
-/// before anything is printed (hardening item 1).
+/// before anything is printed.
 ///
 /// The key is found in the answers as the reader returned them: whole in one answer, or split
 /// across consecutive answers (a key longer than a page, block or READ BINARY chunk), each piece

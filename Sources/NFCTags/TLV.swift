@@ -1,7 +1,7 @@
 // TLV blocks in the data areas of Type 1, Type 2 and Type 5 tags: a lazy walker and a tear-safe writer.
 //
 // Source: NFC Forum T1T/T2T/T5T "TLV blocks"; nfcpy `tt1.py`/`tt2.py` `_read_ndef_data`,
-// `_write_ndef_data`, `get_lock_byte_range`, `get_rsvd_byte_range` (see nfc-protocols.md §8).
+// `_write_ndef_data`, `get_lock_byte_range`, `get_rsvd_byte_range`.
 
 import NFCTransport
 
@@ -101,7 +101,7 @@ public struct TLVControl: Hashable, Sendable {
 /// The TLV structure of a data area: control TLVs, the NDEF TLV and where a new one would go.
 ///
 /// Built by ``parse(memory:area:)``; used by ``TLVWriter`` to plan a tear-safe write.
-/// Source: nfc-protocols.md §8 (NFC Forum T2T 1.0 §2.3, nfcpy `_read_ndef_data`).
+/// Source: NFC Forum T2T 1.0 §2.3; nfcpy `_read_ndef_data`.
 public struct TLVLayout: Hashable, Sendable {
   /// The data area walked.
   public var area: TLVArea
@@ -398,7 +398,7 @@ public struct TLVWritePlan: Hashable, Sendable {
   /// 00 (an empty message) and the message bytes they hold, highest block first; (2) the other
   /// changed blocks, ascending; (3) the blocks of step 1 with the real length, highest block first,
   /// so the first length byte (FF or the 1-byte length) is written last. When only one block
-  /// changes, it is written once. Source: nfcpy `_write_ndef_data` (nfc-protocols.md §8).
+  /// changes, it is written once. Source: nfcpy `_write_ndef_data`.
   /// - Parameter current: the present contents of every block in ``touchedBlocks(blockSize:)``.
   /// - Throws: ``TagError/malformed(_:offset:)`` when a touched block is missing from `current`.
   public func orderedWrites(blockSize: Int, current: [Int: [UInt8]]) throws(TagError) -> [TLVBlockWrite] {

@@ -12,7 +12,7 @@ public enum TagFrameCarrier: Sendable {
 
 /// How many bytes of a tag frame that carries a password are shown before `********`; nil for a
 /// frame that carries none.
-/// - NTAG21x / Ultralight EV1 PWD_AUTH `1B` + 4-byte password: the command byte (nfc-protocols.md §7.3).
+/// - NTAG21x / Ultralight EV1 PWD_AUTH `1B` + 4-byte password: the command byte (NTAG21x datasheet §10.7).
 /// - ISO 15693 SET PASSWORD `B3` and WRITE PASSWORD `B4` with NXP's manufacturer code 04 (ICODE
 ///   SLIX2): flags, command, manufacturer code, the UID when the address flag (20h) is set, and the
 ///   password identifier; the (XORed or new) password follows.

@@ -3,7 +3,7 @@
 // Sources: NXP NTAG213/215/216 and NTAG213F/216F data sheets, §8.7 "UID and NFC counter mirror"
 // (the example of §8.7.3.1: URL "http://www.nxp.com/index.html?m=" + 21 zeros after a Lock
 // Control TLV, mirrored from page 0Ch byte 1, CFG0 byte 0 = D4h, MIRROR_PAGE = 0Ch); bit
-// positions as in nfc-protocols.md §7.2 (Flipper `MfUltralightConfigPages`): CFG0 byte 0 is
+// positions as in Flipper's `MfUltralightConfigPages` (docs/tag-types.md): CFG0 byte 0 is
 // MIRROR_CONF bits 7–6, MIRROR_BYTE bits 5–4, STRG_MOD_EN bit 2; CFG0 byte 2 is MIRROR_PAGE;
 // ACCESS (CFG1 byte 0) has NFC_CNT_EN bit 4 and NFC_CNT_PWD_PROT bit 3.
 

@@ -3,8 +3,8 @@ import ArgumentParser
 /// Output formats of the commands that print text or one JSON object (`readers`, `scan`, `info`).
 enum TextOrJSON: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-/// `--format text|json`, the option every command with an output format names `--format`
-/// (hardening item 14); `--json`, the older spelling, stays as a hidden alias.
+/// `--format text|json`, the option every command with an output format names `--format`;
+/// `--json`, the older spelling, stays as a hidden alias.
 struct FormatOption: ParsableArguments {
   @Option(help: "Output: text or json.") var format: TextOrJSON?
   @Flag(help: .hidden) var json = false

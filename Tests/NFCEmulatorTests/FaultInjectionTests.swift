@@ -2,7 +2,7 @@ import NFCEmulator
 import NFCTransport
 import Testing
 
-/// `nfctag emulate --fault KIND@N` (hardening item 16): the faults a reader face can be given.
+/// `nfctag emulate --fault KIND@N` (docs/faults.md): the faults a reader face can be given.
 @Suite struct FaultInjection {
   @Test func parsesKindAndAPDU() {
     #expect(InjectedFault(parsing: "nak@7") == InjectedFault(.nak, at: 7))

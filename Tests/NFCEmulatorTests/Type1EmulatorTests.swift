@@ -9,7 +9,7 @@ private let uid = [UInt8]([0x5A, 0x6F, 0x1E, 0x2D, 0x00, 0x00, 0x00])
 private let uid4 = [UInt8]([0x5A, 0x6F, 0x1E, 0x2D])
 private let zeros8 = [UInt8](repeating: 0, count: 8)
 
-/// The frames of nfc-protocols.md §6.3.
+/// The Type 1 frames as the tag receives them (nfcpy `tt1.py`).
 private func read(_ add: UInt8) -> [UInt8] { [0x01, add, 0x00] + uid4 }
 private func writeE(_ add: UInt8, _ v: UInt8) -> [UInt8] { [0x53, add, v] + uid4 }
 private func writeNE(_ add: UInt8, _ v: UInt8) -> [UInt8] { [0x1A, add, v] + uid4 }

@@ -199,7 +199,7 @@ final class BridgeRun: Sendable {
   }
 }
 
-/// Fault injection (hardening item 16): `drop` closes the connection when the APDU arrives,
+/// Fault injection (docs/faults.md): `drop` closes the connection when the APDU arrives,
 /// before the card sees it.
 @Suite struct DropFault {
   @Test func theConnectionClosesUnansweredAtTheNthAPDU() throws {

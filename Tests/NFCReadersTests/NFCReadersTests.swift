@@ -173,7 +173,7 @@ struct LiveReadingAvailable {
   }
 }
 
-/// Hardening item 1: commands that carry a password by their own form are masked whoever sends
+/// Commands that carry a password by their own form are masked whoever sends
 /// them (`nfctag send` too), and so are their answers' data.
 @Suite struct TraceMasksPasswordCommands {
   /// A Part 3 transparent exchange carrying `frame`.

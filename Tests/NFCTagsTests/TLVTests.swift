@@ -189,7 +189,7 @@ import Testing
   }
 }
 
-/// Hardening item 13: a read past the end names its bytes as people do, not as a Swift range.
+/// A read past the end names its bytes as people do, not as a Swift range.
 @Suite struct RangeMessages {
   @Test func aReadPastTheEndNamesFirstAndLastByte() {
     let memory = TLVMemoryImage([UInt8](repeating: 0, count: 8))

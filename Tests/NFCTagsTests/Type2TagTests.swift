@@ -5,7 +5,7 @@ import Testing
 
 let ntag213Version = hex("00 04 04 02 01 00 0F 03")
 let ntag216Version = hex("00 04 04 02 01 00 13 03")
-/// The "elephant" Text record (nfc-protocols.md §8): D1 01 0B "T" 02 "en" "elephant".
+/// The "elephant" Text record (NXP community "NFC Tags Memory Explanation"): D1 01 0B "T" 02 "en" "elephant".
 let elephant = hex("D1 01 0B 54 02 65 6E 65 6C 65 70 68 61 6E 74")
 let uidPages = hex("046F12F1 8A5C4D80")                      // pages 0-1: UID 04 6F 12 8A 5C 4D 80 with BCCs
 let uid = hex("04 6F 12 8A 5C 4D 80")

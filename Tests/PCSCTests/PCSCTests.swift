@@ -156,7 +156,7 @@ struct LivePnPNotification {
   }
 }
 
-/// Hardening item 8: a removal that pcsc-lite reports as SCARD_E_NOT_TRANSACTED is "the tag was removed".
+/// A removal that pcsc-lite reports as SCARD_E_NOT_TRANSACTED is "the tag was removed".
 @Suite struct RemovalWords {
   @Test func notTransactedWhileTheCardStillLooksPresentIsARemoval() throws {
     let calls = ScriptedCalls()

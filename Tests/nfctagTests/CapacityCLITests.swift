@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 5: a CC that claims more memory than the chip has does not lose the old message:
+/// A CC that claims more memory than the chip has does not lose the old message:
 /// the write that does not fit is 73 and changes nothing.
 @Suite struct CapacityFromTheChip {
   /// A factory image of `kind` holding "old", with `patch` applied to the image bytes.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 12: every command README.md and docs/*.md show runs, as written, and exits 0
+/// Every command README.md and docs/*.md show runs, as written, and exits 0
 /// (or the status an annotation documents).
 ///
 /// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`

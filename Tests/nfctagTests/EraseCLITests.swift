@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 3: `erase` and `format` overwrite the bytes the old message used, on every tag
+/// `erase` and `format` overwrite the bytes the old message used, on every tag
 /// type; `--fast` keeps the length-only behaviour.
 @Suite struct EraseOverwrites {
   static let kinds = ["topaz512", "ntag215", "felica-lite-s", "type4", "icode-slix2"]

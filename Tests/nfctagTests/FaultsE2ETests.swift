@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 16: faults through the real pcscd. An NTAG213 holding a message is shown by
+/// Faults through the real pcscd. An NTAG213 holding a message is shown by
 /// `nfctag emulate --fault KIND@N`; a command runs against it through pcscd and vpcd; the test
 /// checks one line on stderr, the exit status, no hang, and what the tag holds afterwards (the old
 /// message, the new one or an empty one, never half a message). The table of outcomes is

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 14: every command with an output format names the option `--format`; `--json`
+/// Every command with an output format names the option `--format`; `--json`
 /// stays as a hidden alias where it was.
 @Suite struct FormatOptionEverywhere {
   /// Provisioning's commands are outside this change (their `--json` is the lead's to rename).

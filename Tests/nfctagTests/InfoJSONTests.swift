@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 13: `info --json` gives programs structured values (no sentences for the lock
+/// `info --json` gives programs structured values (no sentences for the lock
 /// state and the details, no empty version), and no message shows a Swift range (`160..<162`).
 @Suite struct InfoJSON {
   /// Every kind of tag the simulator has, each written first so that its TLVs are walked.

@@ -23,7 +23,7 @@ import Testing
     let set = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef", "--reader", reader],
                             environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
     #expect(set.status == 0, "\(set.stderr)")
-    // Traced, neither the new password nor the PACK shows (hardening item 1).
+    // Traced, neither the new password nor the PACK shows.
     let traced = try runNFCTag(["password", "set", "--new-password-env", "NFCTAG_TEST_PWD", "--pack", "beef",
                                 "--tag-password-env", "NFCTAG_TEST_PWD", "--trace", "--reader", reader],
                                environment: ["NFCTAG_TEST_PWD": "1a2b3c4d"])
@@ -67,7 +67,7 @@ import Testing
     #expect(try runNFCTag(["password", "set", "--reader", reader]).status == 64)
   }
 
-  /// A Wi-Fi key travels in the written pages: the trace masks that write (hardening item 1).
+  /// A Wi-Fi key travels in the written pages: the trace masks that write.
   @Test func theTraceOfAWiFiWriteDoesNotShowTheKey() throws {
     let reader = "sim:ntag215:" + directory.appendingPathComponent("wifi.bin").path
     let key = try file("key.txt", "supersecretkey\n")
@@ -78,7 +78,7 @@ import Testing
     #expect(try runNFCTag(["read", "--show-secrets", "--reader", reader]).stdout.contains("supersecretkey"))
   }
 
-  /// Hardening item 6: a read-protected tag read without its password is 77, not "tap again".
+  /// A read-protected tag read without its password is 77, not "tap again".
   @Test func aReadProtectedTagAsksForItsPassword() throws {
     let reader = "sim:ntag215:" + directory.appendingPathComponent("protected.bin").path
     #expect(try runNFCTag(["write", "text", "hidden", "--reader", reader]).status == 0)

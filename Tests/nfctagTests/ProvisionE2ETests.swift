@@ -137,7 +137,7 @@ struct ProvisionEndToEnd {
   }
 }
 
-/// The rest of issue 9's list: crashes, bad tags in the stream, lock, protection, mirror, bad rows.
+/// The other provisioning cases: crashes, bad tags in the stream, lock, protection, mirror, bad rows.
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
 struct ProvisionFaultsEndToEnd {
   let base = ProvisionEndToEnd()

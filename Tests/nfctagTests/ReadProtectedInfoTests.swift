@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening item 6: `info` on a read-protected NTAG without its password shows the chip and what
+/// `info` on a read-protected NTAG without its password shows the chip and what
 /// the tag lets be read (GET_VERSION, the pages before AUTH0), says the rest is read-protected in
 /// one line, and exits 77.
 @Suite struct ReadProtectedInfo {

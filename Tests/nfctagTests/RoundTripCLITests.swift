@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Round trips are what a user waits for: `scan` reads what it shows once (issue 12).
+/// Round trips are what a user waits for: `scan` reads what it shows once.
 struct RoundTripCLITests {
   func commands(_ arguments: [String]) throws -> Int {
     let r = try runNFCTag(arguments + ["--trace"])

@@ -83,7 +83,7 @@ struct SessionEndToEnd {
   }
 }
 
-/// Authentication ends with the command that authenticated (hardening issue, item 2): the card is
+/// Authentication ends with the command that authenticated: the card is
 /// reset when the session releases it, so a following command without the password gets 77.
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
 struct AuthenticationEndsWithTheCommand {
@@ -111,7 +111,7 @@ struct AuthenticationEndsWithTheCommand {
   }
 }
 
-/// `info` with the tag removed part-way (hardening item 7): 74 and nothing on stdout.
+/// `info` with the tag removed part-way: 74 and nothing on stdout.
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
 struct InfoWithTheTagRemoved {
   @Test func isAnIOErrorWithNothingHalfPrinted() throws {

@@ -6,7 +6,7 @@ import Testing
 let postgresURL = ProcessInfo.processInfo.environment["NFCTAG_TEST_POSTGRES"]
 let postgresSkipReason: Comment = "needs PostgreSQL: run `make test` (starts a throw-away server, sets NFCTAG_TEST_POSTGRES)"
 
-/// Several stations, one PostgreSQL ledger (issue 10): two processes on the two vpcd slots with
+/// Several stations, one PostgreSQL ledger: two processes on the two vpcd slots with
 /// feeders, one killed with SIGKILL and restarted; and eight processes on in-process readers.
 @Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"))
 struct StationsEndToEnd {
@@ -124,7 +124,7 @@ extension ProvisionEndToEnd {
   }
 }
 
-/// Several readers in one run (issue 10): readers that go away are reported and come back.
+/// Several readers in one run: readers that go away are reported and come back.
 @Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
 struct ReadersEndToEnd {
   let base = ProvisionEndToEnd()

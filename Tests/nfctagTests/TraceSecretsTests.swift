@@ -3,7 +3,7 @@ import Testing
 @testable import nfctag
 @testable import NFCTagCLI
 
-/// Hardening item 1: a Wi-Fi network key read from a tag never shows in clear in `--trace`, and
+/// A Wi-Fi network key read from a tag never shows in clear in `--trace`, and
 /// `send` masks the commands that carry a password.
 @Suite struct TraceMasksWiFiKeys {
   /// A key with none of the letters of `application/vnd.wfa.wsc`, so that no window of it shows by chance.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Hardening items 8 and 9: a refused command line is one `nfctag:` line and exit 64; locking a
+/// A refused command line is one `nfctag:` line and exit 64; locking a
 /// locked tag is not an error.
 @Suite struct CommandLineRefusals {
   @Test(arguments: [
@@ -39,7 +39,8 @@ import Testing
   }
 }
 
-/// Hardening item 13's small ones.
+/// Small things in what the tool says and reads: an unformatted or empty tag, chip names, `text -`,
+/// JSON with a BOM, no empty version in `info --json`.
 @Suite struct SmallFixes {
   @Test func notFormattedIsSaidOnce() throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-nf-\(UUID().uuidString)")
@@ -92,7 +93,7 @@ import Testing
   }
 }
 
-/// Hardening item 4: bidi controls, zero-width characters and BOMs in tag text never reach a
+/// Bidi controls, zero-width characters and BOMs in tag text never reach a
 /// terminal; JSON escapes them.
 @Suite struct HostileText {
   @Test func textOutputStripsAndJSONEscapesThem() throws {
@@ -112,7 +113,7 @@ import Testing
   }
 }
 
-/// Hardening item 4: raw bytes go to a terminal only with --force (like gzip).
+/// Raw bytes go to a terminal only with --force (like gzip).
 @Suite struct RawOutputOnATerminal {
   @Test func isRefusedWithoutForce() throws {
     let binary = nfctagBinary().path
@@ -126,7 +127,7 @@ import Testing
   }
 }
 
-/// Hardening item 10: a tag with a valid CC and a broken TLV is reported (UID, chip), then the
+/// A tag with a valid CC and a broken TLV is reported (UID, chip), then the
 /// NDEF problem, exit 65.
 @Suite struct ScanOfABrokenTag {
   @Test func reportsWhatItIdentifiedThenTheProblem() throws {
@@ -149,7 +150,7 @@ import Testing
   }
 }
 
-/// Hardening item 11: Wi-Fi credentials no phone can join are refused; a URL without a scheme
+/// Wi-Fi credentials no phone can join are refused; a URL without a scheme
 /// is written with a warning, or refused with --strict.
 @Suite struct JoinableWiFiAndSchemes {
   @Test(arguments: [
@@ -203,7 +204,7 @@ import Testing
   }
 }
 
-/// Hardening item 14: the pipes users build between commands work (hex text between commands).
+/// The pipes users build between commands work (hex text between commands).
 @Suite struct Pipes {
   func shell(_ script: String) throws -> RunResult {
     try runProgram("/bin/bash", ["-c", "set -o pipefail; N=\(nfctagBinary().path); " + script])

@@ -4,7 +4,7 @@ import NFCTransport
 ///
 /// Broadcom (Innovision) Topaz: HR0 HR1 `11 48` for the 120-byte static-memory Topaz
 /// (BCM20203T96) and `12 4C` for the 512-byte dynamic-memory Topaz 512 (BCM20203T512).
-/// Source: nfc-protocols.md §6.1 (nfcpy `tt1_broadcom.py` `activate`).
+/// Source: nfcpy `tt1_broadcom.py` `activate`.
 public enum Type1Chip: String, CaseIterable, Sendable {
   case topaz96, topaz512
 
@@ -19,7 +19,7 @@ public enum Type1Chip: String, CaseIterable, Sendable {
   /// The NDEF bytes nfcpy's `format` writes from byte 8: the CC (`E1 10 TMS 00`), then for the
   /// Topaz 512 a Lock Control TLV (48 lock bits at byte 122, one per 8-byte block from block 10h)
   /// and a Memory Control TLV (2 reserved bytes at 120), then an empty NDEF TLV.
-  /// Source: nfc-protocols.md §6.2 (nfcpy `tt1_broadcom.py` `_format`).
+  /// Source: nfcpy `tt1_broadcom.py` `_format`.
   public var factoryNDEF: [UInt8] {
     switch self {
     case .topaz96: return [0xE1, 0x10, 0x0E, 0x00, 0x03, 0x00]
@@ -29,7 +29,7 @@ public enum Type1Chip: String, CaseIterable, Sendable {
   }
 }
 
-/// A Broadcom Topaz (Type 1 tag) with 8-byte blocks, answering the frames of nfc-protocols.md §6.3
+/// A Broadcom Topaz (Type 1 tag) with 8-byte blocks, answering the frames of nfcpy `tt1.py`
 /// as the tag receives them (command, address, data, UID0–UID3; no CRC).
 ///
 /// Faithful where a reader could tell:
@@ -40,7 +40,7 @@ public enum Type1Chip: String, CaseIterable, Sendable {
 ///   the tag refuses gets no answer (``TagResponse/mute``): Type 1 tags have no NAK.
 /// - Block 0 (UID) and block D (reserved, "can't be written" per libnfc `nfc-jewel.c`) are
 ///   read-only. The static lock bits LOCK0/LOCK1 (bytes 112–113) lock blocks 0–E, bit n for block n
-///   (libnfc `jewel.h` block map, nfc-protocols.md §6.2). On the Topaz 512 the 48 dynamic lock bits
+///   (libnfc `jewel.h` block map, nfcpy `tt1.py`). On the Topaz 512 the 48 dynamic lock bits
 ///   in bytes 122–127 lock blocks 10h–3Fh, bit n for block 10h + n, as its factory Lock Control
 ///   TLV (`F2 30 33`) says.
 /// - Lock bytes, OTP bytes (114–119) and the rest of block F are one-time programmable: any write
@@ -148,7 +148,7 @@ public final class Type1VirtualTag: VirtualTag {
     case 0x00:  // RALL: HR0 HR1 and blocks 0-E
       return .data(chip.headerROM + Array(memory[0..<120]))
     default:
-      // ADD: bits 6-3 block, bits 2-0 byte (nfc-protocols.md §6.3); bit 7 is not an address bit.
+      // ADD: bits 6-3 block, bits 2-0 byte (SCM SCL3711 manual §6.4.1.3); bit 7 is not an address bit.
       let address = add & 0x7F
       guard address < chip.memorySize else { return .mute }
       switch command {

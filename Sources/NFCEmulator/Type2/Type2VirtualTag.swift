@@ -1,7 +1,7 @@
 import NFCTransport
 
 /// The Type 2 chips the emulator models, with their datasheet parameters.
-/// NXP NTAG210, NTAG213/215/216 and MIFARE Ultralight (EV1) data sheets; reference §7.2.
+/// NXP NTAG210, NTAG213/215/216 and MIFARE Ultralight (EV1) data sheets.
 public enum Type2Chip: String, CaseIterable, Sendable {
   case ntag210, ntag213, ntag215, ntag216, ultralight
   case ultralightEV1 = "ultralight-ev1"

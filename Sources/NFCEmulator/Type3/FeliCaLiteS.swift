@@ -19,7 +19,7 @@ func makeFeliCaLiteS(image: [UInt8], uid: [UInt8]?) throws(EmulatorError) -> any
 /// RC (80h, write-only), MAC (81h), ID (82h), D_ID (83h: IDm and PMm, read-only), SER_C (84h),
 /// SYS_C (85h), CKV (86h), CK (87h, write-only), MC (88h), WCNT (90h), MAC_A (91h), STATE (92h).
 /// Sources: nfcpy `tt3_sony.py` (`FelicaLite.dump`, `FelicaLiteS.dump` block labels, `_format`,
-/// `_protect`); nfc-protocols.md §9; Sony FeliCa Lite-S user's manual as summarised by the
+/// `_protect`); Sony FeliCa Lite-S user's manual as summarised by the
 /// onakasuita wiki "FeliCa/ブロック/MC".
 ///
 /// The MC block (88h): bytes 0–1 MC_SP, one bit per S_PAD0–13 (bits 0–13), REG (bit 14) and

@@ -14,13 +14,13 @@ func makeICODESLIX2(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
 ///
 /// UID: 8 bytes; ``identifier`` holds them **in the order they are sent on the air and in the
 /// order a PC/SC reader reports them** (`FF CA 00 00 00`: "UID (LSB) … UID (MSB)", ACS ACR1255U-J1
-/// and ACR1281U manuals; the GET SYSTEM INFO answer in the ACR1552 trace, reference §4.3), so
+/// and ACR1281U manuals; the GET SYSTEM INFO answer in the ACR1552 trace, NXP community thread 2093136), so
 /// `E0 04` (ISO 15693 allocation class, NXP) come last. Read MSB first, a SLIX2 UID is
 /// `E0 04 01 …` with bits 4–3 of the fourth byte `01` (the SLIX2 type indicator; Flipper
 /// `slix.c` `slix_get_type`). The default UID is `E0 04 01 08 A1 B2 C3 D4` MSB first.
 ///
 /// Commands (frames `flags cmd [UID] params` without CRC; answers `flags data`, or `01 code` on
-/// an error; reference §11.1): INVENTORY (01, 1 slot, AFI and mask honoured), STAY QUIET (02),
+/// an error; ISO/IEC 15693-3): INVENTORY (01, 1 slot, AFI and mask honoured), STAY QUIET (02),
 /// READ SINGLE BLOCK (20), WRITE SINGLE BLOCK (21), LOCK BLOCK (22), READ MULTIPLE BLOCKS (23),
 /// SELECT (25), RESET TO READY (26), WRITE/LOCK AFI (27/28), WRITE/LOCK DSFID (29/2A), GET SYSTEM
 /// INFORMATION (2B) and GET MULTIPLE BLOCK SECURITY STATUS (2C). The Option flag (40) on reads
@@ -33,7 +33,7 @@ func makeICODESLIX2(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
 /// supported) and an empty NDEF TLV `03 00 FE`. MLEN 27h × 8 = 312 bytes, which is both the area
 /// after the CC up to the end of block 78 (NFC Forum T5T convention, ST RFAL) and the 312 bytes
 /// from block 0 that OpenPrintTag's SLIX2 images use (neard/Android convention), so tags formatted
-/// either way stay inside user memory (reference §11.2 DISAGREEMENT). NXP's own factory CC could
+/// either way stay inside user memory (docs/tag-types.md, Type 5). NXP's own factory CC could
 /// not be confirmed (UNVERIFIED).
 ///
 /// Image file: the 80 blocks × 4 bytes in address order (320 bytes). Lock state is not memory; a

@@ -1,7 +1,7 @@
 import NFCTransport
 
 /// The Type 1 (Topaz) command set as frames the tag receives: command, address, data, UID0–UID3,
-/// without CRC (nfc-protocols.md §6.3; nfcpy `tt1.py`; libnfc `jewel.h`).
+/// without CRC (nfcpy `tt1.py`; libnfc `jewel.h`).
 ///
 /// Each method checks the answer's shape and maps link failures to ``TagError/transceive(_:command:address:)``.
 struct Type1Commands {

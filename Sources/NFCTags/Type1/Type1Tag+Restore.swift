@@ -8,7 +8,7 @@ import NFCTransport
 /// 512 are reserved (its factory Memory Control TLV). Lock and OTP bytes are one-time
 /// programmable: they are written with WRITE-NE (bits ORed in), the static lock bytes last.
 /// Static tags are written a byte at a time (WRITE-E), dynamic ones a block at a time (WRITE-E8).
-/// Source: nfc-protocols.md §6.2–§6.3 (nfcpy `tt1.py`, `tt1_broadcom.py`; libnfc `jewel.h`).
+/// Source: nfcpy `tt1.py`, `tt1_broadcom.py`; libnfc `jewel.h`.
 extension Type1Tag: MemoryRestoring {
   public func planRestore(image: [UInt8], includingSystemAreas all: Bool) throws(TagError) -> MemoryRestorePlan {
     let current = try readMemory()

@@ -29,7 +29,7 @@ func makeType1Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 /// ``TagError/verifyFailed(address:)`` is thrown on a difference; `verify: true` adds no second read
 /// of the same blocks.
 ///
-/// Source: NFC Forum T1T (via nfc-protocols.md §6, §8); nfcpy `tt1.py`, `tt1_broadcom.py`.
+/// Source: NFC Forum T1T as nfcpy implements it: `tt1.py`, `tt1_broadcom.py`.
 /// - Warning: Not thread-safe: one operation at a time.
 public final class Type1Tag: NDEFTagPlatform {
   public var platform: TagPlatform { .type1 }
@@ -44,7 +44,7 @@ public final class Type1Tag: NDEFTagPlatform {
   /// - Parameters:
   ///   - identifier: the UID; its first 4 bytes (UID0–UID3) go into the first RALL, after which
   ///     the UID is taken from block 0.
-  ///   - link: the link to the tag, carrying the tag's own frames (nfc-protocols.md §6.3).
+  ///   - link: the link to the tag, carrying the tag's own frames (nfcpy `tt1.py`).
   public init(identifier: [UInt8], link: any Transceiver) {
     self.identifier = identifier
     self.link = link
@@ -73,8 +73,8 @@ public final class Type1Tag: NDEFTagPlatform {
   ///
   /// A tag already formatted this way with an NDEF TLV gets a tear-safe empty message; otherwise
   /// the TLV bytes are written first and the CC last, so a tear never leaves a CC in front of
-  /// stale TLVs. Data bytes are left as they are. Source: nfc-protocols.md §6.2 (nfcpy
-  /// `tt1_broadcom.py` `_format`).
+  /// stale TLVs. Data bytes are left as they are. Source: nfcpy
+  /// `tt1_broadcom.py` `_format`.
   /// - Throws: ``TagError/readOnly`` when the CC or the lock bits forbid writing;
   ///   ``TagError/unsupported(_:)`` for a chip whose layout is unknown (not HR `11 48` / `12 4C`).
   public func format() throws(TagError) {
@@ -120,7 +120,7 @@ public final class Type1Tag: NDEFTagPlatform {
   /// Lock Control TLV names is set, then the static lock bytes LOCK0/LOCK1 (112–113) become FF,
   /// last because they also lock block E. Bytes that already hold the bits are not written.
   ///
-  /// DISAGREEMENT (nfc-protocols.md §6.2): nfcpy's Topaz 512 `protect()` also writes FF to bytes
+  /// DISAGREEMENT (nfcpy `tt1_broadcom.py`): nfcpy's Topaz 512 `protect()` also writes FF to bytes
   /// 120–121, which its own `format` declares reserved with a Memory Control TLV while its Lock
   /// Control TLV puts the 48 dynamic lock bits at 122–127. We follow the TLVs (NFC Forum T1T: lock
   /// bits are where the Lock Control TLV says; reserved bytes are not to be written) and leave
@@ -282,7 +282,7 @@ public final class Type1Tag: NDEFTagPlatform {
       return Snapshot(cc: cc, layout: nil, report: NDEFStatusReport(status: .notSupported, capacity: 0),
                       memorySize: memorySize, staticLocked: staticLocked, why: why)
     }
-    // TMS: memory size = (TMS + 1) × 8 (nfc-protocols.md §6.2); static memory is 120 bytes at most,
+    // TMS: memory size = (TMS + 1) × 8 (nfcpy `tt1.py`); static memory is 120 bytes at most,
     // dynamic memory ends where ADD8 does (256 blocks).
     let ccSize = (Int(cc[2]) + 1) * 8
     if dynamic {
@@ -328,7 +328,7 @@ public final class Type1Tag: NDEFTagPlatform {
 
   /// True when a dynamic lock bit covers one of `blocks` (blocks from 10h; bit n of the lock
   /// bytes covers the n-th group of 2^(PageControl high nibble) bytes from byte 128, NFC Forum
-  /// T1T dynamic lock bits via nfc-protocols.md §8).
+  /// T1T dynamic lock bits as nfcpy `get_lock_byte_range` reads them).
   private func dynamicallyLocked(_ blocks: [Int], layout: TLVLayout, memory: Type1Memory) throws(TagError) -> Bool {
     let dynamicBlocks = blocks.filter { $0 >= 16 }
     guard !dynamicBlocks.isEmpty else { return false }

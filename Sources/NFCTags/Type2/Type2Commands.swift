@@ -2,7 +2,7 @@ import NFCTransport
 
 /// The Type 2 command layer: one function per tag command, answers validated.
 ///
-/// Source: nfc-protocols.md §7.3 (NFC Forum T2T 1.0 §5; NXP NTAG213/215/216 data sheet §10).
+/// Source: NFC Forum T2T 1.0 §5; NXP NTAG213/215/216 data sheet §10.
 struct Type2Commands {
   let link: any Transceiver
 

@@ -4,7 +4,8 @@ import NFCTransport
 ///
 /// CFG0: MIRROR (MIRROR_CONF bits 7–6, MIRROR_BYTE bits 5–4, STRG_MOD_EN bit 2), RFU,
 /// MIRROR_PAGE, AUTH0. CFG1: ACCESS (PROT bit 7, CFGLCK bit 6, NFC_CNT_EN bit 4,
-/// NFC_CNT_PWD_PROT bit 3, AUTHLIM bits 2–0), RFU × 3. Source: nfc-protocols.md §7.2.
+/// NFC_CNT_PWD_PROT bit 3, AUTHLIM bits 2–0), RFU × 3. Source: Flipper Zero
+/// `MfUltralightConfigPages`; docs/tag-types.md.
 public struct Type2Configuration: Sendable, Equatable {
   /// The chip the pages belong to.
   public var product: Type2Product

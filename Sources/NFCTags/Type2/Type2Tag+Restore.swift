@@ -8,7 +8,7 @@ import NFCTransport
 /// programmable: a write ORs bits in, so a bit the tag has and the image has not cannot go, and a
 /// CC that cannot become the image's is refused. PWD and PACK read as zeros (the chip hides them),
 /// so a dump holds zeros there: they are written only when the image holds something else.
-/// Source: nfc-protocols.md §7.1–§7.3 (NXP NTAG213/215/216 data sheet via nfcpy, Flipper).
+/// Source: NXP NTAG213/215/216 data sheet via nfcpy `tt2.py`/`tt2_nxp.py` and Flipper.
 extension Type2Tag: MemoryRestoring {
   public func planRestore(image: [UInt8], includingSystemAreas all: Bool) throws(TagError) -> MemoryRestorePlan {
     let current = try readMemory()

@@ -10,7 +10,7 @@ import NFCTransport
 /// Writes are tear-safe (NDEF length 00 first, then the data, then the length), skip pages whose
 /// contents do not change, and are read back unless `verify` is false.
 ///
-/// Source: NFC Forum T2T 1.0; nfcpy `tt2.py`, `tt2_nxp.py`; nfc-protocols.md §7–§8.
+/// Source: NFC Forum T2T 1.0; nfcpy `tt2.py`, `tt2_nxp.py`.
 /// - Warning: Not thread-safe: one operation at a time.
 public final class Type2Tag: NDEFTagPlatform {
   public var platform: TagPlatform { .type2 }
@@ -71,7 +71,7 @@ public final class Type2Tag: NDEFTagPlatform {
   /// Sends PWD_AUTH (1Bh) with a 4-byte password; the tag stays authenticated until it leaves the
   /// field or is reselected.
   ///
-  /// Source: nfc-protocols.md §7.3 (NXP NTAG213/215/216 §10.7).
+  /// Source: NXP NTAG213/215/216 data sheet §10.7.
   /// - Returns: the 2-byte PACK the tag answered (compare it with the one you expect).
   /// - Throws: ``TagError/authenticationFailed(_:)`` on a NAK or no answer;
   ///   ``TagError/unsupported(_:)`` when the link cannot send raw commands or the password is not
@@ -90,8 +90,8 @@ public final class Type2Tag: NDEFTagPlatform {
   /// Writes PWD, then PACK, then CFG1's PROT bit (reads protected too, when `protectReads`), and
   /// AUTH0 last, so a tear before the end leaves the tag unprotected. A `page` beyond the last
   /// page (FFh, the factory value) turns protection off. Authenticate first when the
-  /// configuration is already protected. Source: nfc-protocols.md §7.2 (NXP §8.8; nfcpy
-  /// `_protect_with_password`).
+  /// configuration is already protected. Source: NXP NTAG213/215/216
+  /// data sheet §8.8; nfcpy `_protect_with_password`.
   /// - Throws: ``TagError/unsupported(_:)`` when the chip has no password (unknown chip or
   ///   MIFARE Ultralight MF0ICU1) or the sizes are wrong.
   public func setPassword(_ pwd: [UInt8], pack: [UInt8], protectFrom page: UInt8, protectReads: Bool) throws(TagError) {
@@ -141,7 +141,7 @@ public final class Type2Tag: NDEFTagPlatform {
   /// TLV `01 03 A0 0C 34` first) and then the CC `E1 10 size 00`, the size from the chip or, for an
   /// unknown chip, from probing page 10h (no answer or a wrap-around: 48 bytes; else 144 bytes).
   /// A formatted tag gets an empty NDEF message (tear-safe), or fresh TLVs when its TLVs are
-  /// broken. Source: nfcpy `tt2.py` / `tt2_nxp.py` `_format` (nfc-protocols.md §7.2, §8).
+  /// broken. Source: nfcpy `tt2.py` / `tt2_nxp.py` `_format`.
   /// - Throws: ``TagError/unsupported(_:)`` when the CC holds something else (it is one-time
   ///   programmable); ``TagError/readOnly`` on a read-only tag.
   public func format() throws(TagError) {
@@ -181,7 +181,7 @@ public final class Type2Tag: NDEFTagPlatform {
   /// the Lock Control TLVs, else nfcpy's default after the data area), then the static lock bytes
   /// (page 2 bytes 2–3 FF FF) last. Pages that already hold the values are not written.
   ///
-  /// Source: nfcpy `tt2.py` `_protect` (nfc-protocols.md §7.1, §7.4).
+  /// Source: nfcpy `tt2.py` `_protect`.
   public func makeReadOnly() throws(TagError) {
     let memory = try beginOperation()
     let snapshot = try analyse(memory)
@@ -202,7 +202,7 @@ public final class Type2Tag: NDEFTagPlatform {
         }
       }
     } else if product == nil, cc[2] > 6 {
-      // nfc-protocols.md §7.4: one bit per 8 bytes beyond the first 48, right after the data area.
+      // nfcpy `tt2.py` `_protect`: one bit per 8 bytes beyond the first 48, right after the data area.
       let dataSize = Int(cc[2]) * 8
       let bits = (dataSize - 48 + 7) / 8
       let start = 16 + dataSize

@@ -6,8 +6,8 @@ import NFCTransport
 /// Frames are `LEN CODE IDm …` and answers `LEN CODE+1 IDm SF1 SF2 …`, LEN counting itself.
 /// Service codes go little-endian in the service list (000Bh → `0B 00`); a block list element is
 /// `80 nn` for block numbers below 256, else `00 lo hi`.
-/// Source: nfc-protocols.md §9.1 (nfcpy `tt3.py` `send_cmd_recv_rsp`, `ServiceCode.pack`,
-/// `BlockCode.pack`, `read_without_encryption`, `write_without_encryption`, `polling`).
+/// Source: nfcpy `tt3.py` `send_cmd_recv_rsp`, `ServiceCode.pack`,
+/// `BlockCode.pack`, `read_without_encryption`, `write_without_encryption`, `polling`.
 struct Type3Commands {
   let link: any Transceiver
   let idm: [UInt8]
@@ -106,8 +106,8 @@ struct Type3Commands {
 /// FeliCa status flags in words.
 ///
 /// SF1 FFh: an error not tied to one block; 01h/02h/04h/08h (FeliCa Lite): the block at that bit
-/// position of the block list. SF2 names the error. Source: nfc-protocols.md §9.1 (nfcpy
-/// `tt3.py` `Type3TagCommandError`), Sony "FeliCa Card User's Manual" status flag table (A1–A8),
+/// position of the block list. SF2 names the error. Source: nfcpy
+/// `tt3.py` `Type3TagCommandError`, Sony "FeliCa Card User's Manual" status flag table (A1–A8),
 /// as used by the FeliCa Lite-S emulator.
 public enum Type3StatusFlags {
   /// "01 A6 (invalid service code)" and so on.

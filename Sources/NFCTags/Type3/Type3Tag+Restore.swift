@@ -9,7 +9,7 @@ import NFCTransport
 /// protected fields need the card key, and REG is a counter area rather than memory.
 /// Tear-safe like an NDEF write: the attribute block with WriteF = 0Fh first (the tag then reads
 /// as empty), the changed data blocks, then the image's attribute block.
-/// Source: nfc-protocols.md §9 (nfcpy `tt3.py`, `tt3_sony.py`; Sony FeliCa Lite-S manual, MC).
+/// Source: nfcpy `tt3.py`, `tt3_sony.py`; Sony FeliCa Lite-S manual (MC).
 extension Type3Tag: MemoryRestoring {
   public func planRestore(image: [UInt8], includingSystemAreas all: Bool) throws(TagError) -> MemoryRestorePlan {
     let current = try readMemory()

@@ -27,7 +27,7 @@ func makeType3Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 /// | 11–13 | Ln, big-endian |
 /// | 14–15 | checksum: sum of bytes 0–13, big-endian |
 ///
-/// Source: nfc-protocols.md §9.2 (nfcpy `tt3.py` `_read_attribute_data`, `_write_attribute_data`).
+/// Source: nfcpy `tt3.py` `_read_attribute_data`, `_write_attribute_data`.
 public struct Type3Attributes: Hashable, Sendable {
   /// The 16 bytes as read (or as they will be written, after ``encoded``).
   public var raw: [UInt8]
@@ -122,7 +122,7 @@ public struct Type3Attributes: Hashable, Sendable {
 /// block; onakasuita wiki "FeliCa/ブロック/MC"), so they make the lock permanent as this protocol
 /// promises.
 ///
-/// Source: NFC Forum T3T; nfc-protocols.md §9 (nfcpy `tt3.py`, `tt3_sony.py`).
+/// Source: NFC Forum T3T; nfcpy `tt3.py`, `tt3_sony.py`.
 /// - Warning: Not thread-safe: one operation at a time.
 public final class Type3Tag: NDEFTagPlatform {
   public var platform: TagPlatform { .type3 }

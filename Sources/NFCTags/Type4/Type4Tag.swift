@@ -7,7 +7,7 @@ func makeType4Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 
 /// The capability container (CC file E103h) of an NFC Forum Type 4 tag.
 ///
-/// Layout (NFC Forum T4T 2.0/3.0; nfc-protocols.md §10.2; nfcpy `tt4.py` `_discover_ndef`):
+/// Layout (NFC Forum T4T 2.0/3.0; nfcpy `tt4.py` `_discover_ndef`):
 /// CCLEN (2), mapping version (1), MLe (2), MLc (2), then the NDEF File Control TLV
 /// `04 06 FID(2) size(2) read(1) write(1)` or, from mapping version 3.0, the ENDEF File Control
 /// TLV `06 08 FID(2) size(4) read(1) write(1)`. TLV 04 files start with a 2-byte NLEN, TLV 06
@@ -92,7 +92,7 @@ public struct Type4CapabilityContainer: Hashable, Sendable {
 
 /// An NFC Forum Type 4 tag: the NDEF Tag Application (ISO 7816-4 files over ISO-DEP).
 ///
-/// Sequence (NFC Forum T4T; nfcpy `tt4.py`; nfc-protocols.md §10): SELECT the application by its
+/// Sequence (NFC Forum T4T; nfcpy `tt4.py`): SELECT the application by its
 /// v2 name `D2760000850101` (with Le 00), else the v1 name `D2760000850100`; SELECT the CC file
 /// E103h (P2 0Ch for v2, 00h for v1); READ BINARY 15 bytes of it (2 more for an ENDEF TLV);
 /// SELECT the NDEF file by the identifier the CC gives; READ BINARY from offset 0 with Le as large
@@ -117,7 +117,7 @@ public final class Type4Tag: NDEFTagPlatform {
   public let link: any Transceiver
   /// The ATS (with TL) when the ATR carried it whole (ACR122U), else nil.
   public let ats: [UInt8]?
-  /// The historical bytes of the ATR (the whole ATS on an ACR122U, reference §3.2).
+  /// The historical bytes of the ATR (the whole ATS on an ACR122U, ACS API V2.04 §3.1.2).
   public let historicalBytes: [UInt8]
   /// The CC, once read.
   public private(set) var capabilityContainer: Type4CapabilityContainer?
@@ -148,7 +148,7 @@ public final class Type4Tag: NDEFTagPlatform {
       if atr.count >= 4 + n { historical = Array(atr[4..<(4 + n)]) }
     }
     historicalBytes = historical
-    // The ACR122U puts the whole ATS (TL first) in the historical bytes (reference §3.2).
+    // The ACR122U puts the whole ATS (TL first) in the historical bytes (ACS API V2.04 §3.1.2).
     if let tl = historical.first, Int(tl) == historical.count, historical.count >= 2 {
       ats = historical
     } else {

@@ -5,8 +5,8 @@ func makeType5Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
   Type5Tag(identifier: target.identifier, link: target.link)
 }
 
-/// What GET SYSTEM INFORMATION (2Bh) answered. Source: reference §11.1 (ISO/IEC 15693-3;
-/// the ACR1552 trace in §4.3).
+/// What GET SYSTEM INFORMATION (2Bh) answered. Source: ISO/IEC 15693-3 §10.4.12; neard
+/// `plugins/nfctype5.c`; the ACR1552 trace in NXP community thread 2093136.
 public struct Type5SystemInfo: Hashable, Sendable {
   /// The info flags: 01 DSFID, 02 AFI, 04 memory size, 08 IC reference.
   public var infoFlags: UInt8
@@ -48,7 +48,7 @@ public struct Type5SystemInfo: Hashable, Sendable {
 /// A Type 5 chip recognised from its UID (MSB first: `E0`, manufacturer, then the chip's own
 /// bytes). Sources: Flipper `slix.c` `slix_get_type` (ICODE type byte 01 with type indicator
 /// 01 = SLIX2, 02 = SLIX; 02 SLIX-S; 03 SLIX-L), SL2S2602 §9.2 (80 blocks, block 79 the counter),
-/// reference §11.1 (ICODE SLI/SLIX 28 blocks), Flipper SLIX-L files (8 blocks).
+/// NXP community thread 2093136 (ICODE SLI/SLIX 28 blocks), Flipper SLIX-L files (8 blocks).
 public struct Type5Chip: Hashable, Sendable {
   public var name: String
   /// Blocks GET SYSTEM INFORMATION reports; nil when not known.
@@ -106,7 +106,7 @@ public struct Type5Chip: Hashable, Sendable {
 /// skip unchanged blocks, and read back. Block numbers above FFh (extended commands) are not
 /// supported.
 ///
-/// **CC** (reference §11.2): magic E1 or E2; version major 1 (bits 7–6 = 01); read access
+/// **CC** (neard `nfctype5.c`, ST RFAL): magic E1 or E2; version major 1 (bits 7–6 = 01); read access
 /// (bits 3–2) must be 00; write access (bits 1–0) 00 means writable, anything else read-only;
 /// byte 2 is MLEN, or 00 for the 8-byte form whose bytes 6–7 hold a 16-bit MLEN.
 /// **MLEN DISAGREEMENT:** the NFC Forum convention (TS T5T 4.3.1.17 via ST RFAL `ndef_t5t.c`)
@@ -124,7 +124,7 @@ public struct Type5Chip: Hashable, Sendable {
 /// send LOCK BLOCK, only the CC changes (the tag is then read-only by convention, not physically),
 /// and ``info()`` says so.
 ///
-/// Source: reference §8, §11; ST RFAL `ndef_t5t.c`; neard `plugins/nfctype5.c`.
+/// Source: ISO/IEC 15693-3; ST RFAL `ndef_t5t.c`; neard `plugins/nfctype5.c`; nfcpy (TLVs).
 /// - Warning: Not thread-safe: one operation at a time.
 public final class Type5Tag: NDEFTagPlatform {
   public var platform: TagPlatform { .type5 }

@@ -1,7 +1,7 @@
 // NXP Type 2 products: MIFARE Ultralight, Ultralight EV1, NTAG210/212/213/215/216.
 //
-// Source: nfc-protocols.md §7.2 (nfcpy `tt2_nxp.py` VERSION_MAP and dump tables, Flipper Zero
-// `nfc_data_generator.c`, libfreefare `ntag21x.c`).
+// Source: nfcpy `tt2_nxp.py` VERSION_MAP and dump tables, Flipper Zero
+// `nfc_data_generator.c`, libfreefare `ntag21x.c`.
 
 /// An NXP Type 2 chip, identified by its GET_VERSION (60h) answer, with its memory map.
 ///
@@ -29,7 +29,8 @@ public enum Type2Product: String, Hashable, Sendable, CaseIterable {
   ///
   /// Matches product type (byte 2), subtype (byte 3; 01 or 02 for Ultralight EV1, 02 for NTAG
   /// 213/215/216, 01 for NTAG210/212) and storage size (byte 6). NTAG21xF parts (subtype 04)
-  /// are not matched. Source: nfc-protocols.md §7.2.
+  /// are not matched. Source: nfcpy `tt2_nxp.py` VERSION_MAP, Flipper `nfc_data_generator.c`;
+  /// the NTAG21xF subtype: proxmark3 `cmdhfmfu.c`.
   public init?(version: [UInt8]) {
     guard version.count == 8, version[0] == 0x00, version[1] == 0x04 else { return nil }
     switch (version[2], version[3], version[6]) {
@@ -159,7 +160,7 @@ public enum Type2Product: String, Hashable, Sendable, CaseIterable {
 
   /// The TLVs written by ``Type2Tag/format()`` at page 4, as the chip ships: NTAG213 carries a
   /// Lock Control TLV for its 12 dynamic lock bits at byte 160 (`01 03 A0 0C 34`); the others
-  /// an empty NDEF TLV and a Terminator. Source: nfc-protocols.md §7.2 (nfcpy `_format`, Flipper).
+  /// an empty NDEF TLV and a Terminator. Source: nfcpy `_format`, Flipper `nfc_data_generator.c`.
   public var factoryTLVs: [UInt8] {
     switch self {
     case .ntag213: return [0x01, 0x03, 0xA0, 0x0C, 0x34, 0x03, 0x00, 0xFE]

@@ -45,7 +45,7 @@ struct TagProvisioner {
     do {
       (claim, tookOver) = try giveBacks.claim(uid: uid, on: ledger) { () throws(LedgerError) in try ledger.claim(uid: uid, at: place()) }
     } catch {
-      return Outcome(rowID: nil, status: .failed, reason: "the ledger: \(error)", exitStatus: options.exitStatus(error))
+      return Outcome(rowID: nil, status: .failed, reason: Self.ledgerReason(error), exitStatus: options.exitStatus(error))
     }
     let row: LedgerRecord
     let fresh: Bool
@@ -274,6 +274,13 @@ struct TagProvisioner {
     case .readOnly?, .insufficientCapacity?, .notFormatted?, .unsupported?, .authenticationFailed?, .readRefused?: return true
     default: return false
     }
+  }
+
+  /// A claim's failure as one line that names the ledger once: most of ``LedgerError``'s lines
+  /// begin with it already ("the ledger is unavailable, …"); the others get it in front.
+  static func ledgerReason(_ error: any Error) -> String {
+    let text = "\(error)"
+    return text.hasPrefix("the ledger") || text.hasPrefix("cannot open the ledger") ? text : "the ledger: " + text
   }
 
   static func describe(_ error: any Error) -> String {

@@ -54,3 +54,13 @@ import Testing
     #expect(try ledger.row(boundTo: "04aa")?.status == .claimed)
   }
 }
+
+/// A claim that fails names the ledger once, whatever the ledger's own line says.
+@Suite struct LedgerReasonTests {
+  @Test func theLedgerIsNamedOnce() {
+    let unavailable = TagProvisioner.ledgerReason(LedgerError.unavailable("connection reset"))
+    #expect(unavailable == "the ledger is unavailable, nothing of this step was committed: connection reset")
+    #expect(TagProvisioner.ledgerReason(LedgerError.incompatible("x.sqlite is not a ledger")) == "the ledger: x.sqlite is not a ledger")
+    #expect(TagProvisioner.ledgerReason(LedgerError.closed) == "the ledger is closed")
+  }
+}

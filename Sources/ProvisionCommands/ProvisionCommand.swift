@@ -28,7 +28,7 @@ package struct ProvisionCommand: ParsableCommand {
       with others is refused (65) unless --allow-template-change. Ctrl-C \
       finishes the tag in hand, then stops; a second Ctrl-C stops between two tag commands.
       Exit 0 when every row is done; 75 when --timeout passed with rows remaining; otherwise \
-      the highest exit status of a failed tag (docs/exit-codes.md).
+      the highest exit status of a failed tag (EXIT STATUS in the man page; exit-codes.md in the documentation folder).
       """)
 
   @Argument(help: "The rows: CSV with a header row, or JSON lines (.jsonl). A column `id` names each row.")
@@ -36,7 +36,7 @@ package struct ProvisionCommand: ParsableCommand {
 
   @Option(help: "A URL template, e.g. https://example.com/t/{id}.") package var url: String?
   @Option(help: "A text template (an NFC Forum Text record, English).") package var text: String?
-  @Option(help: "A message template: the message JSON of docs/json-format.md with placeholders in its strings.")
+  @Option(help: "A message template: the message JSON of json-format.md (the documentation folder) with placeholders in its strings.")
   package var message: String?
   @Option(help: "The ledger: a SQLite file (default ROWS.ledger.sqlite, or nfctag-provision.sqlite) or postgres://USER@HOST:PORT/DB.")
   package var ledger: String?

@@ -111,7 +111,7 @@ TSAN_SUITES = ^(PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|P
   ^nfctagTests\.(StationsEndToEnd|ReadersEndToEnd|ProvisionEndToEnd|ProvisionFaultsEndToEnd|FeederE2ETests|ServiceRestartEndToEnd|LedgerCLIPostgres)/ \
   ^nfctagTests\.FaultsEndToEnd/pcscdRestartedDuringAWrite \
   ^nfctagTests\.TagEndToEnd/(tagRemovedMidReadIs74WithTapAgain|emulateExitsZeroOnCtrlCAndTheCardLeaves|noTagBeforeTheTimeoutIs75)
-tsan: tsan-build
+tsan: tsan-build pcscd
 	NFCTAG_E2E=1 NFCTAG_TSAN=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/timed.sh tests scripts/with-postgres.sh \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel \
 	  $(foreach s,$(TSAN_SUITES),--filter '$(s)') 2>&1 | tee .build-tsan/test.log; \
@@ -119,9 +119,9 @@ tsan: tsan-build
 	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
 	  exit $$status
 
-## tsan-build: the build make tsan runs its suites on (.build-tsan), alone: CI builds it first, then
-## runs the documentation and the fuzzers beside the suites.
-tsan-build: deps pcscd
+## tsan-build: the build make tsan runs its suites on (.build-tsan); no pcscd (CI builds it beside
+## make test's suites, one of which stops pcscd on purpose).
+tsan-build: deps
 	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 
 ## docs: the DocC documentation of NFCSession and NDEF (swift-docc-plugin); any DocC warning fails it.

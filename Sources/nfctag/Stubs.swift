@@ -1,2 +1,0 @@
-import ArgumentParser
-// Stubs: each command moves to its own file as it is implemented.

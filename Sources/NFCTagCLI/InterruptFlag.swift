@@ -6,14 +6,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Set once SIGINT or SIGTERM arrived; the handler runs a cancel action off the signal context.
+/// Listens for SIGINT and SIGTERM and runs a cancel action off the signal context when one arrives.
 package final class InterruptFlag: Sendable {
-  private let flagged = Locked(false)
   /// Dispatch sources are thread-safe (`cancel()` from any thread is documented); the protocol is
   /// just not marked Sendable. Set once in `init`, never changed.
   nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
-
-  package var isSet: Bool { flagged.withLock { $0 } }
 
   private init(onInterrupt: @escaping @Sendable () -> Void) {
     var made: [any DispatchSourceSignal] = []
@@ -23,10 +20,7 @@ package final class InterruptFlag: Sendable {
     }
     sources = made
     for source in made {
-      source.setEventHandler { [self] in
-        flagged.withLock { $0 = true }
-        onInterrupt()
-      }
+      source.setEventHandler { onInterrupt() }
       source.resume()
     }
   }

@@ -76,7 +76,3 @@ package func advice(for error: NFCReaderError) -> String {
 package func sanitizeLine(_ text: String) -> String {
   String(String.UnicodeScalarView(text.unicodeScalars.filter { !isDeceptiveScalar($0) }))
 }
-
-package func formatSeconds(_ value: Double) -> String {
-  value == value.rounded() ? String(Int(value)) : String(value)
-}

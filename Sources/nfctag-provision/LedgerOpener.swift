@@ -16,8 +16,7 @@ enum LedgerLocation: Equatable {
   case postgres(String)
 
   init(_ argument: String) {
-    let lower = argument.lowercased()
-    self = lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") ? .postgres(argument) : .file(argument)
+    self = PostgresSettings.isPostgresURL(argument) ? .postgres(argument) : .file(argument)
   }
 }
 

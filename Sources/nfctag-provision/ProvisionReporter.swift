@@ -54,7 +54,7 @@ final class ProvisionReporter: Sendable {
       clearLive()
       for problem in problems { writeStderr("nfctag: \(sanitizeLine(problem))\n") }
     case .tag(let tag):
-      let counts: Tally = tally.withLock { t in
+      tally.withLock { t in
         switch tag.status {
         case .done:
           t.done += 1
@@ -63,9 +63,7 @@ final class ProvisionReporter: Sendable {
         case .failed: t.failed += 1; t.worstExit = max(t.worstExit, tag.exitStatus ?? ExitStatus.software)
         case .skipped: t.skipped += 1
         }
-        return t
       }
-      _ = counts
       switch style {
       case .json: writeStdoutLine(json(tag))
       case .quiet:

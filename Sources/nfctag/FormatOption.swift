@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// Output formats of the commands that print text or one JSON object (`readers`, `scan`, `info`).
+/// Output formats of the commands that print text or JSON (`readers`, `scan`, `info`, `send`, `ndef decode`).
 enum TextOrJSON: String, ExpressibleByArgument, CaseIterable { case text, json }
 
 /// `--format text|json`, the option every command with an output format names `--format`;

@@ -13,7 +13,6 @@ struct NDEFCommand: ParsableCommand {
     subcommands: [Decode.self, Encode.self])
 }
 
-enum DecodeFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 enum EncodeOutput: String, ExpressibleByArgument, CaseIterable { case hex, raw, base64 }
 
 extension NDEFCommand {
@@ -33,7 +32,7 @@ extension NDEFCommand {
         """)
     @Argument(help: "The message as hex, or - (the default) to read standard input.") var message: String = "-"
     @Option(help: "How the input is given: hex, raw or base64.") var input: InputEncodingArgument = .hex
-    @Option(help: "Output: text or json (default: text; with --lines, json).") var format: DecodeFormat?
+    @Option(help: "Output: text or json (default: text; with --lines, json).") var format: TextOrJSON?
     @Flag(help: "One hex message per input line, one output line per message: JSON, or text with --format text (streams).")
     var lines = false
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false

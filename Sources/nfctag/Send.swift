@@ -4,9 +4,6 @@ import Dispatch
 import NFCSession
 import Synchronization
 
-/// Output formats of `nfctag send`.
-enum SendFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
-
 extension NFCTool {
   /// `nfctag send HEX…`: native commands to the tag in the field, through an ``NFCTagReaderSession``.
   struct Send: ParsableCommand {
@@ -27,7 +24,7 @@ extension NFCTool {
     @Option(help: "A file (- for standard input) with one command in hex per line, after the COMMANDS; blank lines and lines starting with # are skipped.")
     var commandsFile: String?
     @Flag(help: "The commands are ISO 7816 APDUs (the tag must take them: Type 4).") var apdu = false
-    @Option(help: "Output: text or json.") var format: SendFormat = .text
+    @Option(help: "Output: text or json.") var format: TextOrJSON = .text
     @Flag(help: "Show the passwords in commands that carry one, and their answers (masked as ******** by default).")
     var showSecrets = false
 

@@ -83,10 +83,10 @@ package func readInput(_ path: String) -> [UInt8]? {
   return readAll(fd: fd)
 }
 
-/// Reads `path` ("-" for stdin) or fails with exit 66 naming the file.
 /// How messages name an input path: "standard input" for `-`, else the path.
 package func inputName(_ path: String) -> String { path == "-" ? "standard input" : path }
 
+/// Reads `path` ("-" for stdin) or fails with exit 66 naming the file.
 package func readInputOrFail(_ path: String) throws(CLIFailure) -> [UInt8] {
   guard let bytes = readInput(path) else {
     throw CLIFailure(ExitStatus.noInput, "cannot read \(inputName(path)): \(String(cString: strerror(errno)))")

@@ -5,29 +5,60 @@
 public struct NFCReaderError: Error, Hashable, Sendable, CustomStringConvertible {
   /// Core NFC's error codes, with their numeric values.
   public struct Code: RawRepresentable, Hashable, Sendable {
+    /// The number Core NFC gives the code (NFCErrorDomain).
     public let rawValue: Int
+    /// A code by its number; a number without a name below is kept as it is.
     public init(rawValue: Int) { self.rawValue = rawValue }
+    /// 1: the tag or reader cannot do what was asked (a tag not NDEF formatted, a feature its chip
+    /// lacks, a command the reader cannot carry).
     public static let readerErrorUnsupportedFeature = Code(rawValue: 1)
+    /// 2: a password or key was refused, or the pages are read-protected.
     public static let readerErrorSecurityViolation = Code(rawValue: 2)
+    /// 3: an argument is not valid (a message that cannot be encoded, a custom command code out of
+    /// range).
     public static let readerErrorInvalidParameter = Code(rawValue: 3)
+    /// 4: an argument has the wrong length (an empty raw command).
     public static let readerErrorInvalidParameterLength = Code(rawValue: 4)
+    /// 5: an argument is out of range (Core NFC's code; nfctag's sessions do not use it).
     public static let readerErrorParameterOutOfBound = Code(rawValue: 5)
+    /// 6: the NFC radio is off (Core NFC's code; a PC/SC reader has no such state).
     public static let readerErrorRadioDisabled = Code(rawValue: 6)
+    /// 100: the tag stopped answering: it left the field, a command timed out, or the reader's link
+    /// failed.
     public static let readerTransceiveErrorTagConnectionLost = Code(rawValue: 100)
+    /// 101: a tag command failed in transfer (the reader reported an error under it).
     public static let readerTransceiveErrorRetryExceeded = Code(rawValue: 101)
+    /// 102: the tag answered, but not as expected: a NAK, an error status, malformed data or an
+    /// invalid NDEF message.
     public static let readerTransceiveErrorTagResponseError = Code(rawValue: 102)
+    /// 103: the command was sent to a tag of a session that has been invalidated, or found before
+    /// polling restarted.
     public static let readerTransceiveErrorSessionInvalidated = Code(rawValue: 103)
+    /// 104: the command was sent to a tag that is not the session's connected one (connect first).
     public static let readerTransceiveErrorTagNotConnected = Code(rawValue: 104)
+    /// 105: the command is longer than the reader carries in one exchange.
     public static let readerTransceiveErrorPacketTooLong = Code(rawValue: 105)
+    /// 200: the poll was cancelled (the program invalidated the session while it waited).
     public static let readerSessionInvalidationErrorUserCanceled = Code(rawValue: 200)
+    /// 201: no tag arrived within the session's time limit.
     public static let readerSessionInvalidationErrorSessionTimeout = Code(rawValue: 201)
+    /// 202: the session could not go on: pcscd does not answer, the reader is missing or was
+    /// unplugged, or an unexpected failure.
     public static let readerSessionInvalidationErrorSessionTerminatedUnexpectedly = Code(rawValue: 202)
+    /// 203: another program holds the reader exclusively.
     public static let readerSessionInvalidationErrorSystemIsBusy = Code(rawValue: 203)
+    /// 204: a single-read session ended after its first message, as asked (not a failure).
     public static let readerSessionInvalidationErrorFirstNDEFTagRead = Code(rawValue: 204)
+    /// 300: a tag command's parameters are not valid (Core NFC's code; nfctag's sessions do not use
+    /// it).
     public static let tagCommandConfigurationErrorInvalidParameters = Code(rawValue: 300)
+    /// 400: the tag is read-only or refused the write.
     public static let ndefReaderSessionErrorTagNotWritable = Code(rawValue: 400)
+    /// 401: the write did not take: the tag read back something other than what was written.
     public static let ndefReaderSessionErrorTagUpdateFailure = Code(rawValue: 401)
+    /// 402: the message does not fit the tag's NDEF capacity.
     public static let ndefReaderSessionErrorTagSizeTooSmall = Code(rawValue: 402)
+    /// 403: the tag holds no NDEF message (length 0), or the message to write is empty.
     public static let ndefReaderSessionErrorZeroLengthMessage = Code(rawValue: 403)
   }
 

@@ -7,6 +7,7 @@ import NFCTransport
 /// that differs from the script throws ``TransceiveError/unexpectedCommand(_:expected:)``.
 /// - Warning: Not thread-safe; one test at a time.
 public final class EmbeddedTransceiver: Transceiver {
+  /// One exchange of the script: the command expected, and the answer or failure to give.
   public typealias Step = (command: [UInt8], response: Result<[UInt8], TransceiveError>)
   /// What was left when the test finished.
   public enum LeftOver: Equatable { case clean, unconsumed([[UInt8]]) }
@@ -14,14 +15,19 @@ public final class EmbeddedTransceiver: Transceiver {
   private var script: ArraySlice<Step>
   /// Every command received, in order.
   public private(set) var received: [[UInt8]] = []
+  /// What the link tells the code under test it can carry (frame sizes, raw commands).
   public var capabilities: LinkCapabilities
 
+  /// A transceiver that expects `script`'s commands in order, on a link with `capabilities`.
   public init(_ script: [Step],
               capabilities: LinkCapabilities = .init(maxResponseLength: 256, maxCommandLength: 250, rawCommands: true)) {
     self.script = script[...]
     self.capabilities = capabilities
   }
 
+  /// Records `command` and gives the next step's answer.
+  /// - Throws: the step's failure, or ``TransceiveError/unexpectedCommand(_:expected:)`` when
+  ///   `command` is not the step's or the script is used up.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     received.append(command)
     guard let step = script.popFirst() else { throw .unexpectedCommand(command, expected: nil) }

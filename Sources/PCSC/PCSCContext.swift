@@ -2,11 +2,14 @@ import CPCSC
 
 /// A PC/SC failure with its context: which operation, on which reader.
 public struct PCSCFailure: Error, Sendable, CustomStringConvertible {
+  /// The status code the call returned.
   public let error: PCSCError
   /// The PC/SC call, for example "SCardConnect".
   public let operation: String
+  /// The reader the call was about; nil for context-wide calls (`SCardListReaders`).
   public let reader: String?
 
+  /// A failure of `operation` (a PC/SC function name) with `error`, on `reader` when there is one.
   public init(_ error: PCSCError, operation: String, reader: String? = nil) {
     self.error = error
     self.operation = operation
@@ -23,16 +26,34 @@ public struct PCSCFailure: Error, Sendable, CustomStringConvertible {
 public struct ReaderStateFlags: OptionSet, Hashable, Sendable {
   public let rawValue: UInt32
   public init(rawValue: UInt32) { self.rawValue = rawValue }
+  /// The application is not interested in this reader. The corresponding C constant is
+  /// `SCARD_STATE_IGNORE` (pcsc-lite `pcsclite.h`).
   public static let ignore = ReaderStateFlags(rawValue: 0x0001)
+  /// The state differs from ``ReaderState/currentState``. The corresponding C constant is
+  /// `SCARD_STATE_CHANGED`.
   public static let changed = ReaderStateFlags(rawValue: 0x0002)
+  /// The reader name is not known to pcscd. The corresponding C constant is `SCARD_STATE_UNKNOWN`.
   public static let unknown = ReaderStateFlags(rawValue: 0x0004)
+  /// The reader's state cannot be known (unplugged or busy). The corresponding C constant is
+  /// `SCARD_STATE_UNAVAILABLE`.
   public static let unavailable = ReaderStateFlags(rawValue: 0x0008)
+  /// No card in the reader. The corresponding C constant is `SCARD_STATE_EMPTY`.
   public static let empty = ReaderStateFlags(rawValue: 0x0010)
+  /// A card is in the reader. The corresponding C constant is `SCARD_STATE_PRESENT`.
   public static let present = ReaderStateFlags(rawValue: 0x0020)
+  /// The card's ATR matches the one asked about. The corresponding C constant is
+  /// `SCARD_STATE_ATRMATCH`.
   public static let atrMatch = ReaderStateFlags(rawValue: 0x0040)
+  /// Another application holds the card exclusively. The corresponding C constant is
+  /// `SCARD_STATE_EXCLUSIVE`.
   public static let exclusive = ReaderStateFlags(rawValue: 0x0080)
+  /// Other applications are connected to the card (shared). The corresponding C constant is
+  /// `SCARD_STATE_INUSE`.
   public static let inUse = ReaderStateFlags(rawValue: 0x0100)
+  /// The card does not answer (no or a bad ATR). The corresponding C constant is
+  /// `SCARD_STATE_MUTE`.
   public static let mute = ReaderStateFlags(rawValue: 0x0200)
+  /// The card is present but not powered. The corresponding C constant is `SCARD_STATE_UNPOWERED`.
   public static let unpowered = ReaderStateFlags(rawValue: 0x0400)
 }
 
@@ -40,10 +61,16 @@ public struct ReaderStateFlags: OptionSet, Hashable, Sendable {
 public struct ReaderState: Sendable, Hashable {
   /// The reader name, or ``ReaderState/pnpNotification``.
   public var reader: String
+  /// The state the caller believes the reader is in (`dwCurrentState`): the call returns when
+  /// the reader's state differs from it. 0 asks for the state at once.
   public var currentState: UInt32
+  /// The state pcscd found (`dwEventState`): ``ReaderStateFlags`` bits in the lower 16 bits,
+  /// the event count in the upper 16.
   public var eventState: UInt32 = 0
+  /// The ATR of the card in the reader, when there is one (at most 33 bytes, ISO/IEC 7816-3 §8).
   public var atr: [UInt8] = []
 
+  /// An entry for `reader` that the caller believes in `currentState`.
   public init(reader: String, currentState: UInt32 = 0) {
     self.reader = reader
     self.currentState = currentState
@@ -62,8 +89,14 @@ public struct ReaderState: Sendable, Hashable {
 public struct CardProtocol: RawRepresentable, Hashable, Sendable {
   public let rawValue: UInt32
   public init(rawValue: UInt32) { self.rawValue = rawValue }
+  /// T=0, the character-oriented protocol (ISO/IEC 7816-3 §10). The corresponding C constant is
+  /// `SCARD_PROTOCOL_T0`.
   public static var t0: CardProtocol { CardProtocol(rawValue: UInt32(_SCARD_PROTOCOL_T0)) }
+  /// T=1, the block-oriented protocol (ISO/IEC 7816-3 §11); contactless cards show as T=1. The
+  /// corresponding C constant is `SCARD_PROTOCOL_T1`.
   public static var t1: CardProtocol { CardProtocol(rawValue: UInt32(_SCARD_PROTOCOL_T1)) }
+  /// The raw protocol (the reader's own framing). The corresponding C constant is
+  /// `SCARD_PROTOCOL_RAW`.
   public static var raw: CardProtocol { CardProtocol(rawValue: UInt32(_SCARD_PROTOCOL_RAW)) }
   /// T=0 or T=1, whichever the card offers.
   public static var any: CardProtocol { CardProtocol(rawValue: UInt32(_SCARD_PROTOCOL_T0 | _SCARD_PROTOCOL_T1)) }
@@ -157,6 +190,8 @@ public final class PCSCContext: @unchecked Sendable {
 public struct Card: Sendable {
   let calls: any PCSCCalls
   let handle: SCARDHANDLE
+  /// The protocol the connection runs (``CardProtocol/t1`` for contactless cards; none for
+  /// ``ShareMode/direct`` connections).
   public private(set) var activeProtocol: CardProtocol
   /// The reader this card sits in.
   public let reader: String

@@ -165,7 +165,10 @@ struct PostgresLedgerTests {
     let job = TestPostgres.freshJob("claims")
     let setup = try PostgresLedger(settings: settings, job: job)
     defer { setup.close() }
-    _ = try setup.importRows(TestPostgres.rows(2000))
+    // Under ThreadSanitizer (make tsan) 400 rows: the eight connections' threads meet as often, the
+    // run takes a fifth of the time.
+    let count = ProcessInfo.processInfo.environment["NFCTAG_TSAN"] == "1" ? 400 : 2000
+    _ = try setup.importRows(TestPostgres.rows(count))
     let claimed = Collected<String>()
     let failures = Collected<String>()
     onThreads(8) { station in
@@ -186,11 +189,11 @@ struct PostgresLedgerTests {
       }
     }
     #expect(failures.all == [])
-    #expect(claimed.all.count == 2000)
-    #expect(Set(claimed.all).count == 2000)
+    #expect(claimed.all.count == count)
+    #expect(Set(claimed.all).count == count)
     let records = try setup.records()
     #expect(records.allSatisfy { $0.status == .done })
-    #expect(Set(records.compactMap(\.uid)).count == 2000)
+    #expect(Set(records.compactMap(\.uid)).count == count)
     #expect(Set(records.compactMap(\.station)).count == 8, "every station got rows")
   }
 

@@ -5,6 +5,7 @@ import PCSC
 /// parameters. ACS "ACR122U Application Programming Interface" V2.04 §6.
 public struct ACR122UControl {
   let transport: any APDUTransport
+  /// Pseudo-APDUs sent through `transport` (a ``ReaderCommandTransport``, or a card's transport).
   public init(transport: any APDUTransport) { self.transport = transport }
 
   /// The firmware string (`FF 00 48 00 00`), for example "ACR122U207"; it has no status word.
@@ -65,7 +66,9 @@ public func readingAvailable() -> Bool {
 /// `SCardTransmit` to a card in the field. Source: libccid `ifdhandler.c`; libnfc `acr122_pcsc.c`;
 /// vsmartcard `ifd-vpcd.c`.
 public final class ReaderCommandTransport: APDUTransport {
+  /// The PC/SC name of the reader.
   public let readerName: String
+  /// The ATR of the connection: the card's, or empty on a direct connection without a card.
   public let atr: [UInt8]
   private let card: Card
   private let escapeCode: UInt32?
@@ -102,6 +105,8 @@ public final class ReaderCommandTransport: APDUTransport {
     }
   }
 
+  /// Sends one pseudo-APDU, through the escape IOCTL when the driver allows it, else to the card.
+  /// - Throws: ``TransceiveError/transport(_:)`` when PC/SC fails.
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     do {
       if let escapeCode { return try card.control(code: escapeCode, apdu) }
@@ -130,13 +135,16 @@ extension ACR122UControl {
 }
 
 extension ACR122UType1Link: ReaderSignalling {
+  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
 }
 
 extension ACR122UType2Link: ReaderSignalling {
+  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
 }
 
 extension ACR122UExchangeLink: ReaderSignalling {
+  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
 }

@@ -5,11 +5,18 @@ import NFCTransport
 /// GET_VERSION, READ_SIG, PWD_AUTH) and returns the tag's answer as is.
 public final class ACR122UType2Link: Transceiver {
   let transport: any APDUTransport
+  /// At most 250 command bytes and 252 answer bytes, raw frames: what one PN532 frame carries
+  /// after its command codes (PN532 User Manual §6.2).
   public let capabilities = LinkCapabilities(maxResponseLength: 252, maxCommandLength: 250, rawCommands: true)
+  /// How commands reach the tag, for people.
   public var pathDescription: String { "ACR122U direct transmit (PN532 InCommunicateThru)" }
 
+  /// A link over `transport`, a PC/SC connection to an ACR122U with a Type 2 tag.
   public init(transport: any APDUTransport) { self.transport = transport }
 
+  /// Sends one Type 2 command and returns the tag's answer (an ACK as `[0x0A]`).
+  /// - Throws: ``TransceiveError/unsupported(_:)`` for a command longer than 250 bytes, a NAK,
+  ///   the PN532's error status (timeout: the tag is gone) or the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard command.count <= capabilities.maxCommandLength else { throw .unsupported("a command of \(command.count) bytes") }
     let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count + 2), 0xD4, 0x42] + command)
@@ -97,6 +104,8 @@ public final class PartThreeType2Link: Transceiver {
   /// 100 000 µs, little-endian (`5F 46` timer value).
   static let timer: [UInt8] = [0xA0, 0x86, 0x01, 0x00]
 
+  /// A link over `transport`, a PC/SC connection to a Part 3 reader with a Type 2 tag. Nothing
+  /// is sent until the first command or ``probe()``.
   public init(transport: any APDUTransport) {
     self.transport = transport
     self.session = TransparentSession(transport: transport, standard: 0x00, layer: 0x03)
@@ -105,6 +114,7 @@ public final class PartThreeType2Link: Transceiver {
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
   public var capabilities: LinkCapabilities { session.capabilities(orMapped: Self.mappedCapabilities) }
+  /// How commands reach the tag, for people: transparent exchange, or READ/UPDATE BINARY.
   public var pathDescription: String { partThreePath(session, frames: "ISO 14443-3A frames") }
 
   /// Starts the transparent session and switches to ISO 14443A layer 3, once.
@@ -120,6 +130,11 @@ public final class PartThreeType2Link: Transceiver {
     try session.end()
   }
 
+  /// Sends one Type 2 command: as a frame in a transparent session, or mapped onto READ BINARY
+  /// (READ) and UPDATE BINARY (WRITE) when the reader has none.
+  /// - Throws: ``TransceiveError/unsupported(_:)`` for an empty command, one over 240 bytes or
+  ///   one the mapped path cannot carry; a NAK, a timeout, the reader's status or the transport's
+  ///   failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard !command.isEmpty else { throw .unsupported("an empty tag command") }
     if try probe() { return try exchange(command) }
@@ -179,6 +194,7 @@ public final class PartThreeType2Link: Transceiver {
 /// Capabilities count the R-APDU's data without SW1 SW2 and the whole C-APDU.
 public final class APDUPassthroughLink: Transceiver {
   let transport: any APDUTransport
+  /// What the reader carries: ``shortAPDUs`` or ``acr122u``.
   public let capabilities: LinkCapabilities
 
   /// A PC/SC reader that exchanges short APDUs: Le up to 256 data bytes, a C-APDU of at most
@@ -189,11 +205,15 @@ public final class APDUPassthroughLink: Transceiver {
   /// C-APDU at most 252 bytes (PN532 normal information frame, LEN ≤ 255; PN532 User Manual §6.2).
   public static let acr122u = LinkCapabilities(maxResponseLength: 250, maxCommandLength: 252, rawCommands: true)
 
+  /// A link over `transport`, whose reader carries `capabilities`.
   public init(transport: any APDUTransport, capabilities: LinkCapabilities = APDUPassthroughLink.shortAPDUs) {
     self.transport = transport
     self.capabilities = capabilities
   }
+  /// How commands reach the tag, for people.
   public var pathDescription: String { "ISO-DEP APDUs passed through the reader" }
+  /// Sends one C-APDU; the answer is the R-APDU with SW1 SW2.
+  /// - Throws: the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     try transport.transmit(command)
   }
@@ -202,9 +222,15 @@ public final class APDUPassthroughLink: Transceiver {
 /// Type 1 and Type 3 frames through an ACR122U: InDataExchange with target 1 (`D4 40 01 …`).
 public final class ACR122UExchangeLink: Transceiver {
   let transport: any APDUTransport
+  /// At most 250 command bytes and 252 answer bytes, raw frames: what one PN532 frame carries
+  /// after its command codes (PN532 User Manual §6.2).
   public let capabilities = LinkCapabilities(maxResponseLength: 252, maxCommandLength: 250, rawCommands: true)
+  /// A link over `transport`, a PC/SC connection to an ACR122U with a Type 1 or Type 3 tag.
   public init(transport: any APDUTransport) { self.transport = transport }
+  /// How commands reach the tag, for people.
   public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange)" }
+  /// Sends one tag frame with InDataExchange (`D4 40 01`) and returns the tag's answer.
+  /// - Throws: the PN532's error status (timeout: the tag is gone) or the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count + 3), 0xD4, 0x40, 0x01] + command)
     return try pn532Answer(reply, command: 0x40)

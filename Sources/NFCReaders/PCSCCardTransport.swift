@@ -18,8 +18,11 @@ import PCSC
 /// *abandoned*: every later exchange fails at once, and ``disconnect(_:)`` is queued behind the
 /// call instead of waiting for it.
 public final class PCSCCardTransport: APDUTransport {
+  /// The connection to the card that the APDUs go to.
   public let card: Card
+  /// The PC/SC name of the card's reader.
   public let readerName: String
+  /// The card's ATR, as the reader built it (PC/SC Part 3 §3.1.3.2.3 for contactless cards).
   public let atr: [UInt8]
   let counter: ExchangeCounter?
   /// Seconds one exchange may take; nil: as long as the reader takes.
@@ -27,6 +30,8 @@ public final class PCSCCardTransport: APDUTransport {
   private let queue: DispatchQueue?
   private let abandoned = Locked(false)
 
+  /// A transport on `card`. `counter` counts every APDU sent; with `exchangeTimeout` (seconds),
+  /// an exchange the reader has not answered by then fails (see above).
   public init(card: Card, readerName: String, atr: [UInt8], counter: ExchangeCounter? = nil, exchangeTimeout: Double? = nil) {
     self.card = card
     self.readerName = readerName
@@ -39,6 +44,10 @@ public final class PCSCCardTransport: APDUTransport {
   /// True once an exchange outlived ``exchangeTimeout``: the card handle is still in that call.
   public var isAbandoned: Bool { abandoned.withLock { $0 } }
 
+  /// Sends one APDU with `SCardTransmit` and returns the answer with SW1 SW2.
+  /// - Throws: ``TransceiveError/tagRemoved`` when the card left, ``TransceiveError/transport(_:)``
+  ///   for any other PC/SC failure, an abandoned transport or an exchange over ``exchangeTimeout``;
+  ///   ``TransceiveError/malformedResponse(_:)`` for an empty answer from a card still there.
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     counter?.increment()
     let result: Result<[UInt8], PCSCFailure>

@@ -47,6 +47,7 @@ public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError
 /// re-establishes its context and goes on waiting. One thread polls; ``cancel()`` may come from
 /// any other, so the context, the card and the cancel flag sit behind a mutex.
 public final class PCSCTagPoller: TagPoller {
+  /// The PC/SC name of the reader this poller waits on.
   public let readerName: String
   private let logger: Logger?
   private struct State {
@@ -67,6 +68,8 @@ public final class PCSCTagPoller: TagPoller {
   /// long as the reader takes.
   public let exchangeTimeout: Double?
 
+  /// A poller on `readerName` through `context`. `logger` gets every APDU at trace level;
+  /// `exchangeTimeout` as in ``PCSCCardTransport``. Nothing happens until the first wait.
   public init(context: PCSCContext, readerName: String, logger: Logger? = nil, exchangeTimeout: Double? = nil) {
     state = Locked(State(context: context))
     self.readerName = readerName
@@ -94,10 +97,14 @@ public final class PCSCTagPoller: TagPoller {
     return [try detectTarget(on: transport, logger: logger)]
   }
 
+  /// Waits until the reader is empty; nil waits without a limit.
+  /// - Throws: ``PollError/timeout`` when the tag is still there after `timeoutMilliseconds`,
+  ///   ``PollError/cancelled`` after ``cancel()``, or the PC/SC failure.
   public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds)
   }
 
+  /// Disconnects the card and leaves it as it is (`SCARD_LEAVE_CARD`).
   public func release() { release(.leave) }
 
   /// Disconnects with a card reset: the reader re-activates the tag, which ends any authentication.
@@ -118,6 +125,8 @@ public final class PCSCTagPoller: TagPoller {
     }
   }
 
+  /// Ends the wait in progress, from any thread (`SCardCancel`): it throws
+  /// ``PollError/cancelled``.
   public func cancel() {
     let context: PCSCContext = state.withLock {
       $0.cancelled = true

@@ -2,6 +2,7 @@ import NFCTransport
 
 /// What a PC/SC Part 3 contactless ATR says about the card. PC/SC Part 3 §3.1.3.2.3.
 public struct PartThreeATR: Hashable, Sendable {
+  /// What kind of card the ATR describes.
   public enum Kind: Hashable, Sendable {
     /// A storage card: standard byte (SS) and card name (NN NN).
     case storage(standard: UInt8, name: [UInt8])
@@ -10,11 +11,14 @@ public struct PartThreeATR: Hashable, Sendable {
     /// Not a contactless ATR this parser knows.
     case other
   }
+  /// The ATR as the reader gave it.
   public let bytes: [UInt8]
+  /// What the ATR says the card is.
   public let kind: Kind
   /// True when the check byte is right (XOR of bytes 1… is 0).
   public let checksumValid: Bool
 
+  /// Parses `bytes`; an ATR of neither known form is ``Kind/other``.
   public init(_ bytes: [UInt8]) {
     self.bytes = bytes
     checksumValid = bytes.count > 1 && bytes.dropFirst().reduce(0, ^) == 0

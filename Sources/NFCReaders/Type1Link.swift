@@ -34,9 +34,16 @@ public final class ACR122UType1Link: Transceiver {
   /// on and the FIFO read: nfcpy `pn532.py` sleeps 6 ms and 3 ms ("assuming same response time as
   /// WRITE-E" / "WRITE-NE"). The emulator answers at once, so its tests may set zero.
   public var writeWaitMicroseconds: (erase: UInt32, noErase: UInt32) = (6_000, 3_000)
+  /// A link over `transport`, a PC/SC connection to an ACR122U with a Type 1 (Topaz) tag.
   public init(transport: any APDUTransport) { self.transport = transport }
+  /// How commands reach the tag, for people.
   public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange; READ8/WRITE-E8 through its CIU registers)" }
 
+  /// Sends one Type 1 command (NFC Forum Type 1 Tag Operation Specification §5) and returns the
+  /// tag's answer without CRC.
+  /// - Throws: ``TransceiveError/unsupported(_:)`` for an empty command, RID or a command this
+  ///   path cannot carry; ``TransceiveError/malformedResponse(_:)`` for an answer of the wrong
+  ///   length; the PN532's status or the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard let code = command.first else { throw .unsupported("an empty Type 1 command") }
     switch (code, command.count) {

@@ -44,6 +44,8 @@ public final class PartThreeType5Link: Transceiver {
   /// Longest tag answer after the flags byte in transparent mode.
   public static let transparentResponseLimit = TransparentSession.responseLimit
 
+  /// A link over `transport`, a PC/SC connection to a Part 3 reader with a Type 5 tag. Nothing
+  /// is sent until the first command or ``probe()``.
   public init(transport: any APDUTransport) {
     self.transport = transport
     self.session = TransparentSession(transport: transport, standard: 0x02, layer: 0x03)
@@ -53,6 +55,8 @@ public final class PartThreeType5Link: Transceiver {
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
   public var pathDescription: String { partThreePath(session, frames: "ISO 15693 frames") }
 
+  /// What the link carries: the transparent exchange's limits once ``probe()`` found it, else one
+  /// block (``blockSize`` bytes) through READ BINARY and UPDATE BINARY.
   public var capabilities: LinkCapabilities {
     session.capabilities(orMapped: LinkCapabilities(maxResponseLength: blockSize, maxCommandLength: 3 + 8 + blockSize,
                                                     rawCommands: false))
@@ -75,6 +79,12 @@ public final class PartThreeType5Link: Transceiver {
     try session.end()
   }
 
+  /// Sends one ISO 15693 request (flags, command code, parameters; ISO/IEC 15693-3 §7.3): as a
+  /// frame in a transparent session, or mapped onto READ BINARY and UPDATE BINARY when the reader
+  /// has none.
+  /// - Throws: ``TransceiveError/unsupported(_:)`` for a request shorter than 2 bytes or one the
+  ///   mapped path cannot carry; the tag's error, a timeout, the reader's status or the transport's
+  ///   failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard command.count >= 2 else { throw .unsupported("an ISO 15693 frame of \(command.count) bytes") }
     if try probe() { return try exchange(command) }

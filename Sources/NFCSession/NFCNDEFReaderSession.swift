@@ -23,10 +23,15 @@ public protocol NFCNDEFReaderSessionDelegate: AnyObject, Sendable {
 }
 
 extension NFCNDEFReaderSessionDelegate {
+  /// Does nothing: a delegate need not watch the session start.
   public func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) {}
+  /// Does nothing: a delegate that takes tags gets no messages.
   public func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage]) {}
+  /// Does nothing: a delegate that does not take tags gets messages instead.
   public func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {}
+  /// False: the session reads the messages and hands them over.
   public var wantsTags: Bool { false }
+  /// Does nothing: the session goes on polling, as Core NFC's does.
   public func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError) {}
 }
 

@@ -55,6 +55,7 @@ public enum NFCMiFareFamily: Int, Sendable {
 
 /// An ISO 14443-3 tag: NTAG21x and MIFARE Ultralight (family ultralight), Topaz (unknown).
 public final class NFCMiFareTag: NFCNDEFTag {
+  /// The connection that carries this tag's commands.
   public let connection: TagConnection
   init(_ connection: TagConnection) { self.connection = connection }
 
@@ -78,9 +79,13 @@ public final class NFCMiFareTag: NFCNDEFTag {
 public struct NFCISO7816APDU: Hashable, Sendable {
   /// The whole APDU as sent: CLA INS P1 P2 [Lc data] [Le].
   public let bytes: [UInt8]
+  /// CLA, byte 0 (ISO/IEC 7816-4 §5.1).
   public var instructionClass: UInt8 { bytes[0] }
+  /// INS, byte 1 (ISO/IEC 7816-4 §5.1).
   public var instructionCode: UInt8 { bytes[1] }
+  /// P1, byte 2 (ISO/IEC 7816-4 §5.1).
   public var p1Parameter: UInt8 { bytes[2] }
+  /// P2, byte 3 (ISO/IEC 7816-4 §5.1).
   public var p2Parameter: UInt8 { bytes[3] }
 
   /// Parses an APDU; nil when it is shorter than a header or its Lc does not match its length
@@ -97,6 +102,7 @@ public struct NFCISO7816APDU: Hashable, Sendable {
 
 /// A card that takes ISO 7816 APDUs (NFC Forum Type 4).
 public final class NFCISO7816Tag: NFCNDEFTag {
+  /// The connection that carries this tag's commands.
   public let connection: TagConnection
   init(_ connection: TagConnection) { self.connection = connection }
 
@@ -115,6 +121,7 @@ public final class NFCISO7816Tag: NFCNDEFTag {
 
 /// A FeliCa card (NFC Forum Type 3).
 public final class NFCFeliCaTag: NFCNDEFTag {
+  /// The connection that carries this tag's commands.
   public let connection: TagConnection
   init(_ connection: TagConnection) { self.connection = connection }
 
@@ -143,6 +150,7 @@ public typealias NFCISO15693SystemInfo = Type5SystemInfo
 /// An ISO 15693 tag (NFC Forum Type 5). Requests go non-addressed at high data rate unless the
 /// flags say otherwise.
 public final class NFCISO15693Tag: NFCNDEFTag {
+  /// The connection that carries this tag's commands.
   public let connection: TagConnection
   init(_ connection: TagConnection) { self.connection = connection }
 

@@ -14,6 +14,7 @@ public protocol NFCTagReaderSessionDelegate: AnyObject, Sendable {
 }
 
 extension NFCTagReaderSessionDelegate {
+  /// Does nothing: a delegate need not watch the session start.
   public func tagReaderSessionDidBecomeActive(_ session: NFCTagReaderSession) {}
 }
 

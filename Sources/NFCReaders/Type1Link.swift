@@ -39,7 +39,7 @@ public final class ACR122UType1Link: Transceiver {
   /// How commands reach the tag, for people.
   public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange; READ8/WRITE-E8 through its CIU registers)" }
 
-  /// Sends one Type 1 command (NFC Forum Type 1 Tag Operation Specification §5) and returns the
+  /// Sends one Type 1 command (RALL, READ, WRITE-E, WRITE-NE, READ8, WRITE-E8…) and returns the
   /// tag's answer without CRC.
   /// - Throws: ``TransceiveError/unsupported(_:)`` for an empty command, RID or a command this
   ///   path cannot carry; ``TransceiveError/malformedResponse(_:)`` for an answer of the wrong

@@ -79,7 +79,7 @@ public final class PartThreeType5Link: Transceiver {
     try session.end()
   }
 
-  /// Sends one ISO 15693 request (flags, command code, parameters; ISO/IEC 15693-3 §7.3): as a
+  /// Sends one ISO 15693 request (flags, command code, parameters; ISO/IEC 15693-3:2009 §7.3): as a
   /// frame in a transparent session, or mapped onto READ BINARY and UPDATE BINARY when the reader
   /// has none.
   /// - Throws: ``TransceiveError/unsupported(_:)`` for a request shorter than 2 bytes or one the

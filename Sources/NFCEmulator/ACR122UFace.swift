@@ -29,6 +29,8 @@ public func isoDEPATR(historicalBytes: [UInt8]) -> [UInt8] {
 public final class ACR122UFace: VirtualCard {
   /// The tag in the field, or nil.
   public var tag: (any VirtualTag)?
+  /// The string the firmware command (`FF 00 48 00 00`) answers, for example "ACR122U207"
+  /// (ACS ACR122U API V2.04 §6.3).
   public let firmware: String
   private var pollingParameter: UInt8 = 0xFF
   private var ledState: UInt8 = 0x00
@@ -45,11 +47,15 @@ public final class ACR122UFace: VirtualCard {
   /// Longest tag answer one PN532 frame carries through direct transmit.
   public static let maximumChipAnswer = 252
 
+  /// An ACR122U with `tag` in its field (nil: none) and `firmware` as its version string.
   public init(tag: (any VirtualTag)?, firmware: String = "ACR122U207") {
     self.tag = tag
     self.firmware = firmware
   }
 
+  /// The ATR the ACR122U builds for the tag (PC/SC Part 3 §3.1.3.2.3): the ISO-DEP form with the
+  /// ATS's historical bytes, else the storage-card form with the card's standard and name; `3B 00`
+  /// with no tag.
   public var atr: [UInt8] {
     guard let tag else { return [0x3B, 0x00] }
     switch tag.technology {
@@ -61,8 +67,11 @@ public final class ACR122UFace: VirtualCard {
     }
   }
 
+  /// The firmware polls the tag again: target 1, the tag's volatile state dropped.
   public func powerOn() { activateAgain() }
+  /// The firmware polls the tag again: target 1, the tag's volatile state dropped.
   public func powerOff() { activateAgain() }
+  /// The firmware polls the tag again: target 1, the tag's volatile state dropped.
   public func reset() { activateAgain() }
 
   /// The firmware's polling found the tag again: target 1, fresh tag state.
@@ -75,6 +84,9 @@ public final class ACR122UFace: VirtualCard {
   static let ok = StatusWord.success.bytes
   static let failed = StatusWord.noInformation.bytes
 
+  /// Answers one APDU as the ACR122U does: its pseudo-APDUs (`FF …`: direct transmit to the
+  /// PN532, GET DATA, firmware, LEDs and buzzer, PICC parameters; ACS ACR122U API V2.04 §4–6),
+  /// or an ISO 7816 APDU passed to a Type 4 tag. Never empty.
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
     guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
     if apdu[0] != 0xFF { return tagAPDU(apdu) }

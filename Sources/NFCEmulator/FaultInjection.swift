@@ -21,13 +21,16 @@ import Darwin
 ///   unplugged mid-command; the command does not reach the tag. Only the vpcd bridge can do this
 ///   (``VPCDBridge``); in process it is a removal.
 public struct InjectedFault: Hashable, Sendable, CustomStringConvertible {
+  /// The faults, as `--fault` names them (see above).
   public enum Kind: String, CaseIterable, Sendable { case garbage, status, nak, slow, drop }
+  /// Which fault.
   public var kind: Kind
   /// The APDU that gets the fault, from 1.
   public var apdu: Int
   /// `slow`: how late the answer comes.
   public var seconds: Double
 
+  /// A `kind` fault at APDU `apdu` (from 1); `seconds` is how late a `slow` answer comes.
   public init(_ kind: Kind, at apdu: Int, seconds: Double = 10) {
     self.kind = kind
     self.apdu = apdu
@@ -63,6 +66,7 @@ public struct InjectedFault: Hashable, Sendable, CustomStringConvertible {
 /// A tag that refuses the next command when asked to: the `nak` fault. Everything else goes to
 /// the tag it wraps.
 public final class FaultInjectingTag: VirtualTag {
+  /// The tag that answers every command not refused.
   public let base: any VirtualTag
   /// Set for the one APDU that gets a NAK; the first command the face sends the tag meanwhile is
   /// refused (and clears it).
@@ -70,16 +74,26 @@ public final class FaultInjectingTag: VirtualTag {
   /// True once a command was refused since ``refusesNextCommand`` was set.
   public private(set) var refused = false
 
+  /// Wraps `base`; nothing is refused until ``refusesNextCommand`` is set.
   public init(_ base: any VirtualTag) { self.base = base }
 
+  /// The wrapped tag's platform.
   public var platform: TagPlatform { base.platform }
+  /// The wrapped tag's UID or IDm.
   public var identifier: [UInt8] { base.identifier }
+  /// The wrapped tag's activation data.
   public var technology: RFTechnology { base.technology }
+  /// The wrapped tag's product name.
   public var productName: String { base.productName }
+  /// The wrapped tag's memory image.
   public var memoryImage: [UInt8] { base.memoryImage }
+  /// The wrapped tag's memory generation.
   public var memoryGeneration: Int { base.memoryGeneration }
+  /// Resets the wrapped tag; a pending refusal stays.
   public func reset() { base.reset() }
 
+  /// A NAK 0 (Type 1/2 NAK: the page is not there or is locked) when ``refusesNextCommand`` is set,
+  /// else the wrapped tag's answer.
   public func respond(to frame: [UInt8]) -> TagResponse {
     if refusesNextCommand {
       refusesNextCommand = false
@@ -107,6 +121,7 @@ public final class FaultyCard: VirtualCard {
   /// The status word a `status` fault answers: no precise diagnosis.
   public static let failure: [UInt8] = [0x6F, 0x00]
 
+  /// The reader face that answers every APDU without a fault.
   public let base: any VirtualCard
   /// The wrapped tag, when `nak` faults are to be injected.
   public let tag: FaultInjectingTag?
@@ -128,11 +143,17 @@ public final class FaultyCard: VirtualCard {
     self.faults = Dictionary(faults.filter { $0.kind != .drop }.map { ($0.apdu, $0) }, uniquingKeysWith: { first, _ in first })
   }
 
+  /// The face's ATR.
   public var atr: [UInt8] { base.atr }
+  /// Powers the face on; the APDU count goes on.
   public func powerOn() { base.powerOn() }
+  /// Powers the face off; the APDU count goes on.
   public func powerOff() { base.powerOff() }
+  /// Resets the face; the APDU count goes on.
   public func reset() { base.reset() }
 
+  /// Counts `apdu` and answers it: with the fault set for that count (garbage, `6F 00`, a NAK, a
+  /// late answer), else as the face does.
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
     count += 1
     guard let fault = faults[count] else { return base.transmit(apdu) }

@@ -8,6 +8,7 @@ import Darwin
 /// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
 /// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short.
 public final class ImageFile {
+  /// The file's path, as given.
   public let path: String
   private var savedGeneration: Int
   /// The length of a short-form image file: only this much of the memory image is written.

@@ -104,6 +104,7 @@ public enum ACR122UTiming {
   /// A PN532 normal information frame's bytes around its data (preamble, start code, LEN, LCS,
   /// DCS, postamble), plus the 6-byte ACK frame that follows every command.
   public static let frameOverhead = 8
+  /// The PN532's ACK frame, in bytes (`00 00 FF 00 FF 00`; PN532 User Manual §6.2.1.3).
   public static let ackFrame = 6
   /// One byte on the air at 106 kbit/s (8 bits and a parity bit, 9.44 µs a bit).
   public static let airByte = 85

@@ -63,6 +63,7 @@ public final class PartThreeFace: VirtualCard {
     self.transparentExchange = transparentExchange
   }
 
+  /// The ATR the reader builds for the tag (PC/SC Part 3 §3.1.3.2.3), as listed above.
   public var atr: [UInt8] {
     switch tag.technology {
     case .typeA(_, _, let ats?): return isoDEPATR(historicalBytes: Self.historicalBytes(ofATS: ats))
@@ -73,8 +74,11 @@ public final class PartThreeFace: VirtualCard {
     }
   }
 
+  /// Ends any transparent session and resets the tag.
   public func powerOn() { endSession() }
+  /// Ends any transparent session and resets the tag.
   public func powerOff() { endSession() }
+  /// Ends any transparent session and resets the tag.
   public func reset() { endSession() }
 
   private func endSession() {
@@ -99,6 +103,8 @@ public final class PartThreeFace: VirtualCard {
   private static let failed = StatusWord.noInformation.bytes
   private static let notSupported = StatusWord.functionNotSupported.bytes
 
+  /// Answers one APDU: the pseudo-APDUs above (`FF …`), or an ISO 7816 APDU passed to a Type 4
+  /// tag (`6A 81` for other tags). Never empty.
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
     guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
     guard apdu[0] == 0xFF else {

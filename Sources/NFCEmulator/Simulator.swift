@@ -102,11 +102,17 @@ public enum ReaderFaceKind: String, CaseIterable, Sendable {
 /// A reader slot in process: a ``VirtualCard`` plus removal and latency for fault injection.
 /// The simulator's `APDUTransport`: only this layer differs from a PC/SC card handle.
 public final class SimulatedAPDUTransport: APDUTransport {
+  /// The reader name the slot shows (an ACR122U's by default).
   public let readerName: String
+  /// The reader face with its tag.
   public let card: any VirtualCard
+  /// The tag leaves after answering this many APDUs; nil: it stays.
   public let removeAfter: Int?
+  /// The reader time each exchange is modelled to take (``LatencyModel/none``: no wait).
   public let latency: LatencyModel
+  /// APDUs answered so far.
   public private(set) var answered = 0
+  /// True once the tag left (after ``removeAfter`` answers).
   public private(set) var isRemoved = false
   /// The reader time ``latency`` modelled for the exchanges so far, in microseconds.
   public private(set) var modelledMicroseconds = 0
@@ -124,8 +130,11 @@ public final class SimulatedAPDUTransport: APDUTransport {
     self.afterCommand = afterCommand
   }
 
+  /// The face's ATR.
   public var atr: [UInt8] { card.atr }
 
+  /// Sends one APDU to the face, after the modelled latency.
+  /// - Throws: ``TransceiveError/tagRemoved`` once the tag left.
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard !isRemoved else { throw .tagRemoved }
     let reply = card.transmit(apdu)

@@ -14,6 +14,7 @@ import Darwin
 /// (`feed=N`), tag after tag arrives and leaves as ``TagDeparture`` says; after the last one the
 /// reader reports no tag, so a waiting session times out as with an empty reader.
 public final class SimulatorPoller: TagPoller {
+  /// The reader name sessions show (the spec's face's).
   public let readerName: String
   private let slot: any SimulatedSlot
   private let counter = ExchangeCounter()
@@ -43,16 +44,27 @@ public final class SimulatorPoller: TagPoller {
   /// by the transport the session's commands use, without a lock.
   public var modelledReaderMicroseconds: Int { slot.modelledMicroseconds }
 
+  /// The tag in the field, identified as a PC/SC reader's would be: one tag on the first wait only
+  /// (later waits time out), or a feed's next tag as it arrives.
+  /// - Throws: ``PollError/timeout`` when no tag comes within `timeoutMilliseconds` (nil: no limit),
+  ///   ``PollError/cancelled`` after ``cancel()``.
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
     try slot.waitForTargets(timeoutMilliseconds: timeoutMilliseconds)
   }
 
+  /// Waits until a fed tag leaves, as its ``TagDeparture`` says. One tag stays in the field: the
+  /// wait times out at once.
+  /// - Throws: ``PollError/timeout`` when the tag is still there, ``PollError/cancelled`` after
+  ///   ``cancel()``.
   public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     try slot.waitForRemoval(timeoutMilliseconds: timeoutMilliseconds)
   }
 
+  /// Nothing to release: the tag stays as it is.
   public func release() {}
+  /// Resets the card (the field goes off and on), which ends any authentication.
   public func releaseResetting() { slot.resetCard() }
+  /// Ends a feed's wait in progress, from any thread (one tag's waits do not block).
   public func cancel() { slot.cancel() }
 }
 

@@ -24,8 +24,11 @@ public struct SimulatorSpec: Sendable {
   public var kind: VirtualTagKind
   /// Every kind, in feed order (just ``kind`` without a feed).
   public var kinds: [VirtualTagKind]
+  /// The reader face (`@FACE`; the kind's default without it).
   public var face: ReaderFaceKind
+  /// The one tag's image file (`:IMAGE` or `image=PATH`), loaded and written back.
   public var imagePath: String?
+  /// The reader latency to model (`latency=`).
   public var latency: LatencyModel = .none
   /// The feed, when `feed=N` was given.
   public var feed: FeedSettings?
@@ -33,6 +36,8 @@ public struct SimulatorSpec: Sendable {
   /// The two forms, for help and error messages (ASCII: the man page keeps nothing else).
   public static let grammar = "sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,seed=S][,images=DIR][,hand-ms=MS][,latency=none|acr122u]"
 
+  /// Parses a `--reader sim:…` value.
+  /// - Throws: ``EmulatorError`` naming the part that is wrong, with ``grammar``.
   public init(parsing text: String) throws(EmulatorError) {
     guard text.hasPrefix("sim:") else { throw EmulatorError("a simulator reader is \(Self.grammar)") }
     let body = text.dropFirst(4)

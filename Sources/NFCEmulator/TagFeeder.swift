@@ -24,6 +24,7 @@ public struct FeedSettings: Sendable, Equatable {
   /// The most tags one feed presents (the UID scheme has room for 2^24 per seed).
   public static let maximumCount = 1_000_000
 
+  /// A feed of `count` tags of `kinds` in turn; the other settings as above.
   public init(kinds: [VirtualTagKind], count: Int, seed: UInt64 = 0, imageDirectory: String? = nil,
               handMilliseconds: Int = FeedSettings.defaultHandMilliseconds) {
     self.kinds = kinds
@@ -46,6 +47,7 @@ public struct TagDeparture: Sendable, Equatable {
   /// When the last command was answered (``TagDeparture/now()``), nil before the first.
   public private(set) var lastCommand: Double?
 
+  /// A departure after `handMilliseconds` of silence (negative counts as 0).
   public init(handMilliseconds: Int) { handSeconds = Double(max(0, handMilliseconds)) / 1000 }
 
   /// Notes that the tag answered `apdu` at `time`.
@@ -81,10 +83,13 @@ public struct TagDeparture: Sendable, Equatable {
 public final class FedTag {
   /// 1-based position in the feed.
   public let index: Int
+  /// What kind of tag it is.
   public let kind: VirtualTagKind
+  /// The tag itself.
   public let tag: any VirtualTag
   /// The tag behind the feed's reader face.
   public let card: any VirtualCard
+  /// When it leaves the field.
   public var departure: TagDeparture
 
   init(index: Int, kind: VirtualTagKind, tag: any VirtualTag, card: any VirtualCard, departure: TagDeparture) {
@@ -102,6 +107,7 @@ public final class FedTag {
 /// Makes the tags of a feed one after another and saves each one's final memory.
 /// - Warning: Not thread-safe; the vpcd bridge and the simulator poller serialise access.
 public final class TagFeeder {
+  /// The feed's kinds, count, seed, image folder and hand time.
   public let settings: FeedSettings
   /// The reader face every tag is shown in.
   public let face: ReaderFaceKind

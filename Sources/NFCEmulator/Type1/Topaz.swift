@@ -14,6 +14,7 @@ public enum Type1Chip: String, CaseIterable, Sendable {
   public var headerROM: [UInt8] { self == .topaz96 ? [0x11, 0x48] : [0x12, 0x4C] }
   /// True for dynamic memory (HR0 low nibble 2): RSEG, READ8, WRITE-E8 and WRITE-NE8 exist.
   public var isDynamic: Bool { self == .topaz512 }
+  /// The product name with its Broadcom part number.
   public var productName: String { self == .topaz96 ? "Topaz (BCM20203T96)" : "Topaz 512 (BCM20203T512)" }
 
   /// The NDEF bytes nfcpy's `format` writes from byte 8: the CC (`E1 10 TMS 00`), then for the
@@ -49,15 +50,20 @@ public enum Type1Chip: String, CaseIterable, Sendable {
 ///   as nfcpy `tt1.py` `_dump` says ("return data for every address"); a write that wraps onto
 ///   block 0 is refused, which is how nfcpy finds the end of memory.
 public final class Type1VirtualTag: VirtualTag {
+  /// Which Topaz this is (static or dynamic memory).
   public let chip: Type1Chip
+  /// NFC Forum Type 1.
   public var platform: TagPlatform { .type1 }
   /// UID0–UID6 (block 0 bytes 0–6).
   public private(set) var identifier: [UInt8]
   /// SENS_RES `0C 00` as a PN532 reports it (libnfc `nfc-list` prints Jewel ATQA `0c 00`; the
   /// Topaz512-driver's ATQA constant is `0C 00`): no bit-frame anticollision, proprietary `C`.
   public var technology: RFTechnology { .jewel(sensRes: [0x0C, 0x00], headerROM: chip.headerROM) }
+  /// The chip's product name (``Type1Chip/productName``).
   public var productName: String { chip.productName }
+  /// Increases whenever a command changed the memory, so an image file can be written back.
   public private(set) var memoryGeneration = 0
+  /// The whole memory, byte 0 first (120 or 512 bytes, ``Type1Chip/memorySize``).
   public var memoryImage: [UInt8] { memory }
 
   private var memory: [UInt8]
@@ -86,6 +92,7 @@ public final class Type1VirtualTag: VirtualTag {
     identifier = Array(image[0..<7])
   }
 
+  /// Nothing to drop: a Topaz keeps no state from one command to the next.
   public func reset() {}
 
   // MARK: - Access rules
@@ -125,6 +132,9 @@ public final class Type1VirtualTag: VirtualTag {
 
   // MARK: - Commands
 
+  /// Answers one Type 1 command (RID, RALL, READ, WRITE-E, WRITE-NE; RSEG, READ8, WRITE-E8,
+  /// WRITE-NE8 on the Topaz 512) with the rules above; a command for another UID, or one it does
+  /// not know, gets no answer.
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard let command = frame.first else { return .mute }
     let uid = Array(identifier.prefix(4))

@@ -30,6 +30,7 @@ public enum Type2Chip: String, CaseIterable, Sendable {
     }
   }
 
+  /// The product name ("NTAG215", "MIFARE Ultralight EV1").
   public var productName: String {
     switch self {
     case .ntag210: return "NTAG210"
@@ -89,12 +90,20 @@ public enum Type2Chip: String, CaseIterable, Sendable {
 /// and the UID and counter ASCII mirror on READ and FAST_READ (``NTAGMirror``, docs/tag-types.md).
 /// The counter is not part of the memory image: a tag loaded from an image starts at 0.
 public final class Type2VirtualTag: VirtualTag {
+  /// Which chip this is.
   public let chip: Type2Chip
+  /// NFC Forum Type 2.
   public var platform: TagPlatform { .type2 }
+  /// The 7-byte UID, UID0 (04h, NXP) first: pages 0 and 1 without their check bytes.
   public private(set) var identifier: [UInt8]
+  /// ISO 14443A with SENS_RES (ATQA) `00 44` and SEL_RES (SAK) `00`, as NTAG21x and Ultralight
+  /// answer; no ATS (not ISO-DEP).
   public var technology: RFTechnology { .typeA(sensRes: [0x00, 0x44], selRes: 0x00, ats: nil) }
+  /// The chip's product name (``Type2Chip/productName``).
   public var productName: String { chip.productName }
+  /// Increases whenever a command changed the memory, so an image file can be written back.
   public private(set) var memoryGeneration = 0
+  /// Every page, 4 bytes each, page 0 first (``Type2Chip/totalPages`` pages).
   public var memoryImage: [UInt8] { memory }
 
   private var memory: [UInt8]
@@ -138,6 +147,8 @@ public final class Type2VirtualTag: VirtualTag {
     identifier = Array(image[0..<3]) + Array(image[4..<8])
   }
 
+  /// The field went off and on: PWD_AUTH's authentication ends and the NFC counter counts the
+  /// next read again.
   public func reset() {
     authenticated = false
     counterArmed = true
@@ -184,6 +195,9 @@ public final class Type2VirtualTag: VirtualTag {
 
   // MARK: - Commands
 
+  /// Answers one Type 2 command (READ, WRITE, COMPATIBILITY_WRITE, FAST_READ, GET_VERSION,
+  /// READ_SIG, PWD_AUTH, READ_CNT as the chip has them) with the access rules above: a NAK for a
+  /// page it refuses, no answer to a command the chip does not know.
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard let command = frame.first else { return .mute }
     switch command {

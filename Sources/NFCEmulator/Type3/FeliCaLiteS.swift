@@ -54,12 +54,15 @@ func makeFeliCaLiteS(image: [UInt8], uid: [UInt8]?) throws(EmulatorError) -> any
 /// file back in the same 224-byte form.
 /// - Warning: Not thread-safe; a reader face serialises access.
 public final class FeliCaLiteSVirtualTag: VirtualTag {
+  /// NFC Forum Type 3.
   public var platform: TagPlatform { .type3 }
   /// The IDm (D_ID bytes 0–7).
   public private(set) var identifier: [UInt8]
   /// The PMm (D_ID bytes 8–15): IC code F1h = FeliCa Lite-S.
   public private(set) var pmm: [UInt8]
+  /// "FeliCa Lite-S".
   public var productName: String { "FeliCa Lite-S" }
+  /// Increases whenever a command changed the memory, so an image file can be written back.
   public private(set) var memoryGeneration = 0
 
   /// The PMm of an RC-S966: `00 F1 00 00 00 01 43 00` (ROM type 00, IC code F1, response time
@@ -81,6 +84,7 @@ public final class FeliCaLiteSVirtualTag: VirtualTag {
   /// The system code the tag answers Polling with: 12FCh when MC_SYS_OP is 01h, else 88B4h.
   public var systemCode: [UInt8] { mc[3] == 0x01 ? [0x12, 0xFC] : [0x88, 0xB4] }
 
+  /// FeliCa with the tag's PMm and system code.
   public var technology: RFTechnology { .felica(pmm: pmm, systemCode: systemCode) }
 
   /// A tag as shipped (NDEF-formatted, empty message; see the type's discussion).
@@ -129,14 +133,18 @@ public final class FeliCaLiteSVirtualTag: VirtualTag {
     wcnt = block(19)
   }
 
+  /// The 20 readable blocks of the image-file layout above, 16 bytes each.
   public var memoryImage: [UInt8] {
     user.flatMap { $0 } + id + identifier + pmm + ckv + mc + wcnt
   }
 
+  /// Nothing to drop: the tag keeps no session state here.
   public func reset() {}
 
   // MARK: - Frames
 
+  /// Answers one FeliCa frame (LEN, command code, …) with the rules above; a frame of the wrong
+  /// length, or for another IDm, gets no answer.
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard frame.count >= 2, Int(frame[0]) == frame.count else { return .mute }
     switch frame[1] {

@@ -67,11 +67,17 @@ public final class Type4VirtualTag: VirtualTag {
   /// CC offsets of the NDEF file's read and write access bytes.
   static let readAccessOffset = 13, writeAccessOffset = 14
 
+  /// NFC Forum Type 4.
   public var platform: TagPlatform { .type4 }
+  /// The 7-byte UID.
   public let identifier: [UInt8]
+  /// ISO 14443A with SENS_RES `03 44`, SEL_RES `20` (ISO-DEP) and the ATS ``ats``.
   public var technology: RFTechnology { .typeA(sensRes: [0x03, 0x44], selRes: 0x20, ats: Self.ats) }
+  /// "NTAG 424 DNA".
   public var productName: String { "NTAG 424 DNA" }
+  /// Increases whenever a command changed the memory, so an image file can be written back.
   public private(set) var memoryGeneration = 0
+  /// The CC file, then the NDEF file (``imageSize`` bytes).
   public var memoryImage: [UInt8] { cc + ndef }
 
   private var cc: [UInt8]
@@ -104,6 +110,7 @@ public final class Type4VirtualTag: VirtualTag {
     ndef = Array(image[Self.ccFileSize...])
   }
 
+  /// The field went off and on: no application or file is selected any more.
   public func reset() {
     applicationSelected = false
     current = nil
@@ -156,6 +163,8 @@ public final class Type4VirtualTag: VirtualTag {
     }
   }
 
+  /// Answers one C-APDU (SELECT, READ BINARY, UPDATE BINARY) with an R-APDU: data, then SW1 SW2;
+  /// another instruction gets its error status word.
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard !frame.isEmpty else { return .mute }
     return .data(answer(frame))

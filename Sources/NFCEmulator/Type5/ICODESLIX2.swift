@@ -50,18 +50,25 @@ public final class ICODESLIX2VirtualTag: VirtualTag {
   public static let icReference: UInt8 = 0x01
   /// The image without lock trailer, and with it.
   public static let plainImageSize = blockCount * blockSize
+  /// The image with its lock trailer: 403 bytes.
   public static let lockedImageSize = plainImageSize + blockCount + 3
 
+  /// NFC Forum Type 5.
   public var platform: TagPlatform { .type5 }
   /// The UID, least significant byte first (as sent on the air and reported by `FF CA`).
   public let identifier: [UInt8]
+  /// ISO 15693 with the tag's DSFID.
   public var technology: RFTechnology { .iso15693(dsfid: dsfid) }
+  /// "ICODE SLIX2".
   public var productName: String { "ICODE SLIX2" }
+  /// Increases whenever a command changed the memory, so an image file can be written back.
   public private(set) var memoryGeneration = 0
 
   private var memory: [UInt8]
   private var locked: [Bool]
+  /// The Application Family Identifier (WRITE AFI, 27h; ISO/IEC 15693-3:2009 §10.4).
   public private(set) var afi: UInt8 = 0
+  /// The Data Storage Format Identifier (WRITE DSFID, 29h; ISO/IEC 15693-3:2009 §10.4).
   public private(set) var dsfid: UInt8 = 0
   private var afiLocked = false
   private var dsfidLocked = false
@@ -104,6 +111,8 @@ public final class ICODESLIX2VirtualTag: VirtualTag {
     }
   }
 
+  /// The blocks in order, with the lock trailer when anything is locked or AFI or DSFID is not 00
+  /// (the layout above).
   public var memoryImage: [UInt8] {
     let anyLock = locked.contains(true) || afiLocked || dsfidLocked || afi != 0 || dsfid != 0
     guard anyLock else { return memory }
@@ -114,6 +123,7 @@ public final class ICODESLIX2VirtualTag: VirtualTag {
   /// True when `block` is locked.
   public func isLocked(block: Int) -> Bool { locked.indices.contains(block) && locked[block] }
 
+  /// The field went off and on: the tag leaves the quiet and selected states.
   public func reset() {
     quiet = false
     selected = false
@@ -124,6 +134,8 @@ public final class ICODESLIX2VirtualTag: VirtualTag {
   private static func error(_ code: UInt8) -> TagResponse { .data([0x01, code]) }
   private static let ok = TagResponse.data([0x00])
 
+  /// Answers one ISO 15693 request (flags, command code, parameters; ISO/IEC 15693-3:2009 §7.3)
+  /// with a response (flags, then data or an error code; §7.4).
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard frame.count >= 2 else { return .mute }
     let flags = frame[0], command = frame[1]

@@ -144,15 +144,15 @@ struct TagProvisioner {
     func step<T>(_ body: () throws -> T) throws -> T {
       do { return try body() } catch { throw StepFailure(error: error, touched: access.touched) }
     }
-    var config = try step { try tag.readConfiguration() }
+    var config = try step { try tag.ntag21xConfiguration.read() }
     if let secret {
-      let pack = try step { try tag.authenticateIfProtected(password: secret.password, configuration: config) }
+      let pack = try step { try tag.ntag21xConfiguration.authenticateIfProtected(password: secret.password, configuration: config) }
       if let pack {
         guard pack == secret.pack else {
           throw StepFailure(error: ProvisioningFailure(.security, "the tag accepted the password but answered another PACK"), touched: false)
         }
         access.authenticated = true
-        if !config.readable { config = try step { try tag.readConfiguration() } }
+        if !config.readable { config = try step { try tag.ntag21xConfiguration.read() } }
       }
     }
     guard config.readable else {
@@ -165,7 +165,7 @@ struct TagProvisioner {
       // A mirror left on would show through the write's plan and its read-back.
       access.touched = true
       let off = [config.cfg0[0] & 0x3F] + config.cfg0[1...]
-      try step { try tag.writeConfiguration(cfg0: off, access: config.access, over: config) }
+      try step { try tag.ntag21xConfiguration.write(cfg0: off, access: config.access, over: config) }
       config.cfg0 = off
     }
     access.configuration = config
@@ -228,7 +228,7 @@ struct TagProvisioner {
         cfg0[3] = protection.firstProtectedPage
       }
       if password != nil || cfg0 != config.cfg0 || bits != config.access {
-        try step { try tag.writeConfiguration(cfg0: cfg0, access: bits, over: config, password: password) }
+        try step { try tag.ntag21xConfiguration.write(cfg0: cfg0, access: bits, over: config, password: password) }
         config.cfg0 = cfg0
         config.cfg1[0] = bits
       }

@@ -1,8 +1,3 @@
-/// Input encodings for NDEF bytes on the command line.
-enum InputEncoding: String, CaseIterable {
-  case hex, raw, base64
-}
-
 private let base64Alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 private let base64Values: [Int8] = {
   var table = [Int8](repeating: -1, count: 256)

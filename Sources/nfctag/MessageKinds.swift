@@ -234,7 +234,7 @@ struct NDEFBytesKind: MessageKind {
   static let abstract = "A raw NDEF message from a file (- for stdin)."
   @Argument(help: "The file, or - for stdin.") var file: String = "-"
   @Option(help: "How the bytes are given: raw, hex or base64 (default: hex when the input is hex text, else raw).")
-  var input: InputEncodingArgument?
+  var input: ByteEncoding?
 
   func makeMessage() throws(CLIFailure) -> NDEFMessage {
     let given = try readInputOrFail(file)
@@ -243,7 +243,7 @@ struct NDEFBytesKind: MessageKind {
     }
     let bytes: [UInt8]
     if let input {
-      bytes = try decodeInput(given, as: input.encoding)
+      bytes = try decodeInput(given, as: input)
     } else {
       // What `ndef encode` and `dump` print between commands is hex text: take it as such (an
       // empty line: the empty message). No NDEF message starts with a hex digit or white space.
@@ -255,14 +255,14 @@ struct NDEFBytesKind: MessageKind {
   }
 }
 
-/// `--input` values.
-enum InputEncodingArgument: String, ExpressibleByArgument, CaseIterable {
+/// How NDEF bytes are given or printed on the command line: `--input` of `ndef decode` and
+/// `write ndef`, `--format` of `ndef encode`.
+enum ByteEncoding: String, ExpressibleByArgument, CaseIterable {
   case hex, raw, base64
-  var encoding: InputEncoding { InputEncoding(rawValue: rawValue) ?? .hex }
 }
 
 /// Decodes input text in the given encoding; bad hex or base64 is bad data (65).
-func decodeInput(_ bytes: [UInt8], as encoding: InputEncoding) throws(CLIFailure) -> [UInt8] {
+func decodeInput(_ bytes: [UInt8], as encoding: ByteEncoding) throws(CLIFailure) -> [UInt8] {
   switch encoding {
   case .raw: return bytes
   case .hex:

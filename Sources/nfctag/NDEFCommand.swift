@@ -13,8 +13,6 @@ struct NDEFCommand: ParsableCommand {
     subcommands: [Decode.self, Encode.self])
 }
 
-enum EncodeOutput: String, ExpressibleByArgument, CaseIterable { case hex, raw, base64 }
-
 extension NDEFCommand {
   /// `nfctag ndef decode`.
   struct Decode: ParsableCommand {
@@ -31,7 +29,7 @@ extension NDEFCommand {
         (exit 65 at the end).
         """)
     @Argument(help: "The message as hex, or - (the default) to read standard input.") var message: String = "-"
-    @Option(help: "How the input is given: hex, raw or base64.") var input: InputEncodingArgument = .hex
+    @Option(help: "How the input is given: hex, raw or base64.") var input: ByteEncoding = .hex
     @Option(help: "Output: text or json (default: text; with --lines, json).") var format: TextOrJSON?
     @Flag(help: "One hex message per input line, one output line per message: JSON, or text with --format text (streams).")
     var lines = false
@@ -54,7 +52,7 @@ extension NDEFCommand {
           throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
                            + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
         }
-        let bytes = try decodeInput(raw, as: input.encoding)
+        let bytes = try decodeInput(raw, as: input)
         let decoded: NDEFMessage
         do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
           throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
@@ -114,7 +112,7 @@ struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
   @OptionGroup var kind: Kind
   @Option(name: [.customLong("format"), .customLong("output")],
           help: "Output: hex, raw bytes or base64 (--output is its older name).")
-  var output: EncodeOutput = .hex
+  var output: ByteEncoding = .hex
 
   func run() throws {
     do {

@@ -274,7 +274,7 @@ func decodeInput(_ bytes: [UInt8], as encoding: ByteEncoding) throws(CLIFailure)
   }
 }
 
-/// Every kind, in help order; `write` adds `ndef`.
+/// Every kind, in help order: the subcommands of `ndef encode`, and of `write`, which adds `ndef`.
 let messageKindTypes: [any MessageKind.Type] = [
   TextKind.self, URLKind.self, MIMEKind.self, ExternalKind.self, AARKind.self, SmartPosterKind.self, WiFiKind.self, JSONKind.self,
 ]

@@ -96,12 +96,13 @@ extension NDEFCommand {
     static let configuration = CommandConfiguration(
       commandName: "encode",
       abstract: "Build an NDEF message and print its bytes.",
-      subcommands: [
-        EncodeKindCommand<TextKind>.self, EncodeKindCommand<URLKind>.self, EncodeKindCommand<MIMEKind>.self,
-        EncodeKindCommand<ExternalKind>.self, EncodeKindCommand<AARKind>.self, EncodeKindCommand<SmartPosterKind>.self,
-        EncodeKindCommand<WiFiKind>.self, EncodeKindCommand<JSONKind>.self,
-      ])
+      subcommands: messageKindTypes.map { encodeKindCommand($0) })
   }
+}
+
+/// The `ndef encode` subcommand of `kind`.
+private func encodeKindCommand<Kind: MessageKind>(_ kind: Kind.Type) -> any ParsableCommand.Type {
+  EncodeKindCommand<Kind>.self
 }
 
 /// `nfctag ndef encode KIND …`: one subcommand per ``MessageKind``.

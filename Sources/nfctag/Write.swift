@@ -10,13 +10,13 @@ extension NFCTool {
     static let configuration = CommandConfiguration(
       commandName: "write",
       abstract: "Write an NDEF message to a tag (tear-safe, verified by reading it back), or a memory image.",
-      subcommands: [
-        WriteKindCommand<TextKind>.self, WriteKindCommand<URLKind>.self, WriteKindCommand<MIMEKind>.self,
-        WriteKindCommand<ExternalKind>.self, WriteKindCommand<AARKind>.self, WriteKindCommand<SmartPosterKind>.self,
-        WriteKindCommand<WiFiKind>.self, WriteKindCommand<JSONKind>.self, WriteKindCommand<NDEFBytesKind>.self,
-        WriteImageCommand.self,
-      ])
+      subcommands: (messageKindTypes + [NDEFBytesKind.self]).map { writeKindCommand($0) } + [WriteImageCommand.self])
   }
+}
+
+/// The `write` subcommand of `kind`.
+private func writeKindCommand<Kind: MessageKind>(_ kind: Kind.Type) -> any ParsableCommand.Type {
+  WriteKindCommand<Kind>.self
 }
 
 /// `nfctag write KIND …`: builds the message with the shared ``MessageKind`` grammar and writes it.

@@ -38,7 +38,7 @@ extension NFCTool {
         mid-command; the command exits 0 then).
         """)
     @Option(help: "The tag: \(VirtualTagKind.names); with --feed, several separated by commas, in turn.") var tag: String
-    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1, 2 or 3 image keeps its own.") var uid: String?
+    @Option(help: "The UID as hex (7 bytes for Types 1, 2 and 4, 8 for Types 3 (IDm) and 5); an existing Type 1, 2 or 3 image keeps its own.") var uid: HexBytes?
     @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
     var image: String?
     @Option(help: "Where vpcd listens, HOST:PORT.") var vpcd: String = "127.0.0.1:35963"
@@ -75,10 +75,9 @@ extension NFCTool {
       if let removeAfter, removeAfter < 1 { throw ValidationError("--remove-after must be at least 1.") }
       guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
       if let uid {
-        guard let bytes = parseLenientHex(Array(uid.utf8)) else { throw ValidationError("--uid must be hex.") }
         // The tag model knows its UID length: a wrong one is a wrong command line (64), not bad data.
         if let kind = VirtualTagKind(rawValue: tag) {
-          do { _ = try kind.makeTag(uid: bytes) } catch { throw ValidationError("--uid: \(error.message)") }
+          do { _ = try kind.makeTag(uid: uid.bytes) } catch { throw ValidationError("--uid: \(error.message)") }
         }
       }
     }
@@ -86,7 +85,7 @@ extension NFCTool {
     func run() throws {
       if feed != nil { return try runFeed() }
       guard let kind = VirtualTagKind(rawValue: tag), let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
-      let uidBytes = uid.flatMap { parseLenientHex(Array($0.utf8)) }
+      let uidBytes = uid?.bytes
       let virtualTag: any VirtualTag
       var imageFile: ImageFile? = nil
       do {

@@ -66,7 +66,7 @@ extension NFCTool {
       @OptionGroup var readerOptions: ReaderOptions
       @Option(help: "A file whose first line is the new password (8 hex digits).") var newPasswordFile: String?
       @Option(help: "An environment variable that holds the new password (8 hex digits).") var newPasswordEnv: String?
-      @Option(help: "The 2-byte PACK the tag answers after a good password, as 4 hex digits.") var pack: String = "0000"
+      @Option(help: "The 2-byte PACK the tag answers after a good password, as 4 hex digits.") var pack = HexBytes([0, 0])
       @Option(help: "The first protected page (AUTH0); 4 protects all user memory.") var fromPage: UInt8 = 4
       @Flag(help: "Protect reads too, not only writes.") var protectReads = false
 
@@ -74,7 +74,7 @@ extension NFCTool {
         guard (newPasswordFile == nil) != (newPasswordEnv == nil) else {
           throw ValidationError("give the new password with exactly one of --new-password-file or --new-password-env.")
         }
-        guard let bytes = parseLenientHex(Array(pack.utf8)), bytes.count == 2 else {
+        guard pack.bytes.count == 2 else {
           throw ValidationError("--pack takes 2 bytes as 4 hex digits.")
         }
       }
@@ -82,9 +82,8 @@ extension NFCTool {
       func run() throws {
         do {
           let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password")
-          guard let pwd = try source.password(), let packBytes = parseLenientHex(Array(pack.utf8)) else {
-            throw CLIFailure(ExitStatus.usage, "no new password given")
-          }
+          guard let pwd = try source.password() else { throw CLIFailure(ExitStatus.usage, "no new password given") }
+          let packBytes = pack.bytes
           let page = fromPage
           let reads = protectReads
           try TagSession(options: readerOptions).withTag { tag in

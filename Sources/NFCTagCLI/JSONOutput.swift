@@ -26,6 +26,16 @@ package struct JSONObjectWriter {
   package mutating func bool(_ k: String, _ value: Bool) { key(k); writer.bool(value) }
   /// A member whose value is JSON text written elsewhere (an array, a nested object).
   package mutating func raw(_ k: String, _ json: String) { key(k); writer.raw(json: json) }
+  /// An array member of values written elsewhere as JSON text: `[` them, comma-separated, `]`.
+  package mutating func array(_ k: String, _ elements: [String]) {
+    key(k)
+    writer.raw("[")
+    for (index, element) in elements.enumerated() {
+      if index > 0 { writer.raw(",") }
+      writer.raw(json: element)
+    }
+    writer.raw("]")
+  }
 
   /// The object: `{` the members `}`.
   package func finish() -> String { "{" + writer.text + "}" }

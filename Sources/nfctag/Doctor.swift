@@ -100,7 +100,9 @@ extension NFCTool {
           o.bool("card", present[index])
           return o.finish()
         }
-        out.write("{\"readers\":[" + items.joined(separator: ",") + "]}\n")
+        var o = JSONObjectWriter()
+        o.array("readers", items)
+        out.write(o.finish() + "\n")
       } else {
         for (index, name) in readers.enumerated() {
           out.write("\(index)  \(sanitizeLine(name))\(present[index] ? "  (card present)" : "")\n")

@@ -95,7 +95,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
     prompt.finish()
     guard tags.count == 1, let tag = tags.first else {
-      print(json ? "{\"reader\":\(jsonQuoted(session.readerName)),\"error\":\"more than one tag is in the field\"}"
+      print(json ? scanErrorJSON(reader: session.readerName, "more than one tag is in the field")
                  : "\(sanitizeLine(session.readerName)): more than one tag is in the field: remove all but one")
       session.queue.asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
       return
@@ -109,7 +109,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
     } catch {
       let failure = cliFailure(for: error)
       let summary = TargetSummary(tag)
-      line = json ? "{\"reader\":\(jsonQuoted(summary.readerName)),\"uid\":\"\(hexString(summary.identifier))\",\"error\":\(jsonQuoted(failure.message))}"
+      line = json ? scanErrorJSON(reader: summary.readerName, uid: summary.identifier, failure.message)
                   : "\(sanitizeLine(summary.readerName)): \(hexString(summary.identifier, separator: ":")): error: \(failure.message)"
     }
     TraceBuffer.release(keepHolding: true)
@@ -120,7 +120,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
 
   func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError) {
     let failure = cliFailure(for: error)
-    print(json ? "{\"reader\":\(jsonQuoted(session.readerName)),\"error\":\(jsonQuoted(failure.message))}"
+    print(json ? scanErrorJSON(reader: session.readerName, failure.message)
                : "\(sanitizeLine(session.readerName)): error: \(failure.message)")
   }
 
@@ -143,6 +143,15 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
     let error = ended.withLock { $0 } ?? NFCReaderError(.readerSessionInvalidationErrorUserCanceled, "ended")
     return (error, reported.withLock { $0 })
   }
+}
+
+/// A `scan --format json` line for a failure: the reader, the tag's UID when one was detected, the message.
+func scanErrorJSON(reader: String, uid: [UInt8]? = nil, _ message: String) -> String {
+  var o = JSONObjectWriter()
+  o.string("reader", reader)
+  if let uid { o.string("uid", hexString(uid)) }
+  o.string("error", message)
+  return o.finish()
 }
 
 /// What `scan` says about one tag.
@@ -195,12 +204,7 @@ struct ScanReport: Sendable {
     if let info {
       o.string("platform", info.platform.rawValue)
       o.string("chip", info.chip)
-      if let page = info.readProtectedFrom {
-        o.raw("readProtected", "{\"fromPage\":\(page)}")
-        o.raw("ndef", "null")
-      } else {
-        o.raw("ndef", ndefStatusJSON(info.ndef))
-      }
+      o.ndefMembers(of: info)
     }
     if let message { o.raw("message", messageJSON(message)) }
     if let messageError { o.string("error", messageError) }

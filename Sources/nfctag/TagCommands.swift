@@ -74,7 +74,12 @@ extension NFCTool {
         case .hex: output.write(hexString(bytes) + "\n")
         case .hexdump: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
         case .json:
-          output.write("{\"kind\":\"\(memory ? "memory" : "ndef")\",\"platform\":\"\(platform.rawValue)\",\"length\":\(bytes.count),\"hex\":\"\(hexString(bytes))\"}\n")
+          var o = JSONObjectWriter()
+          o.string("kind", memory ? "memory" : "ndef")
+          o.string("platform", platform.rawValue)
+          o.number("length", bytes.count)
+          o.string("hex", hexString(bytes))
+          output.write(o.finish() + "\n")
         }
         output.flush()
       } catch {
@@ -176,12 +181,7 @@ extension NFCTool {
           o.string("platform", info.platform.rawValue)
           o.string("chip", info.chip)
           o.number("memorySize", info.memorySize)
-          if let page = info.readProtectedFrom {
-            o.raw("readProtected", "{\"fromPage\":\(page)}")
-            o.raw("ndef", "null")
-          } else {
-            o.raw("ndef", ndefStatusJSON(info.ndef))
-          }
+          o.ndefMembers(of: info)
           o.string("capabilityContainer", hexString(info.capabilityContainer))
           if !info.version.isEmpty { o.string("version", hexString(info.version)) }
           o.raw("locks", factsJSON(info.locks))
@@ -246,6 +246,21 @@ func ndefStatusText(_ report: NDEFStatusReport) -> String {
   var text = "\(status), capacity \(report.capacity) bytes"
   if let length = report.messageLength { text += ", message \(length) bytes" }
   return text
+}
+
+extension JSONObjectWriter {
+  /// The NDEF members of a tag's JSON (`scan`, `info`): `"readProtected":{"fromPage":N},"ndef":null`
+  /// when the tag's reads are protected, else `"ndef":` its ``ndefStatusJSON(_:)``.
+  mutating func ndefMembers(of info: TagInfo) {
+    if let page = info.readProtectedFrom {
+      var protected = JSONObjectWriter()
+      protected.number("fromPage", page)
+      raw("readProtected", protected.finish())
+      raw("ndef", "null")
+    } else {
+      raw("ndef", ndefStatusJSON(info.ndef))
+    }
+  }
 }
 
 func ndefStatusJSON(_ report: NDEFStatusReport) -> String {

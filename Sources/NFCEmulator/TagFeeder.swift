@@ -71,11 +71,7 @@ public struct TagDeparture: Sendable, Equatable {
   }
 
   /// Monotonic seconds, the clock departures are measured on.
-  public static func now() -> Double {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-  }
+  public static func now() -> Double { monotonicSeconds() }
 }
 
 /// One tag of a feed while it is in the field.

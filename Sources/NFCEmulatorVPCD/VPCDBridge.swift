@@ -296,9 +296,3 @@ public final class VPCDBridge: Sendable {
     }
   }
 }
-
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

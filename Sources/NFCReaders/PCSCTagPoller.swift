@@ -225,8 +225,5 @@ import Glibc
 import Darwin
 #endif
 
-func monotonicMilliseconds() -> Int {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
-}
+/// Whole milliseconds on the monotonic clock, the poll deadline's unit.
+private func monotonicMilliseconds() -> Int { Int(monotonicSeconds() * 1000) }

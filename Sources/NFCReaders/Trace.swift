@@ -26,12 +26,9 @@ final class TracingTransport: APDUTransport {
     let secret = SecretExchange.isActive
     let masked = maskedForTrace(apdu)
     logger.trace("> \(secret ? secretForTrace(apdu) : masked.text)")
-    var start = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &start)
+    let start = monotonicSeconds()
     func elapsed() -> String {
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      let micros = (now.tv_sec - start.tv_sec) * 1_000_000 + (now.tv_nsec - start.tv_nsec) / 1000
+      let micros = Int((monotonicSeconds() - start) * 1_000_000)
       return "\(micros / 1000).\(String(micros % 1000 / 100)) ms"
     }
     do {

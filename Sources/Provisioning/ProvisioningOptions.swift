@@ -56,10 +56,3 @@ public func iso8601Now() -> String {
   return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
     + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
 }
-
-/// Monotonic milliseconds.
-func monotonicMilliseconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) * 1000 + Double(now.tv_nsec) / 1_000_000
-}

@@ -1,5 +1,6 @@
 import Dispatch
 import NFCSession
+import NFCTransport
 import ProvisioningLedger
 
 /// Why a run ended.
@@ -191,7 +192,7 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate {
     }
     if run.isStopping { return session.invalidate() }
     busy.withLock { $0 = true }
-    let started = monotonicMilliseconds()
+    let started = monotonicSeconds()
     let provisioner = TagProvisioner(ledger: run.ledger, content: run.content, options: run.options, reader: reader,
                                      giveBacks: run.giveBacks)
     var outcome: TagProvisioner.Outcome
@@ -215,7 +216,7 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate {
     }
     run.events(.tag(ProvisionedTag(rowID: outcome.rowID, uid: hexString(tag.identifier), status: outcome.status,
                                    reason: outcome.reason, exitStatus: outcome.exitStatus, reader: reader,
-                                   milliseconds: monotonicMilliseconds() - started, exchanges: used)))
+                                   milliseconds: (monotonicSeconds() - started) * 1000, exchanges: used)))
     busy.withLock { $0 = false }
     if (try? run.isComplete()) == true { return run.finish(.complete) }
     if run.isStopping { return session.invalidate() }

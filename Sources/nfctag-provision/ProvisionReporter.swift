@@ -39,7 +39,7 @@ final class ProvisionReporter: Sendable {
     let terminal = isatty(2) != 0
     live = style == .text && terminal
     colour = terminal && isatty(1) != 0 && getenv("NO_COLOR") == nil
-    tally.withLock { $0.started = nowSeconds() }
+    tally.withLock { $0.started = monotonicSeconds() }
   }
 
   var current: Tally { tally.withLock { $0 } }
@@ -144,7 +144,7 @@ final class ProvisionReporter: Sendable {
     guard live else { return }
     let t = current
     let done = t.done + alreadyDone
-    let minutes = max(nowSeconds() - t.started, 0.001) / 60
+    let minutes = max(monotonicSeconds() - t.started, 0.001) / 60
     let rate = Double(t.done) / minutes
     var text = "\(done)/\(total) done, \(t.failed) failed"
     if t.done > 0 {
@@ -176,12 +176,6 @@ func formatDuration(_ seconds: Double) -> String {
   guard seconds.isFinite else { return "?" }
   let s = Int(seconds.rounded())
   return s >= 3600 ? "\(s / 3600)h\(s % 3600 / 60)m" : s >= 60 ? "\(s / 60)m\(s % 60)s" : "\(s)s"
-}
-
-func nowSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// One line on stdout, written at once (events come from several threads).

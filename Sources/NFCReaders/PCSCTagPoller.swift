@@ -7,7 +7,8 @@ extension PollError {
   public init(_ failure: PCSCFailure) {
     switch failure.error {
     case .noService, .serviceStopped, .commError: self = .serviceUnavailable(failure.error.description)
-    case .noReadersAvailable, .unknownReader, .readerUnavailable: self = .readerUnavailable(failure.description)
+    case .noReadersAvailable: self = .noReader(failure.description)
+    case .unknownReader, .readerUnavailable: self = .readerUnavailable(failure.description)
     case .timeout: self = .timeout
     case .cancelled: self = .cancelled
     case .sharingViolation: self = .busy(failure.description)
@@ -24,7 +25,7 @@ public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError
   let readers: [String]
   do { readers = try context.listReaders() } catch { throw pollError(error) }
   guard !readers.isEmpty else {
-    throw .readerUnavailable("no reader found")
+    throw .noReader("no reader found")
   }
   guard let spec else {
     var states = readers.map { ReaderState(reader: $0) }

@@ -50,7 +50,7 @@ extension NFCReaderError {
     case .timeout: code = .readerSessionInvalidationErrorSessionTimeout
     case .cancelled: code = .readerSessionInvalidationErrorUserCanceled
     case .busy: code = .readerSessionInvalidationErrorSystemIsBusy
-    case .serviceUnavailable, .readerUnavailable: code = .readerSessionInvalidationErrorSessionTerminatedUnexpectedly
+    case .serviceUnavailable, .readerUnavailable, .noReader: code = .readerSessionInvalidationErrorSessionTerminatedUnexpectedly
     case .failed: code = .readerTransceiveErrorTagConnectionLost
     }
     self.init(code, error.description, underlying: error)

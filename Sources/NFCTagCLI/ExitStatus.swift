@@ -36,6 +36,14 @@ package struct CLIFailure: Error, CustomStringConvertible {
   package var description: String { message }
 }
 
+/// A failure type whose exit status and line the tool decides in one function per type, for a
+/// type of a module NFCTagCLI does not import: it conforms in the program that uses it, and
+/// ``cliFailure(for:)``, the one entry point, reaches it through this protocol.
+package protocol MappedFailure: Error {
+  /// The exit status (docs/exit-codes.md) and the one line, advice included.
+  var cliFailure: CLIFailure { get }
+}
+
 /// Prints `failure` as one line on stderr and exits with its code.
 package func fail(_ failure: CLIFailure) -> ExitCode {
   TraceBuffer.release()

@@ -26,11 +26,14 @@ package func exitStatus(for code: NFCReaderError.Code) -> Int32 {
   }
 }
 
-/// Maps any failure to one line and its exit status. The libraries' messages say what happened;
-/// the advice that names this tool's options and commands is added here. (nfctag-provision maps
-/// the ledger's failures first: `LedgerFailure.swift`.)
+/// The one entry point from any failure to one line and its exit status. The libraries' messages
+/// say what happened; the advice that names this tool's options and commands is added here. A
+/// ``MappedFailure`` (a type of a module this one does not import: the ledger's, provisioning's,
+/// PC/SC's, the vpcd bridge's) maps itself in the program that uses it; every other failure goes
+/// through its Core NFC code.
 package func cliFailure(for error: any Error) -> CLIFailure {
   if let failure = error as? CLIFailure { return failure }
+  if let mapped = error as? any MappedFailure { return mapped.cliFailure }
   let nfc = NFCReaderError(error)
   return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc))
 }
@@ -60,7 +63,7 @@ package func advice(for error: NFCReaderError) -> String {
     switch cause as? PollError {
     case .serviceUnavailable?:
       return ": is pcscd running? Start it (sudo systemctl start pcscd.socket, or `make pcscd` in the source tree); `nfctag doctor` checks"
-    case .readerUnavailable(let why)? where why.hasPrefix("no reader found"):
+    case .noReader?:
       return ": plug in a reader, or start a virtual one with `nfctag emulate`"
     default: return ""
     }

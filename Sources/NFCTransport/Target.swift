@@ -99,6 +99,8 @@ public enum PollError: Error, Hashable, Sendable, CustomStringConvertible {
   case serviceUnavailable(String)
   /// No such reader, or it was unplugged.
   case readerUnavailable(String)
+  /// No reader is attached at all.
+  case noReader(String)
   /// Nothing arrived before the deadline.
   case timeout
   /// Another program holds the reader exclusively.
@@ -110,7 +112,7 @@ public enum PollError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .serviceUnavailable(let m), .readerUnavailable(let m), .busy(let m), .failed(let m): return m
+    case .serviceUnavailable(let m), .readerUnavailable(let m), .noReader(let m), .busy(let m), .failed(let m): return m
     case .timeout: return "no tag was presented before the timeout"
     case .cancelled: return "cancelled"
     }

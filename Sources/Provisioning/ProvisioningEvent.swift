@@ -1,5 +1,5 @@
 /// What happened to one tag.
-public struct ProvisionedTag: Sendable, Equatable {
+public struct ProvisionedTag: Sendable {
   /// What became of the tag.
   public enum Status: String, Sendable, Equatable {
     /// Its row was written, verified and committed to the ledger.
@@ -17,8 +17,8 @@ public struct ProvisionedTag: Sendable, Equatable {
   public var status: Status
   /// Failed: what happened (a fact, one line, no secret). Skipped: why.
   public var reason: String?
-  /// Failed: the exit status of the failure's class.
-  public var exitStatus: Int32?
+  /// Failed: why, as a type (the tool maps it to its exit status).
+  public var failure: TagFailure?
   /// The reader the tag was on.
   public var reader: String
   /// Milliseconds from the tag's detection to its outcome (ledger commit included).
@@ -26,10 +26,10 @@ public struct ProvisionedTag: Sendable, Equatable {
   /// APDUs exchanged with the reader for this tag, detection and feedback included.
   public var exchanges: Int
 
-  public init(rowID: String?, uid: String, status: Status, reason: String? = nil, exitStatus: Int32? = nil,
+  public init(rowID: String?, uid: String, status: Status, reason: String? = nil, failure: TagFailure? = nil,
               reader: String, milliseconds: Double, exchanges: Int) {
     self.rowID = rowID; self.uid = uid; self.status = status; self.reason = reason
-    self.exitStatus = exitStatus; self.reader = reader; self.milliseconds = milliseconds
+    self.failure = failure; self.reader = reader; self.milliseconds = milliseconds
     self.exchanges = exchanges
   }
 }

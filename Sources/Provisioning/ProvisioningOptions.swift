@@ -28,17 +28,18 @@ public struct ProvisioningOptions: Sendable {
   public var lock: Bool
   /// Protect every tag with its own password, when set.
   public var protection: Protection?
-  /// The exit status of a failure's class (the tool's table; stored in the ledger).
-  public var exitStatus: @Sendable (any Error) -> Int32
+  /// The number the ledger records with a failed tag, for its typed reason: the tool's exit
+  /// status for it (docs/exit-codes.md). The run only passes the tool's answer on.
+  public var recordedStatus: @Sendable (TagFailure) -> Int32
   /// Seconds without a tag before a reader's session ends; nil waits until stopped.
   public var timeout: Double?
   /// Signal each outcome on the reader (ACR122U LEDs and buzzer).
   public var feedback: Bool
 
   public init(station: String, lock: Bool = false, protection: Protection? = nil, timeout: Double? = nil,
-              feedback: Bool = true, exitStatus: @escaping @Sendable (any Error) -> Int32) {
+              feedback: Bool = true, recordedStatus: @escaping @Sendable (TagFailure) -> Int32) {
     self.station = station; self.lock = lock; self.protection = protection; self.timeout = timeout
-    self.feedback = feedback; self.exitStatus = exitStatus
+    self.feedback = feedback; self.recordedStatus = recordedStatus
   }
 }
 

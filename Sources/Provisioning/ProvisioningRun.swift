@@ -200,8 +200,7 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate {
       try session.connect(to: tag)
       outcome = provisioner.provision(tag, checkCapacity: run.takeCapacityCheck())
     } catch {
-      outcome = TagProvisioner.Outcome(rowID: nil, status: .failed, reason: error.message,
-                                       exitStatus: run.options.exitStatus(error))
+      outcome = TagProvisioner.Outcome(rowID: nil, status: .failed, reason: error.message, failure: .tag(error))
     }
     if run.options.feedback, outcome.status != .skipped || outcome.rowID != nil {
       _ = try? tag.signalReader(outcome.status == .failed ? .failure : .success)
@@ -215,7 +214,7 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate {
       return run.finish(.refused)
     }
     run.events(.tag(ProvisionedTag(rowID: outcome.rowID, uid: hexString(tag.identifier), status: outcome.status,
-                                   reason: outcome.reason, exitStatus: outcome.exitStatus, reader: reader,
+                                   reason: outcome.reason, failure: outcome.failure, reader: reader,
                                    milliseconds: (monotonicSeconds() - started) * 1000, exchanges: used)))
     busy.withLock { $0 = false }
     if (try? run.isComplete()) == true { return run.finish(.complete) }

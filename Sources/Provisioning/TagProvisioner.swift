@@ -24,7 +24,8 @@ struct TagProvisioner {
     var rowID: String?
     var status: ProvisionedTag.Status
     var reason: String?
-    var exitStatus: Int32?
+    /// Failed: why, as a type (the tool maps it to its exit status).
+    var failure: TagFailure?
     /// Capacity problems of the job, found on the first tag: the run ends.
     var refusal: [String]?
   }
@@ -45,7 +46,7 @@ struct TagProvisioner {
     do {
       (claim, tookOver) = try giveBacks.claim(uid: uid, on: ledger) { () throws(LedgerError) in try ledger.claim(uid: uid, at: place()) }
     } catch {
-      return Outcome(rowID: nil, status: .failed, reason: Self.ledgerReason(error), exitStatus: options.exitStatus(error))
+      return Outcome(rowID: nil, status: .failed, reason: Self.ledgerReason(error), failure: .ledger(error))
     }
     let row: LedgerRecord
     let fresh: Bool
@@ -77,8 +78,9 @@ struct TagProvisioner {
       if checkCapacity, let capacity = report?.capacity {
         let problems = content.rowsExceeding(capacity: capacity)
         if !problems.isEmpty {
-          giveBack(row: row.id, uid: uid, failure: failure("the job does not fit this tag's \(capacity) bytes", status: 65))
-          return Outcome(rowID: row.id, status: .failed, reason: "the job does not fit this tag", exitStatus: 65, refusal: problems)
+          let refused = TagFailure.step(ProvisioningFailure(.jobDoesNotFit, "the job does not fit this tag"))
+          giveBack(row: row.id, uid: uid, failure: failure("the job does not fit this tag's \(capacity) bytes", refused))
+          return Outcome(rowID: row.id, status: .failed, reason: refused.description, failure: refused, refusal: problems)
         }
       }
       try write(message, to: tag, access: &access, tlvAddress: report?.tlvAddress)
@@ -97,16 +99,16 @@ struct TagProvisioner {
       return Outcome(rowID: row.id, status: .done)
     } catch let step as StepFailure {
       let reason = Self.describe(step.error)
-      let status = options.exitStatus(step.error)
-      let record = failure(reason, status: status)
+      let why = TagFailure(step.error)
+      let record = failure(reason, why)
       if step.touched || !fresh {
         try? ledger.fail(rowID: row.id, uid: uid, failure: record)
       } else {
         giveBack(row: row.id, uid: uid, failure: record)
       }
-      return Outcome(rowID: row.id, status: .failed, reason: reason, exitStatus: status)
+      return Outcome(rowID: row.id, status: .failed, reason: reason, failure: why)
     } catch {
-      return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), exitStatus: options.exitStatus(error))
+      return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), failure: TagFailure(error))
     }
   }
 
@@ -290,23 +292,9 @@ struct TagProvisioner {
 
   private func place() -> LedgerPlace { LedgerPlace(station: options.station, reader: reader, time: iso8601Now()) }
 
-  private func failure(_ reason: String, status: Int32) -> LedgerFailure {
-    LedgerFailure(reason: reason, exitStatus: status, place: place())
+  /// The ledger's record of a failure: the reason as one line, and the status the tool maps
+  /// `why` to (``ProvisioningOptions/recordedStatus``).
+  private func failure(_ reason: String, _ why: TagFailure) -> LedgerFailure {
+    LedgerFailure(reason: reason, exitStatus: options.recordedStatus(why), place: place())
   }
-}
-
-/// A provisioning step's own failure (a fact, one line).
-public struct ProvisioningFailure: Error, Sendable, CustomStringConvertible {
-  /// What kind of failure, for programs (exit-status classes).
-  public enum Kind: Sendable, Equatable {
-    /// A password or PACK did not match, or the tag is protected by another password.
-    case security
-    /// The tag read back something other than what was written.
-    case verification
-    /// The tag cannot do what the job asks (a mirror it cannot place).
-    case unsupported
-  }
-  public var kind: Kind
-  public var description: String
-  public init(_ kind: Kind, _ description: String) { self.kind = kind; self.description = description }
 }

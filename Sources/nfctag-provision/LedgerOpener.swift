@@ -52,7 +52,7 @@ enum LedgerOpener {
     } catch .unknownJob(let name) {
       throw unknownJob(name, among: try ledgerCall(listingJobs))
     } catch {
-      throw provisioningFailure(for: error)
+      throw cliFailure(for: error)
     }
   }
 
@@ -76,7 +76,7 @@ enum LedgerOpener {
 
   /// Runs a ledger call; its failure becomes the tool's one line and exit status.
   static func ledgerCall<T>(_ body: () throws(LedgerError) -> T) throws(CLIFailure) -> T {
-    do { return try body() } catch { throw provisioningFailure(for: error) }
+    do { return try body() } catch { throw cliFailure(for: error) }
   }
 
   /// 66 unless `path` is a file this process can read (SQLite itself would create a missing one).
@@ -116,7 +116,7 @@ extension LedgerOpener {
       do {
         return try SQLiteLedger(path: path, job: LedgerJob(name: job), createIfMissing: true)
       } catch {
-        throw provisioningFailure(for: error)
+        throw cliFailure(for: error)
       }
     case .postgres(let url):
       // The tables and the job are created on first use; the password comes from PGPASSWORD or
@@ -124,7 +124,7 @@ extension LedgerOpener {
       do {
         return try PostgresLedger(settings: PostgresSettings(url: url), job: LedgerJob(name: job), createIfMissing: true)
       } catch {
-        throw provisioningFailure(for: error)
+        throw cliFailure(for: error)
       }
     }
   }

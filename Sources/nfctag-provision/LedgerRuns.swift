@@ -25,7 +25,7 @@ extension LedgerCommand.Status {
       output.write(json ? LedgerStatusText.json(job: job, counts: counts) : LedgerStatusText.text(job: job, counts: counts))
       output.flush()
     } catch {
-      throw fail(provisioningFailure(for: error))
+      throw fail(cliFailure(for: error))
     }
   }
 }
@@ -50,7 +50,7 @@ extension LedgerCommand.Export {
       try writeReport(text, to: output, ledger: options.ledger)
       writeStderr("nfctag: wrote \(rows) row(s) and \(failures) tag failure(s) to \(sanitizeLine(output))\n")
     } catch {
-      throw fail(provisioningFailure(for: error))
+      throw fail(cliFailure(for: error))
     }
   }
 }
@@ -64,7 +64,7 @@ extension LedgerCommand.Release {
       let how = was.status == .failed ? "had failed on" : "was claimed by"
       writeStderr(sanitizeLine("nfctag: row \(was.id) released (\(how) \(was.uid ?? "no tag"))") + "\n")
     } catch {
-      throw fail(provisioningFailure(for: error))
+      throw fail(cliFailure(for: error))
     }
   }
 }

@@ -60,7 +60,7 @@ final class ProvisionReporter: Sendable {
           t.done += 1
           if t.byReader[tag.reader] == nil { t.readerOrder.append(tag.reader) }
           t.byReader[tag.reader, default: 0] += 1
-        case .failed: t.failed += 1; t.worstExit = max(t.worstExit, tag.exitStatus ?? ExitStatus.software)
+        case .failed: t.failed += 1; t.worstExit = max(t.worstExit, tag.failure?.exitStatus ?? ExitStatus.software)
         case .skipped: t.skipped += 1
         }
       }
@@ -131,7 +131,7 @@ final class ProvisionReporter: Sendable {
     object.string("status", tag.status.rawValue)
     if let reason = tag.reason, tag.status == .failed { object.string("error", reason) } else { object.raw("error", "null") }
     if tag.status == .skipped, let reason = tag.reason { object.string("reason", reason) }
-    if let exit = tag.exitStatus { object.number("exit", Int(exit)) }
+    if let exit = tag.failure?.exitStatus { object.number("exit", Int(exit)) }
     object.string("reader", tag.reader)
     object.raw("ms", formatMilliseconds(tag.milliseconds))
     object.number("apdus", tag.exchanges)

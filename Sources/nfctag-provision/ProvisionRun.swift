@@ -56,7 +56,7 @@ extension ProvisionCommand {
       for line in lines { writeStderr("nfctag: \(sanitizeLine(line))\n") }
       throw CLIFailure(ExitStatus.dataError, "the ledger holds other rows under the same ids: use another --ledger or --job")
     } catch {
-      throw provisioningFailure(for: error)
+      throw cliFailure(for: error)
     }
     let before = try LedgerOpener.ledgerCall { () throws(LedgerError) in try book.counts() }
 
@@ -72,7 +72,7 @@ extension ProvisionCommand {
     }
     let options = ProvisioningOptions(station: station ?? hostName(), lock: lock, protection: protection,
                                       timeout: timeout, feedback: !noFeedback,
-                                      exitStatus: { error in provisioningExitStatus(for: error) })
+                                      recordedStatus: { failure in failure.exitStatus })
     let style: ProvisionReporter.Style = json ? .json : quiet ? .quiet : .text
     let reporter = ProvisionReporter(style: style, total: before.total, alreadyDone: before.done)
     let run = ProvisioningRun(ledger: book, content: content, options: options) { reporter.handle($0) }
@@ -172,29 +172,13 @@ extension ProvisionCommand {
     var specs: [String?] = reader.isEmpty ? [nil] : reader
     if reader == ["all"] {
       let names: [String]
-      do { names = try PCSCReaders.names() } catch { throw provisioningFailure(for: error) }
+      do { names = try PCSCReaders.names() } catch { throw cliFailure(for: error) }
       guard !names.isEmpty else { throw CLIFailure(ExitStatus.unavailable, "no reader is attached") }
       specs = names
     }
     var pollers: [any TagPoller] = []
     for spec in specs { pollers.append(try makeTagPoller(spec: spec, logger: logger)) }
     return pollers
-  }
-}
-
-/// The exit status a provisioning failure is recorded with.
-func provisioningExitStatus(for error: any Error) -> Int32 {
-  switch error {
-  case let failure as CLIFailure: return failure.code
-  case let ledger as LedgerError: return exitStatus(for: ledger)
-  case let failure as ProvisioningFailure:
-    switch failure.kind {
-    case .security: return ExitStatus.noPermission
-    case .verification: return ExitStatus.ioError
-    case .unsupported: return ExitStatus.dataError
-    }
-  case is RenderFailure: return ExitStatus.dataError
-  default: return exitStatus(for: NFCReaderError(error).code)
   }
 }
 

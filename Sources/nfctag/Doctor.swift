@@ -1,5 +1,6 @@
 import NFCTagCLI
 import ArgumentParser
+import NFCTransport
 import PCSC
 #if canImport(Glibc)
 import Glibc
@@ -89,7 +90,7 @@ extension NFCTool {
         if !states.isEmpty { try? context.waitForStatusChange(&states, timeoutMilliseconds: 0) }
         present = states.map { $0.flags.contains(.present) }
       } catch {
-        throw fail(CLIFailure(ExitStatus.unavailable, error.error.description))
+        throw fail(cliFailure(for: error))
       }
       let out = StandardOutput()
       if output.isJSON {
@@ -110,7 +111,7 @@ extension NFCTool {
       }
       out.flush()
       if readers.isEmpty && !output.isJSON {
-        throw fail(CLIFailure(ExitStatus.unavailable, "no reader found: plug in a reader, or start a virtual one with `nfctag emulate`"))
+        throw fail(cliFailure(for: PollError.noReader("no reader found")))
       }
     }
   }

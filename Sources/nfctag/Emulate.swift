@@ -127,20 +127,10 @@ extension NFCTool {
         if case .removedAfterCommands(let n) = end { writeStderr("nfctag: tag removed after \(n) commands\n") }
         if case .droppedAt(let n) = end { writeStderr("nfctag: fault drop@\(n) injected: connection to vpcd closed\n") }
       } catch {
-        throw fail(vpcdFailure(error))
+        throw fail(cliFailure(for: error))
       }
     }
   }
-}
-
-/// The one line (and its advice) for a vpcd bridge that could not run: exit 69.
-func vpcdFailure(_ error: VPCDBridgeError) -> CLIFailure {
-  let advice: String
-  switch error.reason {
-  case .unreachable: advice = ": is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)"
-  case .slotInUse: advice = " (a second `nfctag emulate`?): stop that one or pick another --vpcd port"
-  }
-  return CLIFailure(ExitStatus.unavailable, error.message + advice)
 }
 
 func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }

@@ -61,7 +61,7 @@ extension NFCTool.Emulate {
       }
       if case .stopped = end { progress.withLock { $0.say("nfctag: stopped\n") } }
     } catch {
-      throw fail(vpcdFailure(error))
+      throw fail(cliFailure(for: error))
     }
     if let failure = progress.withLock({ $0.saveFailure }) { throw fail(CLIFailure(ExitStatus.cantCreate, failure)) }
   }

@@ -96,9 +96,6 @@ struct ReaderTarget: ParsableArguments {
       return try body(control)
     } catch let failure as CLIFailure {
       throw fail(failure)
-    } catch let failure as PCSCFailure {
-      throw fail(cliFailure(for: failure.error == .noService ? PollError.serviceUnavailable(failure.description)
-                                                              : PollError.failed(failure.description)))
     } catch {
       throw fail(cliFailure(for: error))
     }

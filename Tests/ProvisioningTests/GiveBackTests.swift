@@ -17,7 +17,7 @@ import Testing
 
   func run(_ ledger: any Ledger, _ poller: any TagPoller, timeout: Double = 5) throws -> ProvisioningEnd {
     _ = try ledger.importRows(RowsFile.counted(2).rows.map(\.ledgerInput))
-    let options = ProvisioningOptions(station: "unit", timeout: timeout, exitStatus: { _ in 77 })
+    let options = ProvisioningOptions(station: "unit", timeout: timeout, recordedStatus: { _ in 77 })
     return ProvisioningRun(ledger: ledger, content: try job(), options: options) { _ in }.run(pollers: [poller])
   }
 

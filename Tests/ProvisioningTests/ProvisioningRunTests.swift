@@ -42,7 +42,7 @@ import Testing
     _ = try ledger.importRows(RowsFile.counted(count).rows.map(\.ledgerInput))
     let events = Locked<[ProvisionedTag]>([])
     let options = ProvisioningOptions(station: "unit", lock: lock, protection: protection, timeout: 0.5,
-                                      exitStatus: { error in (error as? NFCReaderError).map { Int32($0.code.rawValue % 1000) } ?? 1 })
+                                      recordedStatus: { failure in if case .tag(let error) = failure { Int32(error.code.rawValue % 1000) } else { 1 } })
     let run = ProvisioningRun(ledger: ledger, content: content, options: options) { event in
       if case .tag(let tag) = event { events.withLock { $0.append(tag) } }
     }

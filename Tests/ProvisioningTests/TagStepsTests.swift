@@ -104,7 +104,7 @@ final class ModellingTransport: APDUTransport {
     _ = try? ledger.importRows(RowsFile.counted(1).rows.map(\.ledgerInput))
     let events = Locked<[ProvisionedTag]>([])
     let options = ProvisioningOptions(station: "unit", lock: c.lock, protection: c.protection, timeout: 5,
-                                      exitStatus: { error in (error as? NFCReaderError).map { Int32($0.code.rawValue % 1000) } ?? 1 })
+                                      recordedStatus: { failure in if case .tag(let error) = failure { Int32(error.code.rawValue % 1000) } else { 1 } })
     let run = ProvisioningRun(ledger: ledger, content: job, options: options) { event in
       if case .tag(let tag) = event { events.withLock { $0.append(tag) } }
     }

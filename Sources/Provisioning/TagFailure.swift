@@ -1,0 +1,54 @@
+import NFCSession
+import ProvisioningLedger
+
+/// Why a tag failed, as a type: what a run reports and what the tool maps to an exit status
+/// (the run states the reason; it never chooses a status).
+public enum TagFailure: Error, Sendable, CustomStringConvertible {
+  /// The ledger refused or failed a call (claim, finish).
+  case ledger(LedgerError)
+  /// The tag or the reader failed (Core NFC's code, with the cause).
+  case tag(NFCReaderError)
+  /// The row could not be rendered into a message.
+  case render(RenderFailure)
+  /// A provisioning step's own failure (a password, a read-back, a mirror, the job's size).
+  case step(ProvisioningFailure)
+
+  /// `error` as a typed reason: the types a run's steps throw, any other as a tag failure.
+  public init(_ error: any Error) {
+    switch error {
+    case let failure as TagFailure: self = failure
+    case let ledger as LedgerError: self = .ledger(ledger)
+    case let render as RenderFailure: self = .render(render)
+    case let step as ProvisioningFailure: self = .step(step)
+    default: self = .tag(NFCReaderError(error))
+    }
+  }
+
+  /// One line: the fact, no advice.
+  public var description: String {
+    switch self {
+    case .ledger(let error): return "\(error)"
+    case .tag(let error): return error.message
+    case .render(let error): return error.description
+    case .step(let error): return error.description
+    }
+  }
+}
+
+/// A provisioning step's own failure (a fact, one line).
+public struct ProvisioningFailure: Error, Sendable, CustomStringConvertible {
+  /// What kind of failure, for programs.
+  public enum Kind: Sendable, Equatable, CaseIterable {
+    /// A password or PACK did not match, or the tag is protected by another password.
+    case security
+    /// The tag read back something other than what was written.
+    case verification
+    /// The tag cannot do what the job asks (a mirror it cannot place).
+    case unsupported
+    /// Some rows of the job do not fit the run's first tag: nothing was written.
+    case jobDoesNotFit
+  }
+  public var kind: Kind
+  public var description: String
+  public init(_ kind: Kind, _ description: String) { self.kind = kind; self.description = description }
+}

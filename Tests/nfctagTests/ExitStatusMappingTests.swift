@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import nfctag
+@testable import nfctag_provision
+@testable import NFCEmulatorVPCD
+@testable import NFCTagCLI
+import NFCSession
+import NFCTransport
+import PCSC
+import Provisioning
+import ProvisioningLedger
+
+/// Every case of every failure type the tool maps goes through `cliFailure(for:)`, the one entry
+/// point, and ends with the status docs/exit-codes.md gives it: each case names words of the
+/// doc's table row that describes it, and that row's status must be the one the mapping chose.
+/// The switches below have no `default`: a new case does not compile until it is given its row.
+@Suite struct ExitStatusMapping {
+  /// The rows of docs/exit-codes.md's tables: a status and the row's text.
+  static let rows: [(status: Int32, text: String)] = {
+    let url = packageRoot.appendingPathComponent("docs/exit-codes.md")
+    guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+    return text.split(separator: "\n").compactMap { line in
+      guard line.hasPrefix("| ") else { return nil }
+      let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+      guard let status = cells.first.flatMap({ Int32($0) }) else { return nil }
+      return (status, cells.dropFirst().joined(separator: " | "))
+    }
+  }()
+
+  /// Checks that `error` maps to the status of the rows that hold `phrase` (at least one does).
+  func expectDocumented(_ error: any Error, _ phrase: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let statuses = Set(Self.rows.filter { $0.text.contains(phrase) }.map(\.status))
+    let status = cliFailure(for: error).code
+    #expect(statuses == [status], "\(error): mapped to \(status); docs/exit-codes.md rows with '\(phrase)': \(statuses.sorted())",
+            sourceLocation: sourceLocation)
+  }
+
+  @Test func theDocumentHasItsTables() {
+    #expect(Set(Self.rows.map(\.status)).isSuperset(of: [0, 64, 65, 66, 69, 70, 73, 74, 75, 77, 130]))
+  }
+
+  static let ledgerErrors: [LedgerError] = [
+    .cannotOpen("ENOENT"), .unavailable("connection refused"), .incompatible("not a ledger"), .rowsDiffer(["row 1"]),
+    .unknownRow("r9"), .unknownJob("j9"), .notBound(rowID: "r1", uid: "04aa"), .cannotRelease(rowID: "r1", status: .done),
+    .closed,
+  ]
+
+  static func phrase(_ error: LedgerError) -> String {
+    switch error {
+    case .cannotOpen: "a provisioning ledger that cannot be opened"
+    case .unavailable: "the ledger cannot be reached"
+    case .incompatible: "the file is not a ledger"
+    case .rowsDiffer: "rows the ledger holds under the same ids with other content"
+    case .unknownRow: "`--row` names no row"
+    case .unknownJob: "`--job` names no job"
+    case .notBound: "a row released from its tag while the tag was written"
+    case .cannotRelease: "`release` of a pending or done row"
+    case .closed: "an internal error"
+    }
+  }
+
+  @Test(arguments: ledgerErrors) func ledgerError(_ error: LedgerError) {
+    expectDocumented(error, Self.phrase(error))
+    // A tag that failed on the ledger ends, and is recorded, with the same status.
+    expectDocumented(TagFailure.ledger(error), Self.phrase(error))
+    #expect(TagFailure.ledger(error).exitStatus == cliFailure(for: error).code)
+  }
+
+  static func phrase(_ kind: ProvisioningFailure.Kind) -> String {
+    switch kind {
+    case .security: "a password was refused"
+    case .verification: "401 update failure"
+    case .unsupported: "not supported"
+    case .jobDoesNotFit: "a job that does not fit the first tag"
+    }
+  }
+
+  @Test(arguments: ProvisioningFailure.Kind.allCases) func provisioningStep(_ kind: ProvisioningFailure.Kind) {
+    let failure = TagFailure.step(ProvisioningFailure(kind, "what happened"))
+    expectDocumented(failure, Self.phrase(kind))
+    #expect(failure.exitStatus == cliFailure(for: failure).code)
+  }
+
+  @Test func aRowThatCannotBeRendered() {
+    let failure = TagFailure.render(RenderFailure("row 3 is in the ledger but not in the rows file"))
+    expectDocumented(failure, "a row that cannot be rendered into its message")
+    #expect(failure.exitStatus == cliFailure(for: failure).code)
+  }
+
+  /// The "Core NFC codes" column: a tag's failure in a run ends, and is recorded, as the same
+  /// failure of any other command.
+  @Test(arguments: ExitTable.allCodes) func aTagFailureInARunHasItsCoreNFCStatus(_ code: NFCReaderError.Code) throws {
+    let failure = TagFailure.tag(NFCReaderError(code, "what happened"))
+    let documented = try ExitTable().documented()[code.rawValue]
+    #expect(documented == cliFailure(for: failure).code, "Core NFC code \(code.rawValue)")
+    #expect(failure.exitStatus == cliFailure(for: failure).code)
+  }
+
+  static let pollErrors: [PollError] = [
+    .serviceUnavailable("no service"), .readerUnavailable("no reader named 'x'"), .noReader("no reader found"),
+    .timeout, .busy("sharing violation"), .cancelled, .failed("no answer"),
+  ]
+
+  static func phrase(_ error: PollError) -> String {
+    switch error {
+    case .serviceUnavailable: "pcscd is not running"
+    case .readerUnavailable: "the named reader does not exist"
+    case .noReader: "no reader is attached"
+    case .timeout: "no tag was presented before `--timeout`"
+    case .busy: "another session uses the reader"
+    case .cancelled: "Ctrl-C while a command waited for a tag"
+    case .failed: "a transmission failed"
+    }
+  }
+
+  @Test(arguments: pollErrors) func pollError(_ error: PollError) {
+    expectDocumented(error, Self.phrase(error))
+  }
+
+  @Test func noReaderIsATypedCaseWithItsAdvice() {
+    #expect(cliFailure(for: PollError.noReader("no reader found")).message
+            == "no reader found: plug in a reader, or start a virtual one with `nfctag emulate`")
+    // Another reader problem whose text happens to begin the same way gets no such advice.
+    #expect(!cliFailure(for: PollError.readerUnavailable("no reader found named x")).message.contains("plug in"))
+  }
+
+  /// A PC/SC call's failure outside a session ends as it would inside one (`readers`, `reader`).
+  @Test func pcscFailures() {
+    expectDocumented(PCSCFailure(.noService, operation: "SCardEstablishContext"), "pcscd is not running")
+    expectDocumented(PCSCFailure(.noReadersAvailable, operation: "SCardListReaders"), "no reader is attached")
+    expectDocumented(PCSCFailure(.sharingViolation, operation: "SCardConnect", reader: "R"), "another session uses the reader")
+    #expect(cliFailure(for: PCSCFailure(.noService, operation: "SCardEstablishContext")).message.contains("is pcscd running?"))
+  }
+
+  static func phrase(_ reason: VPCDBridgeError.Reason) -> String {
+    switch reason {
+    case .unreachable, .slotInUse: "`emulate` cannot reach vpcd"
+    }
+  }
+
+  @Test(arguments: [VPCDBridgeError.Reason.unreachable, .slotInUse]) func vpcdBridge(_ reason: VPCDBridgeError.Reason) {
+    expectDocumented(VPCDBridgeError(reason: reason, message: "vpcd"), Self.phrase(reason))
+  }
+}

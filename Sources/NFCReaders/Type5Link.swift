@@ -30,6 +30,8 @@ import NFCTransport
 /// command, and it keeps tag codes apart from reader status words (``TransceiveError/status(_:)``),
 /// which this link uses for `FF B0`/`FF D6` failures and non-`90 00` Manage Session states. A
 /// `64 01` state (no answer before the timer ran out) is thrown as ``TransceiveError/timeout``.
+/// An empty answer, or one with the error flag but no code byte, is a
+/// ``TransceiveError/malformedResponse(_:)`` (``ISO15693Response`` reads every answer).
 public final class PartThreeType5Link: Transceiver {
   let transport: any APDUTransport
   /// The session (ISO 15693 layer 3: `8F 02 02 03`) shared code with ``PartThreeType2Link``.
@@ -100,11 +102,8 @@ public final class PartThreeType5Link: Transceiver {
     // 1 000 000 µs, little-endian
     let answer = try session.transceive(frame, timer: timed ? [0x40, 0x42, 0x0F, 0x00] : nil)
     let data = answer.data
-    guard let flags = data.first else { throw .malformedResponse(data) }
-    if flags & 0x01 != 0 {
-      guard data.count >= 2 else { throw .malformedResponse(data) }
-      throw .nak(data[1])
-    }
+    guard let response = ISO15693Response(data) else { throw .malformedResponse(data) }
+    if let code = response.errorCode { throw .nak(code.rawValue) }
     return data
   }
 

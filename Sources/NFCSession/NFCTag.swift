@@ -158,18 +158,21 @@ public final class NFCISO15693Tag: NFCNDEFTag {
   public var icManufacturerCode: UInt8? { connection.identifier.count == 8 ? connection.identifier[1] : nil }
 
   /// Sends `flags command data` and returns the answer's flags and data. An answer with the error
-  /// flag (01) is a tag response error (102) naming the ISO 15693 error code.
+  /// flag (01) is a tag response error (102) naming the ISO 15693 error code and its meaning; one
+  /// that sets the flag without the code byte is a malformed response (102 too): see
+  /// ``ISO15693Response``.
   public func sendRequest(requestFlags: UInt8 = 0x02, commandCode: UInt8, data: [UInt8] = []) throws(NFCReaderError) -> (flags: UInt8, data: [UInt8]) {
     let reply = try connection.transceive([requestFlags, commandCode] + data)
-    guard let flags = reply.first else {
+    guard !reply.isEmpty else {
       throw NFCReaderError(.readerTransceiveErrorTagResponseError, "the tag answered nothing")
     }
-    if flags & 0x01 != 0 {
-      let code = reply.count > 1 ? reply[1] : 0
+    guard let response = ISO15693Response(reply) else { throw NFCReaderError(TransceiveError.malformedResponse(reply)) }
+    if let code = response.errorCode {
       throw NFCReaderError(.readerTransceiveErrorTagResponseError,
-                           "the tag refused the command (error \(hexString([code]))h)", underlying: TransceiveError.nak(code))
+                           "the tag refused the command (error \(code): \(code.meaning))",
+                           underlying: TransceiveError.nak(code.rawValue))
     }
-    return (flags, Array(reply.dropFirst()))
+    return (response.flags, response.payload)
   }
 
   /// Sends a whole request (`flags command [UID] parameters`) and returns the answer as the tag

@@ -133,7 +133,7 @@ struct Exchange: Sendable {
     case .iso15693(let tag):
       let reply = try tag.sendRawRequest(command)
       response = reply
-      meaning = reply.first.map { $0 & 0x01 != 0 ? "error \(reply.count > 1 ? hexString([reply[1]]) : "?")h" : "ok" } ?? ""
+      meaning = iso15693AnswerMeaning(reply)
     }
   }
 
@@ -175,6 +175,15 @@ func type2AnswerMeaning(_ answer: [UInt8]) -> String {
   case 0x05: return "NAK 5: EEPROM write error"
   default: return "NAK \(value)"
   }
+}
+
+/// What an ISO 15693 answer means: "ok", "error 10h: block not available", or that it is malformed
+/// (an error flag without its code); nothing for an empty answer. ISO/IEC 15693-3:2009 §7.4.
+func iso15693AnswerMeaning(_ answer: [UInt8]) -> String {
+  guard !answer.isEmpty else { return "" }
+  guard let response = ISO15693Response(answer) else { return "malformed: the error flag without an error code" }
+  guard let code = response.errorCode else { return "ok" }
+  return "error \(code): \(code.meaning)"
 }
 
 /// What an ISO 7816 status word means ("9000: success").

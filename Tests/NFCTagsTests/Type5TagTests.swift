@@ -103,6 +103,15 @@ private func zeroBlocks(_ count: Int) -> [UInt8] { [UInt8](repeating: 0, count: 
     let truncated = tagError { () throws(TagError) in _ = try Type5Tag(identifier: slix2UID, link: short).readNDEF() }
     guard case .transceive(.malformedResponse, _, _)? = truncated else { Issue.record("expected malformed response"); return }
   }
+
+  @Test func anErrorFlagWithoutItsCodeIsAMalformedResponseNotACode() {
+    // ISO/IEC 15693-3 §7.4.2: a code must follow the error flag; none is made up (not 0Fh).
+    let link = EmbeddedTransceiver([(hex("02 20 00"), .success(hex("01")))], capabilities: type5Mapped)
+    let error = tagError { () throws(TagError) in _ = try Type5Tag(identifier: slix2UID, link: link).readNDEF() }
+    guard case .transceive(.malformedResponse([0x01]), "READ SINGLE BLOCK", 0)? = error else {
+      Issue.record("expected a malformed response, got \(String(describing: error))"); return
+    }
+  }
 }
 
 @Suite struct Type5WriteTests {

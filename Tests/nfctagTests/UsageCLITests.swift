@@ -240,6 +240,13 @@ import Testing
     #expect(r.stdout.contains(#""command":"022b","response":"000f"#))  // flags 00, info flags 0F
   }
 
+  @Test func iso15693ErrorIsNamed() throws {
+    // GET MULTIPLE BLOCK SECURITY STATUS of block 80 (50h): the SLIX2 has 80 blocks, so error 10h.
+    let r = try runNFCTag(["send", "022c5000", "--reader", "sim:icode-slix2"])
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("< 01 10  (error 10h: block not available)"), "\(r.stdout)")
+  }
+
   @Test func feliCaReadWithoutEncryption() throws {
     let scan = try runNFCTag(["scan", "--json", "--reader", "sim:felica-lite-s"])
     let idm = try #require(scan.stdout.split(separator: "\"").drop { $0 != "uid" }.dropFirst(2).first)

@@ -168,13 +168,11 @@ public final class Type5Tag: NDEFTagPlatform {
     } catch {
       throw .transceive(error, command: name, address: block)
     }
-    guard let flags = reply.first else {
+    guard let response = ISO15693Response(reply) else {
       throw .transceive(.malformedResponse(reply), command: name, address: block)
     }
-    if flags & 0x01 != 0 {
-      throw .transceive(.nak(reply.count > 1 ? reply[1] : 0x0F), command: name, address: block)
-    }
-    return Array(reply.dropFirst())
+    if let code = response.errorCode { throw .transceive(.nak(code.rawValue), command: name, address: block) }
+    return response.payload
   }
 
   private func blockByte(_ block: Int, _ name: String) throws(TagError) -> UInt8 {

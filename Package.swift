@@ -32,58 +32,60 @@ let package = Package(
                              .linkedFramework("PCSC", .when(platforms: [.macOS]))]),
     // The one hex encoder and decoder. No dependencies.
     .target(name: "Hex"),
+    // The project's one lock (`Locked`). No dependencies.
+    .target(name: "Locking"),
     // Vocabulary shared by tags, readers, sessions and the emulator. No I/O. Re-exports Hex.
-    .target(name: "NFCTransport", dependencies: ["Hex"]),
+    .target(name: "NFCTransport", dependencies: ["Hex", "Locking"]),
     // Pure NDEF codec, and its JSON face. No Foundation, no I/O.
     .target(name: "NDEF"),
     .target(name: "NDEFJSON", dependencies: ["NDEF", "Hex"]),
     // NFC Forum tag platforms (Types 1-5) over a Transceiver.
     .target(name: "NFCTags", dependencies: ["NFCTransport", "NDEF"]),
     // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
-    .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport",
+    .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport", "Locking",
                                                .product(name: "Logging", package: "swift-log")]),
     // Core NFC look-alike reader sessions: the one road from a program to a tag.
-    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "NFCReaders", "PCSC",
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "NFCReaders", "PCSC", "Locking",
                                                .product(name: "Logging", package: "swift-log")]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
-    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport"]),
-    .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport"]),
+    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
+    .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
     .target(name: "ProvisioningLedger", dependencies: [
       "NDEFJSON", .product(name: "CSV", package: "CSV.swift")]),
     .target(name: "ProvisioningLedgerSQLite", dependencies: [
-      "ProvisioningLedger", "NFCTransport", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
+      "ProvisioningLedger", "Locking", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
-      "ProvisioningLedger", "NFCTransport", .product(name: "PostgresNIO", package: "postgres-nio")]),
+      "ProvisioningLedger", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
-      "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger",
+      "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger", "Locking",
       .product(name: "CSV", package: "CSV.swift"),
       .product(name: "Crypto", package: "swift-crypto")]),
     // The tool's layer both of its programs share: exit statuses and the failure table, stderr
     // and stdout, the console, the APDU trace, a reader by its --reader value, the one-line main.
     .target(name: "NFCTagCLI", dependencies: [
-      "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTransport",
+      "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTransport", "Locking",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // The declarations of `provision` and `ledger`: nfctag shows them (help, man page,
     // completions) without linking the provisioning modules; nfctag-provision runs them.
     .target(name: "ProvisionCommands", dependencies: [
-      "NFCTagCLI", "NFCTransport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      "NFCTagCLI", "NFCTransport", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser"),
     ]),
     // The tool. No Foundation, SwiftNIO or swift-crypto: `provision` and `ledger` are handed to
     // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
-      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands",
+      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
-      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport",
+      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
@@ -98,7 +100,7 @@ let package = Package(
                       path: "Benchmarks/LedgerBench"),
     // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).
     .executableTarget(name: "PostgresLedgerBench", dependencies: [
-      "ProvisioningLedger", "ProvisioningLedgerPostgres", "NFCTransport"], path: "Benchmarks/PostgresLedgerBench"),
+      "ProvisioningLedger", "ProvisioningLedgerPostgres", "Locking"], path: "Benchmarks/PostgresLedgerBench"),
 
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
@@ -108,16 +110,16 @@ let package = Package(
     .testTarget(name: "NFCTagsTests", dependencies: ["NFCTags", "NFCTestSupport", "NDEF"],
                 resources: [.copy("Fixtures")]),
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
-    .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport"]),
+    .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
-    .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC"]),
+    .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
-      "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF"]),
+      "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
-      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "NFCTransport",
+      "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "nfctag-provision", "NFCTagCLI", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"]),
+      "nfctag", "nfctag-provision", "NFCTagCLI", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@
 // Run through `make bench` (scripts/with-postgres.sh gives it a throw-away server):
 //   PostgresLedgerBench [ROWS [STATIONS]]   (the ledger URL: NFCTAG_TEST_POSTGRES or the PG* variables)
 import Foundation
-import NFCTransport
+import Locking
 import ProvisioningLedger
 import ProvisioningLedgerPostgres
 

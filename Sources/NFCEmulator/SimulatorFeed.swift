@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
@@ -29,12 +30,12 @@ final class FeedSlot: SimulatedSlot {
 
   let readerName: String
   let latency: LatencyModel
-  private let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget
+  private let detect: @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget
   let state: Locked<State>
   let wake = DispatchSemaphore(value: 0)
 
   init(feeder: sending TagFeeder, readerName: String, latency: LatencyModel,
-       detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) {
+       detect: @escaping @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget) {
     state = Locked(State(feeder: feeder))
     self.readerName = readerName
     self.latency = latency
@@ -150,8 +151,9 @@ final class FeedSlot: SimulatedSlot {
 
 /// The link to one fed tag: answers through the tag's reader face while the tag is in the field,
 /// applies the latency model, and tells the tag's departure what it was sent. Once the tag left,
-/// every command fails with ``TransceiveError/tagRemoved``.
-final class FeedTransport: APDUTransport {
+/// every command fails with ``TransceiveError/tagRemoved``. `Sendable`: what changes lives in the
+/// slot's `state`, behind its lock.
+final class FeedTransport: APDUTransport, Sendable {
   private let slot: FeedSlot
   private let index: Int
   let atr: [UInt8]

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
@@ -22,10 +23,11 @@ public final class SimulatorPoller: TagPoller {
   public var exchangeCount: Int { counter.value }
 
   /// Loads (or creates) the tag `spec` names, or starts its feed, behind its reader face;
-  /// `detect` identifies each tag.
-  public init(spec: SimulatorSpec, detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
+  /// `detect` identifies each tag. The transports it is given may be used from any thread.
+  public init(spec: SimulatorSpec,
+              detect: @escaping @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget) throws {
     let counter = self.counter
-    let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget = { transport throws(PollError) in
+    let detect: @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget = { transport throws(PollError) in
       try detect(CountingAPDUTransport(transport, counter: counter))
     }
     if let feed = spec.feed {
@@ -77,18 +79,19 @@ protocol SimulatedSlot: Sendable {
   func cancel()
 }
 
-/// One tag that stays in the field.
-final class SingleTagSlot: SimulatedSlot {
-  /// Used by the session's poll loop and by the tag commands it hands targets to, which the
-  /// session serialises (one at a time, never during a wait): no two threads touch it at once.
-  nonisolated(unsafe) private let transport: SimulatedAPDUTransport
-  private let detect: @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget
+/// One tag that stays in the field. The slot is also the tag's transport: the poll loop and the
+/// tag commands reach the reader face only through `transport`'s lock, so they may come from any
+/// thread.
+final class SingleTagSlot: SimulatedSlot, APDUTransport {
+  private let transport: Locked<SimulatedAPDUTransport>
+  private let detect: @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget
   private let delivered = Locked(false)
   private let latency: LatencyModel
   private let arrival = Locked(0)
+  let readerName: String
 
   init(spec: SimulatorSpec, readerName: String,
-       detect: @escaping @Sendable (any APDUTransport) throws(PollError) -> DetectedTarget) throws {
+       detect: @escaping @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget) throws {
     let tag: any VirtualTag
     var image: ImageFile? = nil
     if let path = spec.imagePath {
@@ -99,17 +102,26 @@ final class SingleTagSlot: SimulatedSlot {
       tag = try spec.kind.makeTag(uid: nil)
     }
     let face = try spec.face.makeFace(tag: tag)
-    transport = SimulatedAPDUTransport(readerName: readerName, card: face, latency: spec.latency, afterCommand: {
+    transport = Locked(SimulatedAPDUTransport(readerName: readerName, card: face, latency: spec.latency, afterCommand: {
       try? image?.saveIfChanged(tag)
-    })
+    }))
+    self.readerName = readerName
     latency = spec.latency
     self.detect = detect
   }
 
-  var modelledMicroseconds: Int { arrival.withLock { $0 } + transport.modelledMicroseconds }
+  var modelledMicroseconds: Int { arrival.withLock { $0 } + transport.withLock { $0.modelledMicroseconds } }
+
+  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    try transport.withLock { (t) throws(TransceiveError) -> [UInt8] in try t.transmit(apdu) }
+  }
+
+  var atr: [UInt8] { transport.withLock { $0.atr } }
+
+  private var isRemoved: Bool { transport.withLock { $0.isRemoved } }
 
   func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
-    if delivered.withLock({ $0 }) || transport.isRemoved {
+    if delivered.withLock({ $0 }) || isRemoved {
       // The simulated tag stays in the field: a second arrival never comes.
       if let timeoutMilliseconds { usleep(UInt32(min(timeoutMilliseconds, 2000)) * 1000) }
       throw .timeout
@@ -118,15 +130,15 @@ final class SingleTagSlot: SimulatedSlot {
     let wait = latency.arrivalMicroseconds
     arrival.withLock { $0 += wait }
     if wait > 0 { usleep(UInt32(wait)) }
-    return [try detect(transport)]
+    return [try detect(self)]
   }
 
   func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
-    if transport.isRemoved { return }
+    if isRemoved { return }
     throw .timeout
   }
 
-  func resetCard() { transport.card.reset() }
+  func resetCard() { transport.withLock { $0.card.reset() } }
   func cancel() {}
 }
 

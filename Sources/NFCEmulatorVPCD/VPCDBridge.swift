@@ -1,3 +1,4 @@
+import Locking
 import NFCEmulator
 import NFCTransport
 import Synchronization

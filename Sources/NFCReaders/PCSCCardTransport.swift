@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Locking
 import NFCTransport
 import PCSC
 
@@ -17,7 +18,7 @@ import PCSC
 /// (and pcsc-lite keeps its context locked) until the reader answers, so the transport is then
 /// *abandoned*: every later exchange fails at once, and ``disconnect(_:)`` is queued behind the
 /// call instead of waiting for it.
-public final class PCSCCardTransport: APDUTransport {
+public final class PCSCCardTransport: APDUTransport, Sendable {
   /// The connection to the card that the APDUs go to.
   public let card: Card
   /// The PC/SC name of the card's reader.

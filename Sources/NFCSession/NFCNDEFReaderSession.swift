@@ -131,10 +131,10 @@ public final class NFCNDEFReaderSession: Sendable {
 
   // MARK: - What the poll loop found
 
-  private func deliver(_ targets: [DetectedTarget], generation: Int) -> AfterDelivery {
+  private func deliver(_ targets: sending [DetectedTarget], generation: Int) -> AfterDelivery {
     guard let delegate else { return .waitForRemoval }
     if delegate.wantsTags {
-      let tags = targets.map { TagConnection(target: $0, engine: engine, generation: generation).ndefTag }
+      let tags = TagConnection.connections(to: targets, engine: engine, generation: generation).map(\.ndefTag)
       queue.async { [self] in self.delegate?.readerSession(self, didDetect: tags) }
       return .waitForRestart
     }

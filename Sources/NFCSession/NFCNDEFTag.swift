@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import NDEF
 import NFCTags
 import NFCTransport
@@ -42,23 +43,46 @@ public final class TagConnection: Sendable {
     var platformError: TagError?
     var link: any Transceiver
   }
-  /// Touched only inside `engine.perform`, which serialises every command to this session's tags.
-  private let parts: Locked<Parts>
+  /// The links and platforms of the tags of one poll, shared by their connections; this tag's
+  /// are at `index`. Touched only inside `engine.perform`, which serialises every command to this
+  /// session's tags.
+  private let parts: Locked<[Parts]>
+  private let index: Int
 
-  init(target: DetectedTarget, engine: SessionEngine, generation: Int) {
+  /// The connections to the tags one poll found. `targets` is sent: their links go behind one
+  /// lock, and no one else holds them.
+  static func connections(to targets: sending [DetectedTarget], engine: SessionEngine,
+                          generation: Int) -> [TagConnection] {
+    let found = targets.map { target in
+      (identifier: target.identifier, readerName: target.readerName, atr: target.atr,
+       platform: target.platform, cardName: target.cardName, details: target.details)
+    }
+    let parts = Locked(targets.map { target -> Parts in
+      var parts = Parts(platform: nil, platformError: nil, link: target.link)
+      do throws(TagError) { parts.platform = try makePlatform(for: target) } catch { parts.platformError = error }
+      return parts
+    })
+    return found.indices.map { index in
+      let target = found[index]
+      return TagConnection(engine: engine, generation: generation, identifier: target.identifier,
+                           readerName: target.readerName, atr: target.atr, platformType: target.platform,
+                           cardName: target.cardName, details: target.details, parts: parts, index: index)
+    }
+  }
+
+  private init(engine: SessionEngine, generation: Int, identifier: [UInt8], readerName: String, atr: [UInt8],
+               platformType: TagPlatform?, cardName: String, details: TargetDetails, parts: Locked<[Parts]>,
+               index: Int) {
     self.engine = engine
     self.generation = generation
-    identifier = target.identifier
-    readerName = target.readerName
-    atr = target.atr
-    platformType = target.platform
-    cardName = target.cardName
-    details = target.details
-    var parts = Parts(platform: nil, platformError: nil, link: target.link)
-    do { parts.platform = try makePlatform(for: target) } catch { parts.platformError = error }
-    // The target came from the poller on this thread and no one else holds it: the mutex owns it now.
-    nonisolated(unsafe) let owned = parts
-    self.parts = Locked(owned)
+    self.identifier = identifier
+    self.readerName = readerName
+    self.atr = atr
+    self.platformType = platformType
+    self.cardName = cardName
+    self.details = details
+    self.parts = parts
+    self.index = index
   }
 
   /// False once the session is invalidated or polling restarted.
@@ -67,7 +91,8 @@ public final class TagConnection: Sendable {
   /// Runs `body` with the tag's NFC Forum platform: the NDEF commands.
   func withPlatform<T: Sendable>(_ body: (any NDEFTagPlatform) throws(TagError) -> T) throws(NFCReaderError) -> T {
     try engine.perform(ObjectIdentifier(self), generation: generation) { () throws(NFCReaderError) -> T in
-      try parts.withLock { parts throws(NFCReaderError) -> T in
+      try parts.withLock { all throws(NFCReaderError) -> T in
+        let parts = all[index]
         guard let platform = parts.platform else {
           throw NFCReaderError(parts.platformError ?? TagError.unsupported("this tag has no NDEF platform"))
         }
@@ -79,7 +104,8 @@ public final class TagConnection: Sendable {
   /// Runs `body` with the tag's link, between tag commands (the reader's own commands).
   func withLink<T: Sendable>(_ body: (any Transceiver) throws(TransceiveError) -> T) throws(NFCReaderError) -> T {
     try engine.perform(ObjectIdentifier(self), generation: generation) { () throws(NFCReaderError) -> T in
-      try parts.withLock { parts throws(NFCReaderError) -> T in
+      try parts.withLock { all throws(NFCReaderError) -> T in
+        let parts = all[index]
         do { return try body(parts.link) } catch { throw NFCReaderError(error) }
       }
     }
@@ -95,7 +121,8 @@ public final class TagConnection: Sendable {
     // A raw command may authenticate or change the tag's state: none of it outlives the session.
     engine.resetOnRelease()
     return try engine.perform(ObjectIdentifier(self), generation: generation) { () throws(NFCReaderError) -> [UInt8] in
-      try parts.withLock { parts throws(NFCReaderError) -> [UInt8] in
+      try parts.withLock { all throws(NFCReaderError) -> [UInt8] in
+        let parts = all[index]
         guard command.count <= parts.link.capabilities.maxCommandLength else {
           throw NFCReaderError(.readerTransceiveErrorPacketTooLong,
                                "the command has \(command.count) bytes; this reader carries at most \(parts.link.capabilities.maxCommandLength)")

@@ -102,8 +102,8 @@ public final class NFCTagReaderSession: Sendable {
   /// Polls again: the tags found so far become invalid.
   public func restartPolling() { engine.restartPolling(afterRemoval: false) }
 
-  private func deliver(_ targets: [DetectedTarget], generation: Int) -> AfterDelivery {
-    let tags = targets.map { TagConnection(target: $0, engine: engine, generation: generation).tag }
+  private func deliver(_ targets: sending [DetectedTarget], generation: Int) -> AfterDelivery {
+    let tags = TagConnection.connections(to: targets, engine: engine, generation: generation).map(\.tag)
       .filter { pollingOption.contains($0.pollingOption) }
     guard !tags.isEmpty else { return .waitForRemoval }
     queue.async { [self] in delegate?.tagReaderSession(self, didDetect: tags) }

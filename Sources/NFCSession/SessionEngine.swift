@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import NFCTransport
 
 /// What a session does once it has handed what it found to its delegate.
@@ -40,7 +41,7 @@ final class SessionEngine: Sendable {
   /// What the owning session does with what the loop finds, and with the end.
   struct Hooks: Sendable {
     var becameActive: @Sendable () -> Void
-    var deliver: @Sendable (_ targets: [DetectedTarget], _ generation: Int) -> AfterDelivery
+    var deliver: @Sendable (_ targets: sending [DetectedTarget], _ generation: Int) -> AfterDelivery
     var identificationFailed: @Sendable (NFCReaderError) -> AfterDelivery
     var invalidated: @Sendable (NFCReaderError) -> Void
   }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Locking
 import Logging
 import NFCTransport
 

@@ -12,10 +12,10 @@ public protocol APDUTransport: AnyObject {
 }
 
 /// An ``APDUTransport`` that counts what passes through it into an ``ExchangeCounter``.
-public final class CountingAPDUTransport: APDUTransport {
-  public let base: any APDUTransport
+public final class CountingAPDUTransport: APDUTransport, Sendable {
+  public let base: any APDUTransport & Sendable
   private let counter: ExchangeCounter
-  public init(_ base: any APDUTransport, counter: ExchangeCounter) {
+  public init(_ base: any APDUTransport & Sendable, counter: ExchangeCounter) {
     self.base = base
     self.counter = counter
   }

@@ -1,3 +1,4 @@
+import Locking
 /// The NFC Forum tag platform a target speaks.
 public enum TagPlatform: String, Hashable, Sendable, CaseIterable {
   case type1, type2, type3, type4, type5

@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NFCTransport
+import Locking
 import PostgresNIO
 import ProvisioningLedger
 

@@ -1,4 +1,4 @@
-import NFCTransport
+import Locking
 import ProvisioningLedger
 import SQLiteNIO
 

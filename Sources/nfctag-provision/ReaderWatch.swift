@@ -1,3 +1,4 @@
+import Locking
 import NFCTagCLI
 import Dispatch
 import Logging

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import NDEF
 import NFCEmulator
 import NFCReaders
@@ -14,7 +15,7 @@ import Testing
     FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)").path
   }
 
-  static func poller(_ spec: String, transports: Locked<[any APDUTransport]>? = nil) throws -> SimulatorPoller {
+  static func poller(_ spec: String, transports: Locked<[any APDUTransport & Sendable]>? = nil) throws -> SimulatorPoller {
     try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
       transports?.withLock { $0.append(transport) }
       return try detectTarget(on: transport)
@@ -64,7 +65,7 @@ import Testing
 
   @Test func theLEDCommandTakesTheTagAwayAndTheLastOneLeavesAnEmptyField() throws {
     let directory = Self.directory()
-    let transports = Locked<[any APDUTransport]>([])
+    let transports = Locked<[any APDUTransport & Sendable]>([])
     let poller = try Self.poller("sim:ntag215+feed=2,seed=8,hand-ms=60000,images=\(directory)", transports: transports)
     let first = try poller.waitForTargets(timeoutMilliseconds: 1000)
     #expect(first.first?.identifier == FeederUIDs.uid(for: .ntag215, seed: 8, index: 1))

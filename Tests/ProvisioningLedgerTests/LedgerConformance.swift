@@ -1,5 +1,5 @@
 import Foundation
-import NFCTransport
+import Locking
 import ProvisioningLedger
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import NFCTransport
+import Locking
 import PostgresNIO
 import Testing
 import ProvisioningLedger
@@ -125,7 +125,7 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 }
 
 /// Values collected from several threads.
-final class Collected<Value>: Sendable {
+final class Collected<Value: Sendable>: Sendable {
   private let values = Locked<[Value]>([])
   func append(_ value: Value) { values.withLock { $0.append(value) } }
   var all: [Value] { values.withLock { $0 } }

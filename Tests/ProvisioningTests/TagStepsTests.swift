@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import NFCEmulator
 import NFCReaders
 import NFCSession

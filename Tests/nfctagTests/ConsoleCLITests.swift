@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Testing
 @testable import nfctag
 @testable import NFCTagCLI

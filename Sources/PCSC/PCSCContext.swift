@@ -125,9 +125,9 @@ public enum Disposition: UInt32, Sendable {
 ///
 /// Released when the object goes away. Safe to ``cancel()`` from another thread.
 ///
-/// `@unchecked Sendable`: its stored properties never change after init; pcsc-lite serialises
-/// calls on one context itself and documents `SCardCancel` for use from another thread.
-public final class PCSCContext: @unchecked Sendable {
+/// `Sendable`: its stored properties are `Sendable` and never change after init; pcsc-lite
+/// serialises calls on one context itself and documents `SCardCancel` for use from another thread.
+public final class PCSCContext: Sendable {
   let calls: any PCSCCalls
   let handle: SCARDCONTEXT
 

@@ -19,7 +19,7 @@ import Darwin
 /// - `slow`: the answer comes `seconds` late (10 by default), after the tag ran the command.
 /// - `drop`: the connection to vpcd closes when the APDU arrives, unanswered, as if the reader were
 ///   unplugged mid-command; the command does not reach the tag. Only the vpcd bridge can do this
-///   (``VPCDBridge``); in process it is a removal.
+///   (`VPCDBridge`); in process it is a removal.
 public struct InjectedFault: Hashable, Sendable, CustomStringConvertible {
   /// The faults, as `--fault` names them (see above).
   public enum Kind: String, CaseIterable, Sendable { case garbage, status, nak, slow, drop }

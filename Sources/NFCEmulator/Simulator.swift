@@ -134,7 +134,7 @@ public final class SimulatedAPDUTransport: APDUTransport {
   public var atr: [UInt8] { card.atr }
 
   /// Sends one APDU to the face, after the modelled latency.
-  /// - Throws: ``TransceiveError/tagRemoved`` once the tag left.
+  /// - Throws: `TransceiveError.tagRemoved` once the tag left.
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard !isRemoved else { throw .tagRemoved }
     let reply = card.transmit(apdu)

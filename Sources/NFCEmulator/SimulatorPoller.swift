@@ -48,15 +48,15 @@ public final class SimulatorPoller: TagPoller {
 
   /// The tag in the field, identified as a PC/SC reader's would be: one tag on the first wait only
   /// (later waits time out), or a feed's next tag as it arrives.
-  /// - Throws: ``PollError/timeout`` when no tag comes within `timeoutMilliseconds` (nil: no limit),
-  ///   ``PollError/cancelled`` after ``cancel()``.
+  /// - Throws: `PollError.timeout` when no tag comes within `timeoutMilliseconds` (nil: no limit),
+  ///   `PollError.cancelled` after ``cancel()``.
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
     try slot.waitForTargets(timeoutMilliseconds: timeoutMilliseconds)
   }
 
   /// Waits until a fed tag leaves, as its ``TagDeparture`` says. One tag stays in the field: the
   /// wait times out at once.
-  /// - Throws: ``PollError/timeout`` when the tag is still there, ``PollError/cancelled`` after
+  /// - Throws: `PollError.timeout` when the tag is still there, `PollError.cancelled` after
   ///   ``cancel()``.
   public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     try slot.waitForRemoval(timeoutMilliseconds: timeoutMilliseconds)

@@ -74,7 +74,7 @@ public final class ReaderCommandTransport: APDUTransport {
   private let escapeCode: UInt32?
 
   /// Opens `reader` for reader commands.
-  /// - Throws: ``PollError/readerUnavailable(_:)`` when neither an escape path nor a card is
+  /// - Throws: `PollError.readerUnavailable(_:)` when neither an escape path nor a card is
   ///   there, with what to do.
   public init(context: PCSCContext, reader: String) throws(PollError) {
     readerName = reader
@@ -106,7 +106,7 @@ public final class ReaderCommandTransport: APDUTransport {
   }
 
   /// Sends one pseudo-APDU, through the escape IOCTL when the driver allows it, else to the card.
-  /// - Throws: ``TransceiveError/transport(_:)`` when PC/SC fails.
+  /// - Throws: `TransceiveError.transport(_:)` when PC/SC fails.
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     do {
       if let escapeCode { return try card.control(code: escapeCode, apdu) }

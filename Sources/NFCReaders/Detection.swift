@@ -6,7 +6,7 @@ import NFCTransport
 /// The path is picked from what the reader answers, not from its name: an answer to
 /// `FF 00 48 00 00` that starts with "ACR122" means an ACR122U (a PN532 behind pseudo-APDUs);
 /// anything else is treated as a generic PC/SC Part 3 reader.
-/// - Throws: ``PollError/failed(_:)`` when the card cannot be identified.
+/// - Throws: `PollError.failed(_:)` when the card cannot be identified.
 public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil) throws(PollError) -> DetectedTarget {
   let link: any APDUTransport = logger.map { TracingTransport(transport, logger: $0) } ?? transport
   let atr = PartThreeATR(transport.atr)

@@ -15,7 +15,7 @@ public final class ACR122UType2Link: Transceiver {
   public init(transport: any APDUTransport) { self.transport = transport }
 
   /// Sends one Type 2 command and returns the tag's answer (an ACK as `[0x0A]`).
-  /// - Throws: ``TransceiveError/unsupported(_:)`` for a command longer than 250 bytes, a NAK,
+  /// - Throws: `TransceiveError.unsupported(_:)` for a command longer than 250 bytes, a NAK,
   ///   the PN532's error status (timeout: the tag is gone) or the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard command.count <= capabilities.maxCommandLength else { throw .unsupported("a command of \(command.count) bytes") }
@@ -50,7 +50,7 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
 
 /// Type 2 commands through a PC/SC Part 3 reader.
 ///
-/// Two paths, chosen once with a probe (two APDUs, on first use), sharing ``TransparentSession``
+/// Two paths, chosen once with a probe (two APDUs, on first use), sharing `TransparentSession`
 /// with ``PartThreeType5Link``:
 /// - **Transparent exchange** (ACS ACR1252U/ACR1552U and other readers with PC/SC Part 3 Manage
 ///   Session): start session `FF C2 00 00 02 81 00 00`, then Switch Protocol
@@ -59,7 +59,7 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
 ///   client code sends before NTAG commands). Every Type 2 frame (READ `30`, FAST_READ `3A`,
 ///   WRITE `A2`, GET_VERSION `60`, READ_SIG `3C`, PWD_AUTH `1B`, …) then goes out raw in the `95`
 ///   object without CRC; the reader adds it and strips it from the answer, as in the ISO 15693
-///   trace (NXP community thread 2093136). ``LinkCapabilities/rawCommands`` is true, so the Type 2 platform
+///   trace (NXP community thread 2093136). `LinkCapabilities.rawCommands` is true, so the Type 2 platform
 ///   identifies the chip with GET_VERSION and reads with FAST_READ.
 ///   Every frame carries a 100 ms timer (`5F 46 04 A0 86 01 00`, 100 000 µs little-endian): the
 ///   ACR1552 trace shows the reader's default timeout too short for an EEPROM write and no ACS
@@ -72,11 +72,11 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
 ///   A 4-bit ACK/NAK arrives as a one-byte `97` value (≤ 0Fh) with `92 01 04` (4 valid bits; our
 ///   reading of the PC/SC Part 3 `92` "number of valid bits in the last byte" object, no ACS
 ///   trace of it found): `0A` is returned as `[0x0A]` and a NAK is thrown as
-///   ``TransceiveError/nak(_:)``, as ``ACR122UType2Link`` does. No Type 2 command answers a
+///   `TransceiveError.nak(_:)`, as ``ACR122UType2Link`` does. No Type 2 command answers a
 ///   single full byte, so the length alone tells them apart when a reader omits `92`. A `C0`
-///   status `64 01` (no answer before the timer ran out) is ``TransceiveError/timeout``; a
+///   status `64 01` (no answer before the timer ran out) is `TransceiveError.timeout`; a
 ///   non-zero `96` response status on a longer answer (framing, parity or CRC error) is
-///   ``TransceiveError/chipError(_:)`` with its last byte.
+///   `TransceiveError.chipError(_:)` with its last byte.
 ///   After a timeout the next frame is preceded by Switch Protocol again (one APDU): a Type 2 tag
 ///   that got a command it does not know (GET_VERSION on a MIFARE Ultralight or NTAG203) falls
 ///   back to IDLE and stays mute until it is selected again (ISO 14443-3 state machine; nfcpy
@@ -132,7 +132,7 @@ public final class PartThreeType2Link: Transceiver {
 
   /// Sends one Type 2 command: as a frame in a transparent session, or mapped onto READ BINARY
   /// (READ) and UPDATE BINARY (WRITE) when the reader has none.
-  /// - Throws: ``TransceiveError/unsupported(_:)`` for an empty command, one over 240 bytes or
+  /// - Throws: `TransceiveError.unsupported(_:)` for an empty command, one over 240 bytes or
   ///   one the mapped path cannot carry; a NAK, a timeout, the reader's status or the transport's
   ///   failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {

@@ -8,12 +8,12 @@ import Locking
 import NFCTransport
 import PCSC
 
-/// A PC/SC card handle as an ``APDUTransport``.
+/// A PC/SC card handle as an `APDUTransport`.
 ///
 /// **A reader that does not answer.** `SCardTransmit` waits as long as the reader driver does, and
 /// vpcd (the virtual reader) waits for ever. With an `exchangeTimeout`, each exchange runs on a
 /// serial queue of the transport's own and the caller waits at most that long: then the exchange
-/// fails with ``TransceiveError/transport(_:)`` ("the reader did not answer within …"), which
+/// fails with `TransceiveError.transport(_:)` ("the reader did not answer within …"), which
 /// sessions treat as a lost tag. The call itself cannot be taken back: it keeps the card handle
 /// (and pcsc-lite keeps its context locked) until the reader answers, so the transport is then
 /// *abandoned*: every later exchange fails at once, and ``disconnect(_:)`` is queued behind the
@@ -46,9 +46,9 @@ public final class PCSCCardTransport: APDUTransport, Sendable {
   public var isAbandoned: Bool { abandoned.withLock { $0 } }
 
   /// Sends one APDU with `SCardTransmit` and returns the answer with SW1 SW2.
-  /// - Throws: ``TransceiveError/tagRemoved`` when the card left, ``TransceiveError/transport(_:)``
+  /// - Throws: `TransceiveError.tagRemoved` when the card left, `TransceiveError.transport(_:)`
   ///   for any other PC/SC failure, an abandoned transport or an exchange over ``exchangeTimeout``;
-  ///   ``TransceiveError/malformedResponse(_:)`` for an empty answer from a card still there.
+  ///   `TransceiveError.malformedResponse(_:)` for an empty answer from a card still there.
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     counter?.increment()
     let result: Result<[UInt8], PCSCFailure>

@@ -43,7 +43,7 @@ public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError
   throw .readerUnavailable("no reader named '\(spec)'; readers: \(readers.joined(separator: ", "))")
 }
 
-/// A PC/SC reader as a ``TagPoller``: waits with `SCardGetStatusChange`, connects, identifies.
+/// A PC/SC reader as a `TagPoller`: waits with `SCardGetStatusChange`, connects, identifies.
 ///
 /// A reader unplugged and plugged back, or a restarted pcscd, does not end a wait: the poller
 /// re-establishes its context and goes on waiting. One thread polls; ``cancel()`` may come from
@@ -100,8 +100,8 @@ public final class PCSCTagPoller: TagPoller {
   }
 
   /// Waits until the reader is empty; nil waits without a limit.
-  /// - Throws: ``PollError/timeout`` when the tag is still there after `timeoutMilliseconds`,
-  ///   ``PollError/cancelled`` after ``cancel()``, or the PC/SC failure.
+  /// - Throws: `PollError.timeout` when the tag is still there after `timeoutMilliseconds`,
+  ///   `PollError.cancelled` after ``cancel()``, or the PC/SC failure.
   public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds)
   }
@@ -128,7 +128,7 @@ public final class PCSCTagPoller: TagPoller {
   }
 
   /// Ends the wait in progress, from any thread (`SCardCancel`): it throws
-  /// ``PollError/cancelled``.
+  /// `PollError.cancelled`.
   public func cancel() {
     let context: PCSCContext = state.withLock {
       $0.cancelled = true

@@ -20,11 +20,11 @@ import NFCTransport
 ///   sends one standard frame, not Type 1's 7-bit short frame then one frame per byte), so the link programs the chip's CIU
 ///   the way nfcpy does, through WriteRegister (`D4 08 addrHi addrLo value …`) and ReadRegister
 ///   (`D4 06 addrHi addrLo …`, PN532 answer `D5 07 value …`). Three APDUs per command (nfcpy
-///   takes four), see ``ciuExchange(_:)``.
+///   takes four), see `ciuExchange(_:)`.
 /// - RSEG `10 ADDS …` → sixteen READ8 exchanges, as nfcpy does ("RSEG implementation does not
 ///   accept any segment other than 0"). ``capabilities`` reports 122 bytes (RALL's answer), the
 ///   longest Type 1 answer one exchange returns, so platforms read block by block instead.
-/// - RID (`78`) is refused (``TransceiveError/unsupported(_:)``): nfcpy `acr122.py` says it
+/// - RID (`78`) is refused (`TransceiveError.unsupported(_:)`): nfcpy `acr122.py` says it
 ///   cannot be sent through the ACR122U firmware; the UID comes from InListPassiveTarget/GET DATA.
 public final class ACR122UType1Link: Transceiver {
   let transport: any APDUTransport
@@ -41,8 +41,8 @@ public final class ACR122UType1Link: Transceiver {
 
   /// Sends one Type 1 command (RALL, READ, WRITE-E, WRITE-NE, READ8, WRITE-E8…) and returns the
   /// tag's answer without CRC.
-  /// - Throws: ``TransceiveError/unsupported(_:)`` for an empty command, RID or a command this
-  ///   path cannot carry; ``TransceiveError/malformedResponse(_:)`` for an answer of the wrong
+  /// - Throws: `TransceiveError.unsupported(_:)` for an empty command, RID or a command this
+  ///   path cannot carry; `TransceiveError.malformedResponse(_:)` for an answer of the wrong
   ///   length; the PN532's status or the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard let code = command.first else { throw .unsupported("an empty Type 1 command") }
@@ -98,7 +98,7 @@ public final class ACR122UType1Link: Transceiver {
   ///    InListPassiveTarget or the next program would then talk to tags without parity.
   /// 3. ReadRegister FIFOLevel + 13 × FIFOData, one APDU (nfcpy reads FIFOLevel alone first): the
   ///    registers are read in order, so the first value says how many of the others are real.
-  ///    FIFOLevel 0 means the tag did not answer → ``TransceiveError/timeout``; any other level
+  ///    FIFOLevel 0 means the tag did not answer → `TransceiveError.timeout`; any other level
   ///    than 13 is a malformed answer.
   /// The received bits hold the parity bits; ``Self/strippingParityBits(_:)`` removes them as nfcpy
   /// does, then CRC_B is checked and removed.
@@ -145,7 +145,7 @@ public final class ACR122UType1Link: Transceiver {
   }
 
   /// The values in `D5 <command+1> values… 90 00`; a reader status word other than 90 00 is
-  /// thrown as ``TransceiveError/status(_:)``.
+  /// thrown as `TransceiveError.status(_:)`.
   private func registerAnswer(_ reply: [UInt8], command: UInt8, count: Int) throws(TransceiveError) -> [UInt8] {
     guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
     guard response.statusWord.isSuccess else { throw .status(response.statusWord) }

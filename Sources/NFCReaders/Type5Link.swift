@@ -10,7 +10,7 @@ import NFCTransport
 ///   `FF C2 00 01 Lc [5F 46 04 timer] 95 len <frame> 00`, and the tag's answer comes back in the
 ///   `97` data object. Writes and locks carry a 1-second timer (`5F 46 04 40 42 0F 00`), because the
 ///   trace shows a WRITE SINGLE BLOCK timing out (`C0 03 01 64 01`) without it. Raw commands pass
-///   (``LinkCapabilities/rawCommands`` true) and one answer carries up to 240 bytes after the
+///   (`LinkCapabilities.rawCommands` true) and one answer carries up to 240 bytes after the
 ///   flags byte, so a tag answer plus the `C0`, `92`, `96`, `97` objects and `90 00` stays within
 ///   pcsc-lite's 258-byte short-APDU limit (60 blocks of 4 bytes per READ MULTIPLE BLOCKS).
 /// - **Mapped** (any other Part 3 reader with ISO 15693): READ SINGLE BLOCK `flags 20 [UID] blk`
@@ -25,13 +25,13 @@ import NFCTransport
 /// sending other pseudo-APDUs on the same handle.
 ///
 /// Answers are `flags data` (the flags byte kept, so callers see the tag's own frame). An answer
-/// with the error flag (01) is thrown as ``TransceiveError/nak(_:)`` carrying the ISO 15693 error
+/// with the error flag (01) is thrown as `TransceiveError.nak(_:)` carrying the ISO 15693 error
 /// code (10 block not available, 12 locked…): like a Type 2 NAK it is the tag refusing the
-/// command, and it keeps tag codes apart from reader status words (``TransceiveError/status(_:)``),
+/// command, and it keeps tag codes apart from reader status words (`TransceiveError.status(_:)`),
 /// which this link uses for `FF B0`/`FF D6` failures and non-`90 00` Manage Session states. A
-/// `64 01` state (no answer before the timer ran out) is thrown as ``TransceiveError/timeout``.
+/// `64 01` state (no answer before the timer ran out) is thrown as `TransceiveError.timeout`.
 /// An empty answer, or one with the error flag but no code byte, is a
-/// ``TransceiveError/malformedResponse(_:)`` (``ISO15693Response`` reads every answer).
+/// `TransceiveError.malformedResponse(_:)` (``ISO15693Response`` reads every answer).
 public final class PartThreeType5Link: Transceiver {
   let transport: any APDUTransport
   /// The session (ISO 15693 layer 3: `8F 02 02 03`) shared code with ``PartThreeType2Link``.
@@ -84,7 +84,7 @@ public final class PartThreeType5Link: Transceiver {
   /// Sends one ISO 15693 request (flags, command code, parameters; ISO/IEC 15693-3:2009 §7.3): as a
   /// frame in a transparent session, or mapped onto READ BINARY and UPDATE BINARY when the reader
   /// has none.
-  /// - Throws: ``TransceiveError/unsupported(_:)`` for a request shorter than 2 bytes or one the
+  /// - Throws: `TransceiveError.unsupported(_:)` for a request shorter than 2 bytes or one the
   ///   mapped path cannot carry; the tag's error, a timeout, the reader's status or the transport's
   ///   failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {

@@ -1,10 +1,10 @@
 import NFCTransport
 
-/// An in-memory ``Transceiver`` that replays a script of commands and answers, like NIO's
+/// An in-memory `Transceiver` that replays a script of commands and answers, like NIO's
 /// `EmbeddedChannel`.
 ///
 /// Each step names the command the code under test must send and what the "tag" answers. A command
-/// that differs from the script throws ``TransceiveError/unexpectedCommand(_:expected:)``.
+/// that differs from the script throws `TransceiveError.unexpectedCommand(_:expected:)`.
 /// - Warning: Not thread-safe; one test at a time.
 public final class EmbeddedTransceiver: Transceiver {
   /// One exchange of the script: the command expected, and the answer or failure to give.
@@ -26,7 +26,7 @@ public final class EmbeddedTransceiver: Transceiver {
   }
 
   /// Records `command` and gives the next step's answer.
-  /// - Throws: the step's failure, or ``TransceiveError/unexpectedCommand(_:expected:)`` when
+  /// - Throws: the step's failure, or `TransceiveError.unexpectedCommand(_:expected:)` when
   ///   `command` is not the step's or the script is used up.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     received.append(command)

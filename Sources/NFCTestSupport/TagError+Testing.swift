@@ -1,6 +1,6 @@
 import NFCTags
 
-/// Runs `body` and returns the ``TagError`` it threw, or nil.
+/// Runs `body` and returns the `TagError` it threw, or nil.
 public func tagError(_ body: () throws(TagError) -> Void) -> TagError? {
   do {
     try body()

@@ -87,7 +87,7 @@ public enum Type2Chip: String, CaseIterable, Sendable {
 /// OTP bits, static and dynamic lock bits, READ roll-over, FAST_READ ranges, PWD/PACK read as
 /// zero, PWD_AUTH and AUTH0/PROT, and mute on unknown commands. NTAG213/215/216 also have the
 /// NFC counter (READ_CNT, counted on the first READ or FAST_READ after the tag entered the field)
-/// and the UID and counter ASCII mirror on READ and FAST_READ (``NTAGMirror``, docs/tag-types.md).
+/// and the UID and counter ASCII mirror on READ and FAST_READ (`NTAGMirror`, docs/tag-types.md).
 /// The counter is not part of the memory image: a tag loaded from an image starts at 0.
 public final class Type2VirtualTag: VirtualTag {
   /// Which chip this is.
@@ -232,7 +232,7 @@ public final class Type2VirtualTag: VirtualTag {
   private var counterEnabled: Bool { chip.hasMirrorAndCounter && access & NTAGMirror.nfcCounterEnable != 0 }
   private var counterReadable: Bool { !(access & NTAGMirror.nfcCounterPasswordProtect != 0 && !authenticated) }
 
-  /// The mirror the configuration pages ask for, when it applies (see ``NTAGMirror``).
+  /// The mirror the configuration pages ask for, when it applies (see `NTAGMirror`).
   private func currentMirror() -> NTAGMirror? {
     guard chip.hasMirrorAndCounter, let cfg0 else { return nil }
     return NTAGMirror(mirrorByte: memory[cfg0], mirrorPage: memory[cfg0 + 2], uid: identifier, counter: nfcCounter,

@@ -23,6 +23,17 @@ extension MessageKind {
   static var aliases: [String] { [] }
 }
 
+/// A command of one kind (`ndef encode KIND`, `write KIND`): named, aliased and described by it.
+protocol MessageKindCommand: ParsableCommand {
+  associatedtype Kind: MessageKind
+}
+
+extension MessageKindCommand {
+  static var configuration: CommandConfiguration {
+    CommandConfiguration(commandName: Kind.kindName, abstract: Kind.abstract, aliases: Kind.aliases)
+  }
+}
+
 /// Reads data given inline (`--data`) or from a file (`--file`), exactly one of them.
 private func inlineOrFile(data: String?, file: String?) throws(CLIFailure) -> [UInt8] {
   switch (data, file) {

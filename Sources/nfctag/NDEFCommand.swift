@@ -106,10 +106,7 @@ private func encodeKindCommand<Kind: MessageKind>(_ kind: Kind.Type) -> any Pars
 }
 
 /// `nfctag ndef encode KIND …`: one subcommand per ``MessageKind``.
-struct EncodeKindCommand<Kind: MessageKind>: ParsableCommand {
-  static var configuration: CommandConfiguration {
-    CommandConfiguration(commandName: Kind.kindName, abstract: Kind.abstract, aliases: Kind.aliases)
-  }
+struct EncodeKindCommand<Kind: MessageKind>: MessageKindCommand {
   @OptionGroup var kind: Kind
   @Option(name: [.customLong("format"), .customLong("output")],
           help: "Output: hex, raw bytes or base64 (--output is its older name).")

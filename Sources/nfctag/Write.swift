@@ -20,10 +20,7 @@ private func writeKindCommand<Kind: MessageKind>(_ kind: Kind.Type) -> any Parsa
 }
 
 /// `nfctag write KIND …`: builds the message with the shared ``MessageKind`` grammar and writes it.
-struct WriteKindCommand<Kind: MessageKind>: ParsableCommand {
-  static var configuration: CommandConfiguration {
-    CommandConfiguration(commandName: Kind.kindName, abstract: Kind.abstract, aliases: Kind.aliases)
-  }
+struct WriteKindCommand<Kind: MessageKind>: MessageKindCommand {
   @OptionGroup var kind: Kind
   @OptionGroup var readerOptions: ReaderOptions
   @Flag(help: "Add the records after the ones already on the tag.") var append = false

@@ -7,7 +7,7 @@ import NFCTransport
 ///
 /// Get it from a connected tag with ``NFCNDEFTag/ntag21xConfiguration``. Other tags have no such
 /// pages: every method throws 1 (unsupported feature) on them. Same rules as the tag's other
-/// commands: connect first; failures are ``NFCReaderError`` with the platform's ``TagError``
+/// commands: connect first; failures are ``NFCReaderError`` with the platform's `TagError`
 /// underneath.
 public struct NTAG21xConfiguration: Sendable {
   let connection: TagConnection

@@ -1,6 +1,7 @@
 import NFCTagCLI
 import ArgumentParser
 import NFCSession
+import NFCTransport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

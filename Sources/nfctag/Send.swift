@@ -2,6 +2,7 @@ import NFCTagCLI
 import ArgumentParser
 import Dispatch
 import NFCSession
+import NFCTransport
 import Synchronization
 
 extension NFCTool {

@@ -2,6 +2,7 @@ import NFCTagCLI
 import ArgumentParser
 import NDEF
 import NFCSession
+import NFCTransport
 import NFCTags
 
 extension NFCTool {

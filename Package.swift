@@ -103,6 +103,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerPostgres", "Locking"], path: "Benchmarks/PostgresLedgerBench"),
 
     .testTarget(name: "HexTests", dependencies: ["Hex"]),
+    .testTarget(name: "LockingTests", dependencies: ["Locking"]),
     .testTarget(name: "NDEFTests", dependencies: ["NDEF", "NFCTestSupport"]),
     .testTarget(name: "NDEFJSONTests", dependencies: ["NDEFJSON", "NDEF"]),
     .testTarget(name: "NFCTransportTests", dependencies: ["NFCTransport"]),

@@ -16,7 +16,7 @@ package enum LedgerExportFormat: String, ExpressibleByArgument, CaseIterable, Se
 /// `nfctag ledger status|export|release`: what a provisioning ledger holds, its audit report,
 /// and freeing a row by hand. Works the same on a ledger file and on a PostgreSQL ledger.
 ///
-/// The declarations: options only. The runs are nfctag-provision's (``ProvisioningCommandsRunner``).
+/// The declarations: options only. The runs are nfctag-provision's (``CommandHandler``).
 package struct LedgerCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "ledger",
@@ -39,7 +39,7 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run() throws { try ProvisioningCommands.runner().run(self) }
+    package func run() throws { try CommandHandler.run(self) }
   }
 
   /// `ledger export`: the audit report.
@@ -59,7 +59,7 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run() throws { try ProvisioningCommands.runner().run(self) }
+    package func run() throws { try CommandHandler.run(self) }
   }
 
   /// `ledger release`: a claimed or failed row back to pending, its tag forgotten.
@@ -76,6 +76,6 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run() throws { try ProvisioningCommands.runner().run(self) }
+    package func run() throws { try CommandHandler.run(self) }
   }
 }

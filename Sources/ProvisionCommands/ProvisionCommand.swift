@@ -11,7 +11,7 @@ package enum MirrorArgument: String, ExpressibleByArgument, CaseIterable, Sendab
 /// `nfctag provision`: a row per tag from a rows file (or a count), verified, recorded in a ledger.
 ///
 /// The declaration: options and their checks. The run is nfctag-provision's
-/// (``ProvisioningCommandsRunner``).
+/// (``CommandHandler``).
 package struct ProvisionCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "provision",
@@ -101,6 +101,6 @@ package struct ProvisionCommand: ParsableCommand {
   }
 
   package func run() throws {
-    try ProvisioningCommands.runner().run(self)
+    try CommandHandler.run(self)
   }
 }

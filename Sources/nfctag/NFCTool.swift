@@ -5,10 +5,10 @@ import ProvisionCommands
 /// The `nfctag` command: read, write and emulate NFC Forum tags through PC/SC readers.
 @main
 struct NFCTool: ParsableCommand {
-  /// `provision` and `ledger` run in nfctag-provision (``ProvisioningHelper``); the command line
-  /// is parsed here, so help and usage errors come from this program.
+  /// `provision` and `ledger` run in nfctag-provision (``HandOver``); the command line is parsed
+  /// here, so help and usage errors come from this program.
   static func main() {
-    ProvisioningCommands.install(ProvisioningHelper())
+    CommandHandler.install { _ in try HandOver.toProvisioningProgram() }
     mainWithOneLineErrors()
   }
 

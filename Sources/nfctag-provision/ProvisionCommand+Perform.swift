@@ -12,7 +12,7 @@ import Glibc
 import Darwin
 #endif
 
-extension ProvisionCommand {
+extension ProvisionCommand: PerformedCommand {
   /// `--mirror` as Provisioning's mode.
   var mirrorMode: MirrorMode? { mirror.flatMap { MirrorMode(rawValue: $0.rawValue) } }
 

@@ -7,9 +7,14 @@ import ProvisionCommands
 /// command line, then hands it over unchanged (`exec`); run directly, this program takes the same
 /// command lines (`nfctag-provision provision …`, `nfctag-provision ledger status …`).
 @main
-struct ProvisionTool: ParsableCommand {
+struct NFCTagProvision: ParsableCommand {
   static func main() {
-    ProvisioningCommands.install(ProvisioningWork())
+    CommandHandler.install { command in
+      guard let command = command as? any PerformedCommand else {
+        throw fail(CLIFailure(ExitStatus.software, "nfctag-provision cannot run \(type(of: command).configuration.commandName ?? "this command")"))
+      }
+      try command.perform()
+    }
     mainWithOneLineErrors()
   }
 
@@ -19,10 +24,10 @@ struct ProvisionTool: ParsableCommand {
     subcommands: [ProvisionCommand.self, LedgerCommand.self])
 }
 
-/// The work behind `provision` and `ledger` (``ProvisioningCommandsRunner``).
-struct ProvisioningWork: ProvisioningCommandsRunner {
-  func run(_ command: ProvisionCommand) throws { try command.perform() }
-  func run(_ command: LedgerCommand.Status) throws { try command.perform() }
-  func run(_ command: LedgerCommand.Export) throws { try command.perform() }
-  func run(_ command: LedgerCommand.Release) throws { try command.perform() }
+/// A command whose work this program does, once ``CommandHandler`` hands it over: each command's
+/// conformance sits beside its `perform()` (`ProvisionCommand+Perform.swift`,
+/// `LedgerCommand+Perform.swift`).
+protocol PerformedCommand: ParsableCommand {
+  /// Runs the command; every failure ends as one `nfctag: ` line and its exit status.
+  func perform() throws
 }

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+@testable import nfctag
 
 /// `provision` and `ledger` run in nfctag-provision, which nfctag `exec`s once the command line
 /// is parsed (docs/architecture.md); nfctag itself shows their help, usage errors and
 /// completions. No pcscd needed.
-struct ProvisioningHelperTests {
+struct HandOverTests {
   /// Runs `body` with an nfctag that has no nfctag-provision next to it nor in ../libexec/nfctag:
   /// a hard link (a copy across file systems) in a folder of its own, since nfctag looks where
   /// its real file is. The folder is removed afterwards.
@@ -17,6 +18,19 @@ struct ProvisioningHelperTests {
     let lone = dir.appendingPathComponent("nfctag")
     if link(nfctagBinary().path, lone.path) != 0 { try FileManager.default.copyItem(at: nfctagBinary(), to: lone) }
     try body(lone)
+  }
+
+  /// nfctag-provision is looked for next to nfctag's own file and in ../libexec/nfctag from it;
+  /// never in the current directory, when nfctag's own path is unknown (no /proc/self/exe) or
+  /// relative (an argv[0] found on PATH).
+  @Test func whereNFCTagProvisionIsLookedFor() {
+    #expect(HandOver.candidates(executable: "/usr/bin/nfctag")
+            == ["/usr/bin/nfctag-provision", "/usr/bin/../libexec/nfctag/nfctag-provision"])
+    #expect(HandOver.candidates(executable: "/nfctag") == ["/nfctag-provision", "/../libexec/nfctag/nfctag-provision"])
+    #expect(HandOver.candidates(executable: nil).isEmpty)
+    #expect(HandOver.candidates(executable: "nfctag").isEmpty)
+    #expect(HandOver.candidates(executable: "./nfctag").isEmpty)
+    #expect(HandOver.candidates(executable: "bin/nfctag").isEmpty)
   }
 
   @Test func theHelperIsBuiltNextToNFCTag() {

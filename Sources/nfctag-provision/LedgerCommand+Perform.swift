@@ -16,7 +16,7 @@ extension LedgerOptions {
   }
 }
 
-extension LedgerCommand.Status {
+extension LedgerCommand.Status: PerformedCommand {
   /// Prints the counts; a failure ends as one `nfctag: ` line and its exit status.
   func perform() throws {
     do {
@@ -30,7 +30,7 @@ extension LedgerCommand.Status {
   }
 }
 
-extension LedgerCommand.Export {
+extension LedgerCommand.Export: PerformedCommand {
   /// Writes the report; a failure ends as one `nfctag: ` line and its exit status.
   func perform() throws {
     do {
@@ -55,7 +55,7 @@ extension LedgerCommand.Export {
   }
 }
 
-extension LedgerCommand.Release {
+extension LedgerCommand.Release: PerformedCommand {
   /// Frees the row; a failure ends as one `nfctag: ` line and its exit status.
   func perform() throws {
     do {

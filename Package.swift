@@ -45,7 +45,7 @@ let package = Package(
     .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport", "Locking",
                                                .product(name: "Logging", package: "swift-log")]),
     // Core NFC look-alike reader sessions: the one road from a program to a tag.
-    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "NFCReaders", "PCSC", "Locking",
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking",
                                                .product(name: "Logging", package: "swift-log")]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),

@@ -5,91 +5,6 @@ func makeType4Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
   Type4Tag(identifier: target.identifier, link: target.link, atr: target.atr)
 }
 
-/// The capability container (CC file E103h) of an NFC Forum Type 4 tag.
-///
-/// Layout (NFC Forum T4T 2.0/3.0; nfcpy `tt4.py` `_discover_ndef`):
-/// CCLEN (2), mapping version (1), MLe (2), MLc (2), then the NDEF File Control TLV
-/// `04 06 FID(2) size(2) read(1) write(1)` or, from mapping version 3.0, the ENDEF File Control
-/// TLV `06 08 FID(2) size(4) read(1) write(1)`. TLV 04 files start with a 2-byte NLEN, TLV 06
-/// files with a 4-byte ENLEN.
-public struct Type4CapabilityContainer: Hashable, Sendable {
-  /// The CC bytes read (at least 15).
-  public var bytes: [UInt8]
-  /// CCLEN: the size of the CC the tag declares.
-  public var length: Int
-  /// Major version in the high nibble, minor in the low one (20h = 2.0).
-  public var mappingVersion: UInt8
-  /// MLe: the most data bytes one READ BINARY answer may carry.
-  public var maxResponseData: Int
-  /// MLc: the most data bytes one UPDATE BINARY command may carry.
-  public var maxCommandData: Int
-  /// The NDEF File Control TLV's tag: 04h (NLEN) or 06h (ENLEN).
-  public var controlTLV: UInt8
-  /// The NDEF file's identifier (usually E104h).
-  public var ndefFileID: [UInt8]
-  /// The NDEF file's size in bytes, length field included.
-  public var ndefFileSize: Int
-  /// Read access byte: 00 granted; anything else is read-protected (nfcpy: readable iff 00).
-  public var readAccess: UInt8
-  /// Write access byte: 00 granted, FFh no write access, other values proprietary (nfcpy:
-  /// writable iff 00).
-  public var writeAccess: UInt8
-
-  /// 2 (NLEN) or 4 (ENLEN).
-  public var lengthFieldSize: Int { controlTLV == 0x06 ? 4 : 2 }
-  /// The largest NDEF message: the file size less the length field (nfcpy `_capacity`).
-  public var capacity: Int { max(0, ndefFileSize - lengthFieldSize) }
-  /// "2.0" and so on.
-  public var versionText: String { "\(mappingVersion >> 4).\(mappingVersion & 0x0F)" }
-
-  /// Parses the first 15 (TLV 04) or 17 (TLV 06) bytes of a CC file.
-  /// - Throws: ``TagError/notFormatted(_:)`` for an unknown major version or a CC without an NDEF
-  ///   File Control TLV; ``TagError/malformed(_:offset:)`` for impossible sizes.
-  public init(parsing bytes: [UInt8]) throws(TagError) {
-    guard bytes.count >= 15 else {
-      throw .malformed("the CC file holds \(bytes.count) bytes; at least 15 are needed", offset: 0)
-    }
-    self.bytes = bytes
-    length = Int(bytes[0]) << 8 | Int(bytes[1])
-    mappingVersion = bytes[2]
-    maxResponseData = Int(bytes[3]) << 8 | Int(bytes[4])
-    maxCommandData = Int(bytes[5]) << 8 | Int(bytes[6])
-    controlTLV = bytes[7]
-    guard (1...3).contains(mappingVersion >> 4) else {
-      throw .notFormatted("the CC names mapping version \(mappingVersion >> 4).\(mappingVersion & 0x0F); "
-                          + "versions 1.x to 3.x are known")
-    }
-    guard length >= 15 else { throw .malformed("CCLEN is \(length), less than 15", offset: 0) }
-    guard maxResponseData >= 1, maxCommandData >= 1 else {
-      throw .malformed("the CC gives MLe \(maxResponseData) and MLc \(maxCommandData)", offset: 3)
-    }
-    switch (bytes[7], bytes[8]) {
-    case (0x04, 0x06):
-      ndefFileID = [bytes[9], bytes[10]]
-      ndefFileSize = Int(bytes[11]) << 8 | Int(bytes[12])
-      readAccess = bytes[13]
-      writeAccess = bytes[14]
-    case (0x06, 0x08):
-      guard bytes.count >= 17, length >= 17 else {
-        throw .malformed("the ENDEF File Control TLV is cut short (CC of \(bytes.count) bytes)", offset: 7)
-      }
-      ndefFileID = [bytes[9], bytes[10]]
-      ndefFileSize = Int(bytes[11]) << 24 | Int(bytes[12]) << 16 | Int(bytes[13]) << 8 | Int(bytes[14])
-      readAccess = bytes[15]
-      writeAccess = bytes[16]
-    default:
-      throw .notFormatted("the CC holds TLV \(hexString(bytes[7...8], separator: " ")) at byte 7, not an NDEF "
-                          + "File Control TLV (04 06 or 06 08)")
-    }
-    guard ndefFileSize > lengthFieldSize else {
-      throw .malformed("the NDEF file is \(ndefFileSize) bytes, no room after its length field", offset: 11)
-    }
-    guard ndefFileID != [0xE1, 0x03], ndefFileID != [0x3F, 0x00], ndefFileID != [0x00, 0x00] else {
-      throw .malformed("the CC names the reserved file \(hexString(ndefFileID)) as the NDEF file", offset: 9)
-    }
-  }
-}
-
 /// An NFC Forum Type 4 tag: the NDEF Tag Application (ISO 7816-4 files over ISO-DEP).
 ///
 /// Sequence (NFC Forum T4T; nfcpy `tt4.py`): SELECT the application by its
@@ -122,7 +37,7 @@ public final class Type4Tag: NDEFTagPlatform {
   /// The CC, once read.
   public private(set) var capabilityContainer: Type4CapabilityContainer?
   /// True when the application answered to the v1 name only.
-  public private(set) var isVersion1 = false
+  public internal(set) var isVersion1 = false
 
   /// The NDEF Tag Application name of mapping version 2.0 and later.
   public static let applicationV2: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
@@ -131,8 +46,9 @@ public final class Type4Tag: NDEFTagPlatform {
   /// The CC file identifier.
   public static let ccFileID: [UInt8] = [0xE1, 0x03]
 
-  private enum Selection: Equatable { case none, application, file([UInt8]) }
-  private var selection: Selection = .none
+  /// What the tag has selected, as far as this object knows: nothing, the application, or a file.
+  enum Selection: Equatable { case none, application, file([UInt8]) }
+  var selection: Selection = .none
 
   /// Creates the platform.
   /// - Parameters:
@@ -305,49 +221,6 @@ public final class Type4Tag: NDEFTagPlatform {
     }
   }
 
-  public func info() throws(TagError) -> TagInfo {
-    let cc: Type4CapabilityContainer
-    do {
-      cc = try discover()
-    } catch {
-      guard case .notFormatted(let why) = error else { throw error }
-      let none = TagInfoFact("NDEF application", key: "ndefApplication", text: "no NDEF application", value: .bool(false))
-      return TagInfo(platform: .type4, chip: chipName(cc: nil), identifier: identifier, memorySize: 0,
-                     ndef: NDEFStatusReport(status: .notSupported, capacity: 0), capabilityContainer: [],
-                     locks: [none], details: [.ndefProblem(why)] + atsDetails)
-    }
-    let report = try queryNDEFStatus()
-    func access(_ label: String, key: String, _ b: UInt8) -> TagInfoFact {
-      let (words, meaning) = b == 0x00 ? ("00 (granted)", "granted")
-        : (b == 0xFF ? ("FF (none)", "none") : ("\(hexString([b])) (proprietary)", "proprietary"))
-      return TagInfoFact(label, key: key, text: "\(label == "NDEF file write access" ? label : "read access") \(words)",
-                         value: accessValue(b, meaning: meaning))
-    }
-    let locks = [access("NDEF file write access", key: "writeAccess", cc.writeAccess),
-                 access("NDEF file read access", key: "readAccess", cc.readAccess)]
-    let aid = isVersion1 ? "D2760000850100" : "D2760000850101"
-    let (read, write) = (readChunk(cc), writeChunk(cc))
-    var details: [TagInfoFact] = [
-      TagInfoFact("Application", key: "application",
-                  text: isVersion1 ? "NDEF Tag Application v1 (\(aid))" : "NDEF Tag Application (\(aid))",
-                  value: .members(["aid": .string(aid), "version": .number(isVersion1 ? 1 : 2)])),
-      TagInfoFact("Mapping version", key: "mappingVersion", text: cc.versionText, value: .string(cc.versionText)),
-      TagInfoFact("MLe / MLc", key: "maxData", text: "\(cc.maxResponseData) / \(cc.maxCommandData) bytes",
-                  value: .members(["mle": .number(cc.maxResponseData), "mlc": .number(cc.maxCommandData)])),
-      TagInfoFact("NDEF file", key: "ndefFile",
-                  text: "\(hexString(cc.ndefFileID)), \(cc.ndefFileSize) bytes, \(cc.lengthFieldSize)-byte length field",
-                  value: .members(["id": .bytes(cc.ndefFileID), "size": .number(cc.ndefFileSize),
-                                   "lengthFieldSize": .number(cc.lengthFieldSize)])),
-      TagInfoFact("Link", key: "link", text: "\(read) bytes per READ BINARY, \(write) per UPDATE BINARY",
-                  value: .members(["readBinaryBytes": .number(read), "updateBinaryBytes": .number(write)])),
-    ]
-    details += atsDetails
-    let isNTAG424 = chipName(cc: cc).hasPrefix("NTAG 424")
-    return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
-                   memorySize: isNTAG424 ? 416 : cc.length + cc.ndefFileSize, ndef: report,
-                   capabilityContainer: cc.bytes, locks: locks, details: details)
-  }
-
   /// The CC file (read to its end: Le 00, or CCLEN when the tag refuses that) followed by the whole
   /// NDEF file: the layout of the emulator's Type 4 image.
   public func readMemory() throws(TagError) -> [UInt8] {
@@ -375,30 +248,13 @@ public final class Type4Tag: NDEFTagPlatform {
 
   // MARK: Internals
 
-  /// The chip, as far as the ATS and CC tell.
-  private func chipName(cc: Type4CapabilityContainer?) -> String {
-    // NTAG 424 DNA: ATS 06 77 77 71 02 80, CC 00 17 20 0100 00FF 04 06 E104 0100 (factory files).
-    if ats == [0x06, 0x77, 0x77, 0x71, 0x02, 0x80], let cc, cc.length == 0x17, cc.ndefFileID == [0xE1, 0x04],
-       cc.ndefFileSize == 256 {
-      return "NTAG 424 DNA (by its ATS and CC)"
-    }
-    guard let cc else { return "ISO-DEP card" }
-    return "Type 4 tag (mapping version \(cc.versionText))"
-  }
-
-  private var atsDetails: [TagInfoFact] {
-    if let ats { return [.bytes("ATS", key: "ats", ats)] }
-    if !historicalBytes.isEmpty { return [.bytes("Historical bytes", key: "historicalBytes", historicalBytes)] }
-    return []
-  }
-
   /// Bytes per READ BINARY: MLe, the link's limit, and 65536 (extended Le); 256 without extended APDUs.
-  private func readChunk(_ cc: Type4CapabilityContainer) -> Int {
+  func readChunk(_ cc: Type4CapabilityContainer) -> Int {
     max(1, min(cc.maxResponseData, link.capabilities.maxResponseLength, 65536))
   }
 
   /// Bytes per UPDATE BINARY: MLc and the link's command limit less the header (5, or 7 extended).
-  private func writeChunk(_ cc: Type4CapabilityContainer) -> Int {
+  func writeChunk(_ cc: Type4CapabilityContainer) -> Int {
     let maxCommand = link.capabilities.maxCommandLength
     if cc.maxCommandData > 255, maxCommand > 261 {
       return max(1, min(cc.maxCommandData, maxCommand - 7, 65535))
@@ -406,22 +262,8 @@ public final class Type4Tag: NDEFTagPlatform {
     return max(1, min(cc.maxCommandData, 255, maxCommand - 5))
   }
 
-  /// Runs `body`; when it fails because a selection remembered from an earlier operation was lost
-  /// (the tag was reset), selects again and runs it once more.
-  private func withSelectionRecovery<T>(_ body: () throws(TagError) -> T) throws(TagError) -> T {
-    let reused = selection != .none
-    do {
-      return try body()
-    } catch {
-      guard reused, case .transceive(.status(let sw), _, _) = error, sw == .fileNotFound || sw == .commandNotAllowed
-      else { throw error }
-      selection = .none
-      return try body()
-    }
-  }
-
   /// Selects the application and reads the CC, unless that was done on this connection already.
-  private func discover() throws(TagError) -> Type4CapabilityContainer {
+  func discover() throws(TagError) -> Type4CapabilityContainer {
     if let capabilityContainer { return capabilityContainer }
     if selection == .none { try selectApplication() }
     try select(file: Self.ccFileID, notFound: "the NDEF application has no CC file (E103)")
@@ -436,71 +278,6 @@ public final class Type4Tag: NDEFTagPlatform {
     let cc = try Type4CapabilityContainer(parsing: bytes)
     capabilityContainer = cc
     return cc
-  }
-
-  private func selectApplication() throws(TagError) {
-    selection = .none
-    let (_, sw2) = try exchange([0x00, 0xA4, 0x04, 0x00, 0x07] + Self.applicationV2 + [0x00],
-                                what: "SELECT (NDEF application)", address: nil)
-    if sw2.isSuccess {
-      isVersion1 = false
-      selection = .application
-      return
-    }
-    let (_, sw1) = try exchange([0x00, 0xA4, 0x04, 0x00, 0x07] + Self.applicationV1,
-                                what: "SELECT (NDEF application v1)", address: nil)
-    guard sw1.isSuccess else {
-      throw .notFormatted("no NDEF Tag Application: SELECT by name answered "
-                          + "\(Self.spaced(sw2, "v2")) and \(Self.spaced(sw1, "v1"))")
-    }
-    isVersion1 = true
-    selection = .application
-  }
-
-  /// Selects an elementary file by identifier, unless it is the current one.
-  private func select(file fid: [UInt8], notFound: String? = nil) throws(TagError) {
-    if selection == .file(fid) { return }
-    if selection == .none { try selectApplication() }
-    let p2: UInt8 = isVersion1 ? 0x00 : 0x0C
-    let (_, sw) = try exchange([0x00, 0xA4, 0x00, p2, 0x02] + fid, what: "SELECT (file \(hexString(fid)))", address: nil)
-    guard sw.isSuccess else {
-      selection = .application
-      if let notFound { throw .notFormatted("\(notFound): SELECT answered \(Self.spaced(sw))") }
-      throw .transceive(.status(sw), command: "SELECT (file \(hexString(fid)))", address: nil)
-    }
-    selection = .file(fid)
-  }
-
-  /// READ BINARY of `length` bytes at `offset` in the current file. Answers of fewer bytes are
-  /// accepted (the caller reads on); `62 82` (end of file) too when `acceptShort`; `6C xx` is
-  /// retried once with Le = xx.
-  private func readBinary(offset: Int, length: Int, what: String, acceptShort: Bool = false) throws(TagError) -> [UInt8] {
-    guard offset >= 0, offset <= 0x7FFF else {
-      throw .unsupported("offset \(offset) needs READ BINARY with an offset data object (B1h), which is not sent")
-    }
-    guard length >= 1 else { return [] }
-    var le = length
-    for attempt in 0..<2 {
-      var apdu: [UInt8] = [0x00, 0xB0, UInt8(offset >> 8), UInt8(offset & 0xFF)]
-      if le > 256 {
-        apdu += [0x00, UInt8((le >> 8) & 0xFF), UInt8(le & 0xFF)]  // extended Le (0000 = 65536)
-      } else {
-        apdu.append(UInt8(le & 0xFF))  // 00 = 256
-      }
-      let (data, sw) = try exchange(apdu, what: what, address: offset)
-      if let exact = sw.exactLength, attempt == 0, sw.sw2 != 0 {
-        le = exact
-        continue
-      }
-      guard sw.isSuccess || (acceptShort && sw == .endOfFileReached) else {
-        throw .transceive(.status(sw), command: what, address: offset)
-      }
-      guard !data.isEmpty, data.count <= le else {
-        throw .transceive(.malformedResponse(data + sw.bytes), command: what, address: offset)
-      }
-      return data
-    }
-    throw .transceive(.malformedResponse([]), command: what, address: offset)
   }
 
   /// The CC's file size is a claim: before the first write, the last byte the message needs is
@@ -524,45 +301,6 @@ public final class Type4Tag: NDEFTagPlatform {
       if try readable(middle) { low = middle } else { high = middle }
     }
     throw .insufficientCapacity(needed: bytes - n, capacity: min(claimed, max(0, low + 1 - n)))
-  }
-
-  private func updateBinary(offset: Int, data: [UInt8]) throws(TagError) {
-    guard offset >= 0, offset <= 0x7FFF else {
-      throw .unsupported("offset \(offset) needs UPDATE BINARY with an offset data object (D7h), which is not sent")
-    }
-    var apdu: [UInt8] = [0x00, 0xD6, UInt8(offset >> 8), UInt8(offset & 0xFF)]
-    if data.count > 255 {
-      apdu += [0x00, UInt8(data.count >> 8), UInt8(data.count & 0xFF)]
-    } else {
-      apdu.append(UInt8(data.count))
-    }
-    let (_, sw) = try exchange(apdu + data, what: "UPDATE BINARY", address: offset)
-    guard sw.isSuccess else {
-      if sw == .securityStatusNotSatisfied { throw .readOnly }
-      throw .transceive(.status(sw), command: "UPDATE BINARY", address: offset)
-    }
-  }
-
-  /// Sends one APDU; returns the data and SW1 SW2. `61 xx` is followed by GET RESPONSE.
-  private func exchange(_ apdu: [UInt8], what: String, address: Int?) throws(TagError) -> ([UInt8], StatusWord) {
-    var data: [UInt8] = []
-    var command = apdu
-    for _ in 0..<256 {
-      let reply: [UInt8]
-      do {
-        reply = try link.transceive(command)
-      } catch {
-        throw .transceive(error, command: what, address: address)
-      }
-      guard let response = ResponseAPDU(reply) else {
-        throw .transceive(.malformedResponse(reply), command: what, address: address)
-      }
-      data += response.data
-      let sw = response.statusWord
-      guard sw.moreDataLength != nil else { return (data, sw) }
-      command = [0x00, 0xC0, 0x00, 0x00, sw.sw2]  // GET RESPONSE
-    }
-    throw .transceive(.malformedResponse(data), command: what, address: address)
   }
 
   /// `head` (the file's first bytes) read on until it holds the whole NLEN or ENLEN: a CC whose MLe
@@ -590,13 +328,5 @@ public final class Type4Tag: NDEFTagPlatform {
 
   private static func bigEndian(_ value: Int, size: Int) -> [UInt8] {
     (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-  }
-
-  /// "6a 82 (v2, file or application not found)": the status word as people read it in messages,
-  /// with `note` and the status word's meaning in parentheses when there are any.
-  private static func spaced(_ sw: StatusWord, _ note: String? = nil) -> String {
-    let details = [note, sw.isKnown ? sw.meaning : nil].compactMap { $0 }
-    let bytes = hexString(sw.bytes, separator: " ")
-    return details.isEmpty ? bytes : "\(bytes) (\(details.joined(separator: ", ")))"
   }
 }

@@ -1,0 +1,64 @@
+import NFCTransport
+
+/// What `info` shows of a Type 4 tag: the application, the CC's limits and access, the ATS.
+extension Type4Tag {
+  public func info() throws(TagError) -> TagInfo {
+    let cc: Type4CapabilityContainer
+    do {
+      cc = try discover()
+    } catch {
+      guard case .notFormatted(let why) = error else { throw error }
+      let none = TagInfoFact("NDEF application", key: "ndefApplication", text: "no NDEF application", value: .bool(false))
+      return TagInfo(platform: .type4, chip: chipName(cc: nil), identifier: identifier, memorySize: 0,
+                     ndef: NDEFStatusReport(status: .notSupported, capacity: 0), capabilityContainer: [],
+                     locks: [none], details: [.ndefProblem(why)] + atsDetails)
+    }
+    let report = try queryNDEFStatus()
+    func access(_ label: String, key: String, _ b: UInt8) -> TagInfoFact {
+      let (words, meaning) = b == 0x00 ? ("00 (granted)", "granted")
+        : (b == 0xFF ? ("FF (none)", "none") : ("\(hexString([b])) (proprietary)", "proprietary"))
+      return TagInfoFact(label, key: key, text: "\(label == "NDEF file write access" ? label : "read access") \(words)",
+                         value: accessValue(b, meaning: meaning))
+    }
+    let locks = [access("NDEF file write access", key: "writeAccess", cc.writeAccess),
+                 access("NDEF file read access", key: "readAccess", cc.readAccess)]
+    let aid = isVersion1 ? "D2760000850100" : "D2760000850101"
+    let (read, write) = (readChunk(cc), writeChunk(cc))
+    var details: [TagInfoFact] = [
+      TagInfoFact("Application", key: "application",
+                  text: isVersion1 ? "NDEF Tag Application v1 (\(aid))" : "NDEF Tag Application (\(aid))",
+                  value: .members(["aid": .string(aid), "version": .number(isVersion1 ? 1 : 2)])),
+      TagInfoFact("Mapping version", key: "mappingVersion", text: cc.versionText, value: .string(cc.versionText)),
+      TagInfoFact("MLe / MLc", key: "maxData", text: "\(cc.maxResponseData) / \(cc.maxCommandData) bytes",
+                  value: .members(["mle": .number(cc.maxResponseData), "mlc": .number(cc.maxCommandData)])),
+      TagInfoFact("NDEF file", key: "ndefFile",
+                  text: "\(hexString(cc.ndefFileID)), \(cc.ndefFileSize) bytes, \(cc.lengthFieldSize)-byte length field",
+                  value: .members(["id": .bytes(cc.ndefFileID), "size": .number(cc.ndefFileSize),
+                                   "lengthFieldSize": .number(cc.lengthFieldSize)])),
+      TagInfoFact("Link", key: "link", text: "\(read) bytes per READ BINARY, \(write) per UPDATE BINARY",
+                  value: .members(["readBinaryBytes": .number(read), "updateBinaryBytes": .number(write)])),
+    ]
+    details += atsDetails
+    let isNTAG424 = chipName(cc: cc).hasPrefix("NTAG 424")
+    return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
+                   memorySize: isNTAG424 ? 416 : cc.length + cc.ndefFileSize, ndef: report,
+                   capabilityContainer: cc.bytes, locks: locks, details: details)
+  }
+
+  /// The chip, as far as the ATS and CC tell.
+  private func chipName(cc: Type4CapabilityContainer?) -> String {
+    // NTAG 424 DNA: ATS 06 77 77 71 02 80, CC 00 17 20 0100 00FF 04 06 E104 0100 (factory files).
+    if ats == [0x06, 0x77, 0x77, 0x71, 0x02, 0x80], let cc, cc.length == 0x17, cc.ndefFileID == [0xE1, 0x04],
+       cc.ndefFileSize == 256 {
+      return "NTAG 424 DNA (by its ATS and CC)"
+    }
+    guard let cc else { return "ISO-DEP card" }
+    return "Type 4 tag (mapping version \(cc.versionText))"
+  }
+
+  private var atsDetails: [TagInfoFact] {
+    if let ats { return [.bytes("ATS", key: "ats", ats)] }
+    if !historicalBytes.isEmpty { return [.bytes("Historical bytes", key: "historicalBytes", historicalBytes)] }
+    return []
+  }
+}

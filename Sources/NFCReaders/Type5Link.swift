@@ -31,7 +31,7 @@ import NFCTransport
 /// which this link uses for `FF B0`/`FF D6` failures and non-`90 00` Manage Session states. A
 /// `64 01` state (no answer before the timer ran out) is thrown as `TransceiveError.timeout`.
 /// An empty answer, or one with the error flag but no code byte, is a
-/// `TransceiveError.malformedResponse(_:)` (``ISO15693Response`` reads every answer).
+/// `TransceiveError.malformedResponse(_:)` (`ISO15693Response` reads every answer).
 public final class PartThreeType5Link: Transceiver {
   let transport: any APDUTransport
   /// The session (ISO 15693 layer 3: `8F 02 02 03`) shared code with ``PartThreeType2Link``.

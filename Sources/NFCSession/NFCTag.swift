@@ -160,7 +160,7 @@ public final class NFCISO15693Tag: NFCNDEFTag {
   /// Sends `flags command data` and returns the answer's flags and data. An answer with the error
   /// flag (01) is a tag response error (102) naming the ISO 15693 error code and its meaning; one
   /// that sets the flag without the code byte is a malformed response (102 too): see
-  /// ``ISO15693Response``.
+  /// `ISO15693Response`.
   public func sendRequest(requestFlags: UInt8 = 0x02, commandCode: UInt8, data: [UInt8] = []) throws(NFCReaderError) -> (flags: UInt8, data: [UInt8]) {
     let reply = try connection.transceive([requestFlags, commandCode] + data)
     guard !reply.isEmpty else {

@@ -1,3 +1,4 @@
+import Locking
 import NFCTransport
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import Locking
 import NFCEmulator
-import NFCTransport
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import NFCTransport
 #if canImport(Glibc)

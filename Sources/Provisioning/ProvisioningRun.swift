@@ -1,7 +1,6 @@
 import Dispatch
 import Locking
 import NFCSession
-import NFCTransport
 import ProvisioningLedger
 
 /// Why a run ended.

@@ -1,6 +1,5 @@
 import Locking
 import NFCTagCLI
-import NFCTransport
 import Provisioning
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Hex
+import NDEFJSON
 
 /// Bytes given in hex on the command line (`--uid`, `--pack`): spaces, colons and `0x` prefixes
 /// allowed, as ``parseLenientHex(_:)`` reads them. Text that is not hex is refused while the

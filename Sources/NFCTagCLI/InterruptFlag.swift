@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import NFCTransport
 #if canImport(Glibc)
 import Glibc
@@ -8,9 +9,9 @@ import Darwin
 
 /// Listens for SIGINT and SIGTERM and runs a cancel action off the signal context when one arrives.
 package final class InterruptFlag: Sendable {
-  /// Dispatch sources are thread-safe (`cancel()` from any thread is documented); the protocol is
-  /// just not marked Sendable. Set once in `init`, never changed.
-  nonisolated(unsafe) private let sources: [any DispatchSourceSignal]
+  /// Dispatch sources are not marked Sendable: they go behind the lock once resumed, and are
+  /// cancelled under it.
+  private let sources: Locked<[any DispatchSourceSignal]>
 
   private init(onInterrupt: @escaping @Sendable () -> Void) {
     var made: [any DispatchSourceSignal] = []
@@ -18,11 +19,11 @@ package final class InterruptFlag: Sendable {
       signal(sig, SIG_IGN)
       made.append(DispatchSource.makeSignalSource(signal: sig, queue: .global()))
     }
-    sources = made
     for source in made {
       source.setEventHandler { onInterrupt() }
       source.resume()
     }
+    sources = Locked(made)
   }
 
   package static func install(onInterrupt: @escaping @Sendable () -> Void) -> InterruptFlag {
@@ -31,7 +32,7 @@ package final class InterruptFlag: Sendable {
 
   /// Stops listening; the signals get their default action back.
   package func uninstall() {
-    for source in sources { source.cancel() }
+    sources.withLock { for source in $0 { source.cancel() } }
     signal(SIGINT, SIG_DFL)
     signal(SIGTERM, SIG_DFL)
   }

@@ -13,88 +13,6 @@ func makeType3Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
   return Type3Tag(identifier: target.identifier, link: target.link, pmm: pmm, systemCode: systemCode)
 }
 
-/// The NDEF Attribute Information Block of a Type 3 tag (block 0 of service 000Bh).
-///
-/// | byte | field |
-/// |---|---|
-/// | 0 | Ver (major nibble 1) |
-/// | 1 | Nbr: blocks per Check |
-/// | 2 | Nbw: blocks per Update |
-/// | 3–4 | Nmaxb, big-endian |
-/// | 5–8 | unused |
-/// | 9 | WriteF: 00 idle, 0F write in progress |
-/// | 10 | RWFlag: 00 read-only, 01 read/write |
-/// | 11–13 | Ln, big-endian |
-/// | 14–15 | checksum: sum of bytes 0–13, big-endian |
-///
-/// Source: nfcpy `tt3.py` `_read_attribute_data`, `_write_attribute_data`.
-public struct Type3Attributes: Hashable, Sendable {
-  /// The 16 bytes as read (or as they will be written, after ``encoded``).
-  public var raw: [UInt8]
-  public var version: UInt8
-  public var nbr: Int
-  public var nbw: Int
-  public var nmaxb: Int
-  public var writeFlag: UInt8
-  public var rwFlag: UInt8
-  public var length: Int
-
-  /// Parses an attribute block.
-  /// - Throws: ``TagError/notFormatted(_:)`` when the size, checksum or major version is wrong.
-  public init(block: [UInt8]) throws(TagError) {
-    guard block.count == 16 else { throw .notFormatted("the attribute block has \(block.count) bytes, not 16") }
-    let sum = block[0..<14].reduce(0) { $0 + Int($1) }
-    let stored = Int(block[14]) << 8 | Int(block[15])
-    guard sum == stored else {
-      throw .notFormatted("the attribute block checksum is \(hexString(block[14..<16])), the bytes add up to "
-                          + "\(hexString([UInt8(sum >> 8 & 0xFF), UInt8(sum & 0xFF)]))")
-    }
-    guard block[0] >> 4 == 1 else {
-      throw .notFormatted("the attribute block has mapping version \(hexString([block[0]])), not 1.x")
-    }
-    raw = block
-    version = block[0]
-    nbr = Int(block[1])
-    nbw = Int(block[2])
-    nmaxb = Int(block[3]) << 8 | Int(block[4])
-    writeFlag = block[9]
-    rwFlag = block[10]
-    length = Int(block[11]) << 16 | Int(block[12]) << 8 | Int(block[13])
-  }
-
-  /// A fresh attribute block: WriteF 00, the checksum computed.
-  public init(version: UInt8 = 0x10, nbr: Int, nbw: Int, nmaxb: Int, rwFlag: UInt8, length: Int = 0) {
-    raw = [UInt8](repeating: 0, count: 16)
-    self.version = version
-    self.nbr = nbr
-    self.nbw = nbw
-    self.nmaxb = nmaxb
-    self.writeFlag = 0
-    self.rwFlag = rwFlag
-    self.length = length
-    raw = encoded
-  }
-
-  /// The block with the fields of this value and the checksum recomputed; bytes 5–8 keep what was read.
-  public var encoded: [UInt8] {
-    var b = raw.count == 16 ? raw : [UInt8](repeating: 0, count: 16)
-    b[0] = version
-    b[1] = UInt8(truncatingIfNeeded: nbr)
-    b[2] = UInt8(truncatingIfNeeded: nbw)
-    b[3] = UInt8(truncatingIfNeeded: nmaxb >> 8)
-    b[4] = UInt8(truncatingIfNeeded: nmaxb)
-    b[9] = writeFlag
-    b[10] = rwFlag
-    b[11] = UInt8(truncatingIfNeeded: length >> 16)
-    b[12] = UInt8(truncatingIfNeeded: length >> 8)
-    b[13] = UInt8(truncatingIfNeeded: length)
-    let sum = b[0..<14].reduce(0) { $0 + Int($1) }
-    b[14] = UInt8(truncatingIfNeeded: sum >> 8)
-    b[15] = UInt8(truncatingIfNeeded: sum)
-    return b
-  }
-}
-
 /// An NFC Forum Type 3 tag (FeliCa; FeliCa Lite and Lite-S known by name): 16-byte blocks, the
 /// attribute block in block 0 of service 000Bh, the NDEF message from block 1.
 ///
@@ -351,61 +269,6 @@ public final class Type3Tag: NDEFTagPlatform {
     if new != mc { try memory.write([(Self.mcBlock, new)]) }
   }
 
-  public func info() throws(TagError) -> TagInfo {
-    let memory = beginOperation()
-    let state = try analyse(memory, prefetch: [])
-    var details: [TagInfoFact] = []
-    var locks: [TagInfoFact] = []
-    if let a = state.attributes {
-      details.append(TagInfoFact(
-        "Attribute block", key: "attributeBlock",
-        text: "Ver \(a.version >> 4).\(a.version & 0x0F), Nbr \(a.nbr), Nbw \(a.nbw), "
-          + "Nmaxb \(a.nmaxb) (\(a.nmaxb * 16) bytes), Ln \(a.length)",
-        value: .members(["version": .string("\(a.version >> 4).\(a.version & 0x0F)"), "nbr": .number(a.nbr),
-                         "nbw": .number(a.nbw), "nmaxb": .number(a.nmaxb), "length": .number(a.length)])))
-      let rwHex = hexString([a.rwFlag]).uppercased()
-      locks.append(TagInfoFact("RWFlag", key: "rwFlag", text: "RWFlag \(rwHex)" + (a.rwFlag == 0 ? " (read-only)" : " (read/write)"),
-                               value: .members(["value": .number(Int(a.rwFlag)), "readOnly": .bool(a.rwFlag == 0)])))
-      locks.append(TagInfoFact("WriteF", key: "writeFlag",
-                               text: a.writeFlag == 0 ? "WriteF 00"
-                                 : "WriteF \(hexString([a.writeFlag]).uppercased()) (a write was interrupted)",
-                               value: .members(["value": .number(Int(a.writeFlag)), "interrupted": .bool(a.writeFlag != 0)])))
-    } else {
-      details.append(.ndefProblem(state.why))
-    }
-    if let mc = state.mc {
-      let sp = Int(mc[0]) | Int(mc[1]) << 8
-      let locked = Self.liteUserBlocks.filter { sp >> $0 & 1 == 0 }
-      let spHex = hexString(mc[0..<2]).uppercased()
-      locks.append(TagInfoFact("User blocks", key: "userBlocks",
-                               text: locked.isEmpty ? "user blocks writable (MC_SP \(spHex))"
-                                 : "user blocks \(locked.map(String.init).joined(separator: ",")) read-only (MC_SP \(spHex))",
-                               value: .members(["readOnly": .list(locked.map { .number($0) }), "mcSP": .bytes(Array(mc[0..<2]))])))
-      locks.append(TagInfoFact("System blocks", key: "systemBlocks",
-                               text: mc[2] == 0xFF ? "system blocks writable (MC_ALL FF)"
-                                 : "system blocks read-only (MC_ALL \(hexString([mc[2]]).uppercased()))",
-                               value: .members(["readOnly": .bool(mc[2] != 0xFF), "mcAll": .number(Int(mc[2]))])))
-      details.append(.bytes("Memory configuration", key: "memoryConfiguration", mc))
-      let enabled = mc[3] & 1 != 0
-      details.append(TagInfoFact("NDEF system code", key: "ndefSystemCode",
-                                 text: enabled ? "12FC enabled (MC_SYS_OP 01)" : "disabled (MC_SYS_OP 00)",
-                                 value: .members(["enabled": .bool(enabled)])))
-    }
-    if let pmm { details.append(.bytes("PMm", key: "pmm", pmm)) }
-    if let systemCode {
-      details.append(TagInfoFact("System code", key: "systemCode", text: hexString(systemCode).uppercased(),
-                                 value: .bytes(systemCode)))
-    }
-    if isLiteFamily {
-      details.append(TagInfoFact("User memory", key: "userMemory", text: "14 blocks (224 bytes), S_PAD0–13",
-                                 value: .members(["blocks": .number(14), "bytes": .number(224)])))
-    }
-    let size = isLiteFamily ? Self.liteSMemoryBlocks.count * 16 : ((state.attributes?.nmaxb ?? 0) + 1) * 16
-    return TagInfo(platform: .type3, chip: chipName, identifier: identifier, memorySize: size, ndef: state.report,
-                   capabilityContainer: state.attributes?.raw ?? state.block0, version: pmm ?? [],
-                   locks: locks, details: details)
-  }
-
   /// The readable memory in address order. FeliCa Lite/Lite-S: ``liteSMemoryBlocks`` (the
   /// emulator's image layout; FeliCa Lite has no WCNT block, so it ends with the MC); other tags:
   /// blocks 0…Nmaxb of service 000Bh.
@@ -442,7 +305,8 @@ public final class Type3Tag: NDEFTagPlatform {
     Type3BlockCache(commands: commands, limit: checkLimit(nbr: nil))
   }
 
-  private struct State {
+  /// What the attribute block and, on FeliCa Lite/Lite-S, the MC say.
+  struct State {
     var block0: [UInt8]
     var attributes: Type3Attributes?
     var mc: [UInt8]?
@@ -452,7 +316,7 @@ public final class Type3Tag: NDEFTagPlatform {
 
   /// Reads the attribute block (with the MC on FeliCa Lite/Lite-S when `withMC`, and `prefetch`
   /// blocks in the same Check) and works out status and capacity.
-  private func analyse(_ memory: Type3BlockCache, prefetch: [Int], withMC: Bool = true) throws(TagError) -> State {
+  func analyse(_ memory: Type3BlockCache, prefetch: [Int], withMC: Bool = true) throws(TagError) -> State {
     let mcWanted = isLiteFamily && withMC
     try memory.fetch([0] + (mcWanted ? [Self.mcBlock] : []), prefetching: prefetch)
     let block0 = try memory.block(0)
@@ -490,69 +354,5 @@ public final class Type3Tag: NDEFTagPlatform {
     let report = NDEFStatusReport(status: readOnly ? .readOnly : .readWrite, capacity: capacity,
                                   messageLength: attributes.writeFlag == 0 ? attributes.length : 0)
     return State(block0: block0, attributes: attributes, mc: mc, report: report, why: "")
-  }
-}
-
-/// The blocks read in one operation: fetched in as few Checks as the limit allows, never twice.
-final class Type3BlockCache {
-  let commands: Type3Commands
-  /// Blocks per Check.
-  var limit: Int
-  private var blocks: [Int: [UInt8]] = [:]
-  /// Counts the blocks fetched for an operation that reports its progress (a whole-memory read).
-  var progress: TransferProgress.Counter?
-
-  init(commands: Type3Commands, limit: Int) {
-    self.commands = commands
-    self.limit = max(1, limit)
-  }
-
-  /// Starts counting a read of `numbers`: the blocks already cached count as done.
-  func reportProgress(reading numbers: [Int]) {
-    var counter = TransferProgress.Counter(.reading, total: numbers.count * 16)
-    counter.advance(by: numbers.filter { blocks[$0] != nil }.count * 16)
-    progress = counter
-  }
-
-  /// Reads the blocks of `numbers` not cached yet, `limit` per Check, in the order given.
-  func fetch(_ numbers: [Int]) throws(TagError) {
-    var missing: [Int] = []
-    for n in numbers where blocks[n] == nil && !missing.contains(n) { missing.append(n) }
-    var start = 0
-    while start < missing.count {
-      let chunk = Array(missing[start..<min(missing.count, start + limit)])
-      let data = try commands.check(chunk)
-      for (i, n) in chunk.enumerated() { blocks[n] = Array(data[(i * 16)..<(i * 16 + 16)]) }
-      progress?.advance(by: chunk.count * 16)
-      start += chunk.count
-    }
-  }
-
-  /// Fetches `numbers`, with `optional` in the same Checks where the limit allows. A Check the
-  /// tag refuses with status flags (a block it gives only after authentication) is tried again
-  /// without the optional blocks: a block that saves a round trip never fails an operation that
-  /// does not need it. The optional blocks are then read when needed.
-  func fetch(_ numbers: [Int], prefetching optional: [Int]) throws(TagError) {
-    do {
-      try fetch(numbers + optional)
-    } catch {
-      guard !optional.isEmpty, case .transceive(.status, _, _) = error else { throw error }
-      try fetch(numbers)
-    }
-  }
-
-  /// A block, read when not cached.
-  func block(_ n: Int) throws(TagError) -> [UInt8] {
-    if let b = blocks[n] { return b }
-    try fetch([n])
-    guard let b = blocks[n] else { throw .malformed("block \(n) was not answered", offset: n * 16) }
-    return b
-  }
-
-  /// Update of consecutive or single blocks in one command; the cache follows.
-  func write(_ writes: [(Int, [UInt8])]) throws(TagError) {
-    guard !writes.isEmpty else { return }
-    try commands.update(writes.map(\.0), data: writes.flatMap(\.1))
-    for (n, data) in writes { blocks[n] = data }
   }
 }

@@ -2,6 +2,11 @@ import Locking
 import Logging
 import NFCTransport
 import PCSC
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension PollError {
   /// The poll error a PC/SC failure amounts to.
@@ -220,12 +225,6 @@ extension PCSCTagPoller {
     }
   }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Whole milliseconds on the monotonic clock, the poll deadline's unit.
 private func monotonicMilliseconds() -> Int { Int(monotonicSeconds() * 1000) }

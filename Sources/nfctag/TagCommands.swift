@@ -4,6 +4,11 @@ import NDEF
 import NDEFJSON
 import NFCSession
 import NFCTags
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Output formats of `nfctag read`.
 enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }
@@ -306,9 +311,3 @@ func alignedLines(_ lines: [(String, String)]) -> String {
     key + ":" + String(repeating: " ", count: width - key.count + 1) + sanitizeLine(value)
   }.joined(separator: "\n") + "\n"
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

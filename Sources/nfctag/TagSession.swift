@@ -5,6 +5,11 @@ import Logging
 import NFCEmulator
 import NFCReaders
 import NFCSession
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Opens the reader the options name (PC/SC or the in-process simulator) and runs a command on
 /// one tag through an ``NFCNDEFReaderSession``: the session owns waiting, "more than one tag",
@@ -144,9 +149,3 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
     outcome.ended(error)
   }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,9 +1,9 @@
 import NFCTransport
 
 /// The ISO/IEC 15693-3 commands a Type 5 tag platform sends, one exchange each, uncached: every
-/// answer is read with ``ISO15693Response``, and a tag's error code becomes ``TransceiveError/nak(_:)``.
+/// answer is read with `ISO15693Response`, and a tag's error code becomes `TransceiveError.nak`.
 extension Type5Tag {
-  /// Sends one request and returns what follows the response flags; a refusal is a ``TransceiveError/nak(_:)``.
+  /// Sends one request and returns what follows the response flags; a refusal is a `TransceiveError.nak`.
   func exchange(_ command: [UInt8], name: String, block: Int?) throws(TagError) -> [UInt8] {
     let reply: [UInt8]
     do {

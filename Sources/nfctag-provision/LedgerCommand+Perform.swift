@@ -1,11 +1,6 @@
 import NFCTagCLI
 import ProvisionCommands
 import ProvisioningLedger
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension LedgerOptions {
   /// Opens it, creating nothing, and runs `body` on it.

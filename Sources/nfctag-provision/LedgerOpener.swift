@@ -2,11 +2,6 @@ import NFCTagCLI
 import ProvisioningLedger
 import ProvisioningLedgerPostgres
 import ProvisioningLedgerSQLite
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where a ledger lives, as the LEDGER argument names it.
 enum LedgerLocation: Equatable {

@@ -6,11 +6,6 @@ import NFCTagCLI
 import ProvisionCommands
 import Provisioning
 import ProvisioningLedger
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension ProvisionCommand: PerformedCommand {
   /// `--mirror` as Provisioning's mode.

@@ -1,11 +1,6 @@
 import Locking
 import NFCTagCLI
 import Provisioning
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What `nfctag provision` prints: one line per tag (stdout), a live line on a terminal (stderr),
 /// or one JSON event per line with `--json`. Events come from every reader's queue.

@@ -5,11 +5,6 @@ import Logging
 import NFCSession
 import NFCTransport
 import Provisioning
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Watches the PC/SC reader list during `provision`: readers of the run that go away are reported
 /// (their session keeps waiting and picks up again when the reader is back, which is reported

@@ -2,9 +2,6 @@ import NFCTagCLI
 import ArgumentParser
 import NFCTransport
 import PCSC
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension NFCTool {
   /// `nfctag doctor`: checks what a working setup needs and says the fix for each problem.

@@ -4,11 +4,6 @@ import Dispatch
 import NFCEmulator
 import NFCEmulatorVPCD
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension LatencyModel: ExpressibleByArgument {}
 extension ReaderFaceKind: ExpressibleByArgument {}

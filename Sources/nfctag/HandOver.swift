@@ -1,9 +1,4 @@
 import NFCTagCLI
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// nfctag's handler of `provision` and `ledger`: once the command line is parsed and valid, it is
 /// handed as it is to nfctag-provision with `execv`. The same process goes on in the other

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Lines of a file descriptor, handed out in place: the `ndef decode --lines` input.
 ///
 /// Reads with read(2) into one buffer and finds line ends with memchr. A line is handed to the

@@ -2,9 +2,6 @@ import NFCTagCLI
 import ArgumentParser
 import NDEF
 import NDEFJSON
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `nfctag ndef`: the offline codec.
 struct NDEFCommand: ParsableCommand {

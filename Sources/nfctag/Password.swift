@@ -2,11 +2,6 @@ import NFCTagCLI
 import ArgumentParser
 import NFCSession
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where a secret comes from (a 4-byte NTAG password, a Wi-Fi key): a file or an environment
 /// variable, never argv (the process list shows every argument to every user).

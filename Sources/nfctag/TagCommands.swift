@@ -4,11 +4,6 @@ import NDEF
 import NDEFJSON
 import NFCSession
 import NFCTags
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Output formats of `nfctag read`.
 enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }

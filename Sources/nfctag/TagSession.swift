@@ -5,11 +5,6 @@ import Logging
 import NFCEmulator
 import NFCReaders
 import NFCSession
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Opens the reader the options name (PC/SC or the in-process simulator) and runs a command on
 /// one tag through an ``NFCNDEFReaderSession``: the session owns waiting, "more than one tag",

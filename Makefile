@@ -108,7 +108,7 @@ bench: deps bench-deps pcscd release
 ## threads of a station at work are the ones eightStationsFiveThousandRows and the provisioning
 ## suites run here. NFCTAG_TSAN=1 makes the suites that repeat one scenario (kills, thousands of
 ## rows) repeat it fewer times.
-TSAN_SUITES = ^(PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|ProvisioningLedgerTests)\. \
+TSAN_SUITES = ^(LockingTests|PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|ProvisioningLedgerTests)\. \
   ^ProvisioningTests\.ProvisioningRunTests/ \
   ^nfctagTests\.(SessionEndToEnd|AuthenticationEndsWithTheCommand|InfoWithTheTagRemoved|ContinuousScanEndToEnd|TerminalEndToEnd)/ \
   ^nfctagTests\.(StationsEndToEnd|ReadersEndToEnd|ProvisionEndToEnd|FeederE2ETests|ServiceRestartEndToEnd)/ \

@@ -119,7 +119,10 @@ public final class SimulatedAPDUTransport: APDUTransport {
   private let afterCommand: (() -> Void)?
 
   /// - Parameters:
+  ///   - readerName: the reader name the slot shows.
+  ///   - card: the reader face with its tag.
   ///   - removeAfter: the tag leaves after answering this many APDUs.
+  ///   - latency: the reader time to model for each exchange.
   ///   - afterCommand: runs after every APDU (image persistence).
   public init(readerName: String = "ACS ACR122U PICC Interface 00 00", card: any VirtualCard,
               removeAfter: Int? = nil, latency: LatencyModel = .none, afterCommand: (() -> Void)? = nil) {

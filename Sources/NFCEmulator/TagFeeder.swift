@@ -111,8 +111,10 @@ public final class TagFeeder {
   /// Tags handed out so far.
   public private(set) var arrived = 0
 
-  /// - Parameter face: the reader face; nil picks the kinds' default (Part 3 only when every kind
-  ///   is an ISO 15693 tag).
+  /// - Parameters:
+  ///   - settings: the feed's kinds, count, seed, image folder and hand time.
+  ///   - face: the reader face; nil picks the kinds' default (Part 3 only when every kind is an
+  ///     ISO 15693 tag).
   /// - Throws: ``EmulatorError`` for an empty kind list, a count outside 1…1,000,000, a kind the
   ///   face cannot show, or an image directory that cannot be created.
   public init(settings: FeedSettings, face: ReaderFaceKind? = nil) throws(EmulatorError) {

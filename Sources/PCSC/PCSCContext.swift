@@ -162,7 +162,10 @@ public final class PCSCContext: Sendable {
   }
 
   /// Waits until one of `states` differs from its `currentState`, or the timeout.
-  /// - Parameter timeoutMilliseconds: nil waits until ``cancel()``.
+  /// - Parameters:
+  ///   - states: the readers to watch, each with the state the caller knows; on return each
+  ///     ``ReaderState/eventState`` holds the state pcscd found.
+  ///   - timeoutMilliseconds: nil waits until ``cancel()``.
   /// - Throws: ``PCSCError/timeout``, ``PCSCError/cancelled``, and service errors.
   public func waitForStatusChange(_ states: inout [ReaderState], timeoutMilliseconds: Int?) throws(PCSCFailure) {
     let timeout: DWORD = timeoutMilliseconds.map { DWORD(max(0, $0)) } ?? DWORD(INFINITE)

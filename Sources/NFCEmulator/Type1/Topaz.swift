@@ -70,7 +70,9 @@ public final class Type1VirtualTag: VirtualTag {
 
   /// A tag as nfcpy's `format` leaves it: UID in block 0, the CC and TLVs from byte 8, lock and
   /// OTP bytes clear.
-  /// - Parameter uid: 7 bytes UID0–UID6; a default one when nil.
+  /// - Parameters:
+  ///   - chip: the Topaz to model (static or dynamic memory).
+  ///   - uid: 7 bytes UID0–UID6; a default one when nil.
   public init(chip: Type1Chip = .topaz512, uid: [UInt8]? = nil) throws(EmulatorError) {
     let uid = uid ?? [0x5A, 0x6F, 0x1E, 0x2D, 0x00, 0x00, 0x00]
     guard uid.count == 7 else { throw EmulatorError("a Topaz UID has 7 bytes (UID0-UID6); got \(uid.count)") }

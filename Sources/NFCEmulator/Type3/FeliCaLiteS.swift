@@ -106,7 +106,9 @@ public final class FeliCaLiteSVirtualTag: VirtualTag {
   public static let userImageSize = 14 * 16
 
   /// A factory tag holding `userBlocks`: S_PAD0–S_PAD13, 224 bytes.
-  /// - Parameter idm: 8 bytes; ``defaultIDm`` when nil.
+  /// - Parameters:
+  ///   - userBlocks: the 224 bytes of S_PAD0–S_PAD13.
+  ///   - idm: 8 bytes; ``defaultIDm`` when nil.
   public convenience init(userBlocks: [UInt8], idm: [UInt8]? = nil) throws(EmulatorError) {
     guard userBlocks.count == Self.userImageSize else {
       throw EmulatorError("a FeliCa Lite-S user-block image has \(Self.userImageSize) bytes (S_PAD0-13); this one has \(userBlocks.count)")

@@ -90,7 +90,9 @@ public final class ICODESLIX2VirtualTag: VirtualTag {
   }
 
   /// A tag from an image: 320 bytes, or 403 with the lock trailer (see the type's discussion).
-  /// - Parameter uid: the UID; the image holds none (ISO 15693 keeps the UID outside block memory).
+  /// - Parameters:
+  ///   - image: the memory image (``plainImageSize`` or ``lockedImageSize`` bytes).
+  ///   - uid: the UID; the image holds none (ISO 15693 keeps the UID outside block memory).
   public convenience init(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) {
     guard image.count == Self.plainImageSize || image.count == Self.lockedImageSize else {
       throw EmulatorError("an ICODE SLIX2 image has \(Self.plainImageSize) bytes (80 blocks × 4), or "

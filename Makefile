@@ -73,12 +73,14 @@ pcscd: deps
 build: deps
 	$(SWIFT) build
 
-## test: unit tests, then the end-to-end tests against the real pcscd and the virtual reader
+## test: the imports against docs/architecture.md's module table (scripts/check-imports.sh), unit
+## tests, then the end-to-end tests against the real pcscd and the virtual reader
 ## (the examples are built first: the end-to-end tests run them too). The ledger's PostgreSQL
 ## tests run against a throw-away cluster (scripts/with-postgres.sh: started before, stopped
 ## after, also on failure). The package is checked by make package-test (its static release
 ## build takes longer than every test together; CI runs both).
 test: deps pcscd
+	scripts/check-imports.sh
 	scripts/timed.sh build $(SWIFT) build --build-tests
 	scripts/timed.sh tests scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; exit $$status

@@ -1,5 +1,4 @@
 import Locking
-import NFCTransport
 import ProvisioningLedger
 
 /// Rows a run could not give back because the ledger was unavailable (a PostgreSQL server

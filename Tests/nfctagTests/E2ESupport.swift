@@ -51,9 +51,21 @@ final class Emulator {
     throw EmulatorFailure(message: "the virtual card did not \(present ? "appear" : "leave"); emulator said: \(stderrText())")
   }
 
+  /// What the emulator wrote to stderr so far, read without waiting: a write end of the pipe that
+  /// outlived the emulator (a process started meanwhile can inherit it) must not make a failing
+  /// test wait forever for an end of file.
   func stderrText() -> String {
     if process.isRunning { return "(running)" }
-    return String(decoding: stderrPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let fd = stderrPipe.fileHandleForReading.fileDescriptor
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      bytes += chunk[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Sends SIGINT and returns the exit status.

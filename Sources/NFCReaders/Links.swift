@@ -87,18 +87,9 @@ func pn532Answer(_ reply: [UInt8], command: UInt8) throws(TransceiveError) -> [U
 ///   Nothing else passes (rawCommands false), so the platform falls back to plain reads.
 ///
 /// The session is left open for the life of the card handle (see ``PartThreeType5Link``).
-public final class PartThreeType2Link: Transceiver {
-  let transport: any APDUTransport
-  let session: TransparentSession
-  /// nil until probed; then true when transparent exchange works.
-  public var transparent: Bool? { session.available }
-  /// APDUs this link sent (probe included), for round-trip accounting.
-  public var apduCount: Int { session.apduCount }
+public final class PartThreeType2Link: PartThreeLink, Transceiver {
   /// True after a timeout: the tag may be back in IDLE and is activated again before the next frame.
   private var needsActivation = false
-
-  /// Longest tag answer in transparent mode (60 pages).
-  public static let transparentResponseLimit = TransparentSession.responseLimit
   /// The capabilities of the mapped READ/UPDATE BINARY path.
   public static let mappedCapabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 6, rawCommands: false)
   /// 100 000 µs, little-endian (`5F 46` timer value).
@@ -107,8 +98,7 @@ public final class PartThreeType2Link: Transceiver {
   /// A link over `transport`, a PC/SC connection to a Part 3 reader with a Type 2 tag. Nothing
   /// is sent until the first command or ``probe()``.
   public init(transport: any APDUTransport) {
-    self.transport = transport
-    self.session = TransparentSession(transport: transport, standard: 0x00, layer: 0x03)
+    super.init(transport: transport, standard: 0x00, layer: 0x03)
   }
 
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
@@ -116,19 +106,6 @@ public final class PartThreeType2Link: Transceiver {
   public var capabilities: LinkCapabilities { session.capabilities(orMapped: Self.mappedCapabilities) }
   /// How commands reach the tag, for people: transparent exchange, or READ/UPDATE BINARY.
   public var pathDescription: String { partThreePath(session, frames: "ISO 14443-3A frames") }
-
-  /// Starts the transparent session and switches to ISO 14443A layer 3, once.
-  /// - Returns: true when both answered `C0 03 00 90 00 … 90 00`.
-  /// - Throws: only transport failures; a refusal means "mapped".
-  @discardableResult
-  public func probe() throws(TransceiveError) -> Bool {
-    try session.probe()
-  }
-
-  /// Ends the transparent session (`82`), when one was started.
-  public func endSession() throws(TransceiveError) {
-    try session.end()
-  }
 
   /// Sends one Type 2 command: as a frame in a transparent session, or mapped onto READ BINARY
   /// (READ) and UPDATE BINARY (WRITE) when the reader has none.

@@ -32,25 +32,15 @@ import NFCTransport
 /// `64 01` state (no answer before the timer ran out) is thrown as `TransceiveError.timeout`.
 /// An empty answer, or one with the error flag but no code byte, is a
 /// `TransceiveError.malformedResponse(_:)` (`ISO15693Response` reads every answer).
-public final class PartThreeType5Link: Transceiver {
-  let transport: any APDUTransport
-  /// The session (ISO 15693 layer 3: `8F 02 02 03`) shared code with ``PartThreeType2Link``.
-  let session: TransparentSession
+public final class PartThreeType5Link: PartThreeLink, Transceiver {
   /// The block size used for Le in the mapped path (4 unless the platform learnt otherwise).
   public var blockSize = 4
-  /// nil until probed; then true when transparent exchange works.
-  public var transparent: Bool? { session.available }
-  /// APDUs this link sent (probe included), for round-trip accounting.
-  public var apduCount: Int { session.apduCount }
-
-  /// Longest tag answer after the flags byte in transparent mode.
-  public static let transparentResponseLimit = TransparentSession.responseLimit
 
   /// A link over `transport`, a PC/SC connection to a Part 3 reader with a Type 5 tag. Nothing
   /// is sent until the first command or ``probe()``.
   public init(transport: any APDUTransport) {
-    self.transport = transport
-    self.session = TransparentSession(transport: transport, standard: 0x02, layer: 0x03)
+    // ISO 15693 layer 3: `8F 02 02 03`.
+    super.init(transport: transport, standard: 0x02, layer: 0x03)
   }
 
   /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
@@ -66,19 +56,6 @@ public final class PartThreeType5Link: Transceiver {
 
   private func send(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     try session.send(apdu)
-  }
-
-  /// Starts the transparent session and switches to ISO 15693 layer 3, once.
-  /// - Returns: true when both answered `C0 03 00 90 00 … 90 00`.
-  /// - Throws: only transport failures (tag removed, service gone); a refusal means "mapped".
-  @discardableResult
-  public func probe() throws(TransceiveError) -> Bool {
-    try session.probe()
-  }
-
-  /// Ends the transparent session (`82`), when one was started.
-  public func endSession() throws(TransceiveError) {
-    try session.end()
   }
 
   /// Sends one ISO 15693 request (flags, command code, parameters; ISO/IEC 15693-3:2009 §7.3): as a

@@ -12,7 +12,7 @@ import NFCTransport
 ///
 /// Source: NFC Forum T2T 1.0; nfcpy `tt2.py`, `tt2_nxp.py`.
 /// - Warning: Not thread-safe: one operation at a time.
-public final class Type2Tag: NDEFTagPlatform {
+public final class Type2Tag: NDEFTagPlatform, TLVPlatform {
   public var platform: TagPlatform { .type2 }
   public let identifier: [UInt8]
   /// The link to the tag.
@@ -120,20 +120,10 @@ public final class Type2Tag: NDEFTagPlatform {
 
   // MARK: NDEFTagPlatform
 
-  public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
-    try analyse(try beginReadOperation()).checkedReport()
-  }
-
-  public func readNDEF() throws(TagError) -> [UInt8] {
-    let memory = try beginReadOperation()
-    return try analyse(memory).readMessage(from: memory)
-  }
-
-  public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
-    let memory = try beginWriteOperation()
-    let (plan, layout) = try analyse(memory).writePlan(for: message)
-    try commit(plan, area: layout.area, memory: memory, verify: verify)
-  }
+  // Public witnesses of NDEFTagPlatform; the steps are TLVPlatform's.
+  public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport { try tlvNDEFStatus() }
+  public func readNDEF() throws(TagError) -> [UInt8] { try tlvReadNDEF() }
+  public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) { try tlvWriteNDEF(message, verify: verify) }
 
   /// Formats the tag for NDEF.
   ///
@@ -172,9 +162,7 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   public func erase(overwritingOldMessage: Bool) throws(TagError) {
-    let memory = try beginOperation()
-    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
-    try commit(plan, area: layout.area, memory: memory, verify: true)
+    try tlvErase(overwritingOldMessage: overwritingOldMessage)
   }
 
   /// Makes the tag read-only: CC write access 0Fh, then the dynamic lock bytes (by chip, else by
@@ -380,7 +368,7 @@ public final class Type2Tag: NDEFTagPlatform {
   }
 
   /// Writes `plan` page by page in tear-safe order, skipping unchanged pages, then verifies.
-  private func commit(_ plan: TLVWritePlan, area: TLVArea, memory: Type2PageCache, verify: Bool) throws(TagError) {
+  func commit(_ plan: TLVWritePlan, area: TLVArea, memory: Type2PageCache, verify: Bool) throws(TagError) {
     let blocks = plan.touchedBlocks(blockSize: 4)
     guard let low = blocks.first, let high = blocks.last else { return }
     guard low >= 4, (high + 1) * 4 <= area.end else {

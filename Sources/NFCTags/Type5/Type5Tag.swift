@@ -39,7 +39,7 @@ func makeType5Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 ///
 /// Source: ISO/IEC 15693-3; ST RFAL `ndef_t5t.c`; neard `plugins/nfctype5.c`; nfcpy (TLVs).
 /// - Warning: Not thread-safe: one operation at a time.
-public final class Type5Tag: NDEFTagPlatform {
+public final class Type5Tag: NDEFTagPlatform, TLVPlatform {
   public var platform: TagPlatform { .type5 }
   /// The UID, most significant byte first (`E0` first, ISO/IEC 15693-3 §4.1), as detection gives
   /// it; one given least significant byte first (`E0` last, as PC/SC readers report it) is taken too.
@@ -102,20 +102,14 @@ public final class Type5Tag: NDEFTagPlatform {
 
   // MARK: NDEFTagPlatform
 
-  public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
-    try analyse(try beginOperation()).checkedReport()
-  }
+  // Type 5 reads and writes through the same cache.
+  func beginReadOperation() throws(TagError) -> Type5BlockCache { try beginOperation() }
+  func beginWriteOperation() throws(TagError) -> Type5BlockCache { try beginOperation() }
 
-  public func readNDEF() throws(TagError) -> [UInt8] {
-    let memory = try beginOperation()
-    return try analyse(memory).readMessage(from: memory)
-  }
-
-  public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
-    let memory = try beginOperation()
-    let (plan, layout) = try analyse(memory).writePlan(for: message)
-    try commit(plan, area: layout.area, memory: memory, verify: verify)
-  }
+  // Public witnesses of NDEFTagPlatform; the steps are TLVPlatform's.
+  public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport { try tlvNDEFStatus() }
+  public func readNDEF() throws(TagError) -> [UInt8] { try tlvReadNDEF() }
+  public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) { try tlvWriteNDEF(message, verify: verify) }
 
   /// Formats the tag: a CC in the NFC Forum MLEN convention and an empty NDEF TLV.
   ///
@@ -173,9 +167,7 @@ public final class Type5Tag: NDEFTagPlatform {
   }
 
   public func erase(overwritingOldMessage: Bool) throws(TagError) {
-    let memory = try beginOperation()
-    let (plan, layout) = try analyse(memory).writePlan(for: [], clearingOldMessage: overwritingOldMessage)
-    try commit(plan, area: layout.area, memory: memory, verify: true)
+    try tlvErase(overwritingOldMessage: overwritingOldMessage)
   }
 
   public func makeReadOnly() throws(TagError) {
@@ -219,7 +211,7 @@ public final class Type5Tag: NDEFTagPlatform {
 
   // MARK: Writing
 
-  private func commit(_ plan: TLVWritePlan, area: TLVArea, memory: Type5BlockCache, verify: Bool) throws(TagError) {
+  func commit(_ plan: TLVWritePlan, area: TLVArea, memory: Type5BlockCache, verify: Bool) throws(TagError) {
     let blocks = plan.touchedBlocks(blockSize: blockSize)
     guard let low = blocks.first, let high = blocks.last else { return }
     guard low * blockSize >= area.start - area.start % blockSize, high * blockSize < area.end else {

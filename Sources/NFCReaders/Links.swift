@@ -96,12 +96,12 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
   static let timer: [UInt8] = [0xA0, 0x86, 0x01, 0x00]
 
   /// A link over `transport`, a PC/SC connection to a Part 3 reader with a Type 2 tag. Nothing
-  /// is sent until the first command or ``probe()``.
+  /// is sent until the first command or `probe()`.
   public init(transport: any APDUTransport) {
     super.init(transport: transport, standard: 0x00, layer: 0x03)
   }
 
-  /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
+  /// What the link carries. The first access runs `probe()` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
   public var capabilities: LinkCapabilities { session.capabilities(orMapped: Self.mappedCapabilities) }
   /// How commands reach the tag, for people: transparent exchange, or READ/UPDATE BINARY.

@@ -21,7 +21,7 @@ import NFCTransport
 /// The session is left open: an ACS reader ends it when the card leaves or the handle is
 /// disconnected with a reset, and the trace shows further transparent exchanges working inside one
 /// session, so closing it after every command would only double the round trips. Call
-/// ``endSession()`` to close it explicitly (`FF C2 00 00 02 82 00 00`), for example before
+/// `endSession()` to close it explicitly (`FF C2 00 00 02 82 00 00`), for example before
 /// sending other pseudo-APDUs on the same handle.
 ///
 /// Answers are `flags data` (the flags byte kept, so callers see the tag's own frame). An answer
@@ -37,17 +37,17 @@ public final class PartThreeType5Link: PartThreeLink, Transceiver {
   public var blockSize = 4
 
   /// A link over `transport`, a PC/SC connection to a Part 3 reader with a Type 5 tag. Nothing
-  /// is sent until the first command or ``probe()``.
+  /// is sent until the first command or `probe()`.
   public init(transport: any APDUTransport) {
     // ISO 15693 layer 3: `8F 02 02 03`.
     super.init(transport: transport, standard: 0x02, layer: 0x03)
   }
 
-  /// What the link carries. The first access runs ``probe()`` (two APDUs); when the probe cannot
-  /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
+  /// How requests reach the tag, for people: transparent exchange, or READ/UPDATE BINARY.
   public var pathDescription: String { partThreePath(session, frames: "ISO 15693 frames") }
 
-  /// What the link carries: the transparent exchange's limits once ``probe()`` found it, else one
+  /// What the link carries: the transparent exchange's limits once `probe()` found it (the first
+  /// access runs it: two APDUs; when it cannot be sent, tag gone, it is retried later), else one
   /// block (``blockSize`` bytes) through READ BINARY and UPDATE BINARY.
   public var capabilities: LinkCapabilities {
     session.capabilities(orMapped: LinkCapabilities(maxResponseLength: blockSize, maxCommandLength: 3 + 8 + blockSize,

@@ -42,17 +42,17 @@ entry() {
 sources() {
   case "$1" in
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
-    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/NFCTransport Sources/NFCTags ;;
-    cc) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
-    pn532) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
-             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift \
+    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags ;;
+    cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
+    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
+             Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
              Fuzz/Support/HostileReader.swift ;;
-    detection) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCReaders/Detection.swift \
+    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCReaders/Detection.swift \
              Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/Type1Link.swift \
-             Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
-    vpcd) echo Sources/Hex Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
-    atr) echo Sources/Hex Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
-    ber) echo Sources/Hex Sources/NFCTransport ;;
+             Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
+    vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
+    atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
+    ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
   esac
 }
 
@@ -148,7 +148,7 @@ build() {
   local f
   for f in $(find $(group_sources "$group") -name '*.swift' | sort); do
     # One module: the imports of the other project modules go (and swift-log's: see DetectionFuzz).
-    sed -E '/^(@_exported )?import (Hex|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|Logging)$/d' "$f" \
+    sed -E '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|Logging)$/d' "$f" \
       > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $group ($(echo $targets))"
@@ -179,7 +179,7 @@ build() {
           -e "s/^public func fuzzOneInput(/func fuzzOneInput_$name(/" "$(entry "$t")" > "$dir/src/entry_$name.swift"
     done
   fi
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" \
+  swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -package-name nfctag \
     "$dir"/src/*.swift -o "$binary" 2>&1 | { grep -v "Cannot export local symbol" || true; }
   [ "${PIPESTATUS[0]}" = 0 ] || { rm -f "$binary"; return 1; }
 }

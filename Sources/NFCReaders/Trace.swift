@@ -11,6 +11,10 @@ import Darwin
 /// exchange inside ``SecretExchange/run(_:)`` shows only its headers, and a command that carries a
 /// password by its own form (see ``secretHeaderLength(_:kind:)``) is masked after its header,
 /// its answer's data with it, whoever sent it (`nfctag send` too).
+///
+/// Each exchange is two `trace` messages (the command, then the answer or the failure) whose text
+/// is the event's ``APDUTraceEvent/description`` and whose metadata holds the event itself under
+/// ``APDUTraceEvent/metadataKey``, so that a log handler can read the bytes without parsing text.
 final class TracingTransport: APDUTransport {
   let base: any APDUTransport
   let logger: Logger
@@ -26,32 +30,37 @@ final class TracingTransport: APDUTransport {
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     let secret = SecretExchange.isActive
     let masked = maskedForTrace(apdu)
-    logger.trace("> \(secret ? secretForTrace(apdu) : masked.text)")
+    log(secret ? APDUTraceEvent(command: apdu, shown: secretShownLength(apdu)) : masked.event)
     let start = monotonicSeconds()
-    func elapsed() -> String {
-      let micros = Int((monotonicSeconds() - start) * 1_000_000)
-      return "\(micros / 1000).\(String(micros % 1000 / 100)) ms"
-    }
+    func elapsed() -> Int { Int((monotonicSeconds() - start) * 1_000_000) }
     do {
       let reply = try base.transmit(apdu)
       let hide = (secret || masked.carriesSecret) && reply.count > 2
-      logger.trace("< \(hide ? "******** " + hexString(reply.suffix(2), separator: " ") : hexString(reply, separator: " ")) (\(elapsed()))")
+      log(hide ? APDUTraceEvent(maskedAnswerWithStatus: Array(reply.suffix(2)), microseconds: elapsed())
+               : APDUTraceEvent(answer: reply, microseconds: elapsed()))
       return reply
     } catch {
-      logger.trace("< error: \(error) (\(elapsed()))")
+      log(APDUTraceEvent(failure: "\(error)", microseconds: elapsed()))
       throw error
     }
   }
+
+  private func log(_ event: APDUTraceEvent) {
+    logger.trace("\(event.description)", metadata: [APDUTraceEvent.metadataKey: .stringConvertible(event)])
+  }
 }
 
-/// The APDU in hex, with any secret it carries masked after its header; `carriesSecret` says
-/// whether there was one (then the answer's data are masked too).
-func maskedForTrace(_ apdu: [UInt8]) -> (text: String, carriesSecret: Bool) {
+/// The APDU as a trace event, with any secret it carries masked after its header;
+/// `carriesSecret` says whether there was one (then the answer's data are masked too), `text` is
+/// the event's line.
+func maskedForTrace(_ apdu: [UInt8]) -> (event: APDUTraceEvent, text: String, carriesSecret: Bool) {
   if let (start, kind) = tagFrameStart(apdu), start < apdu.count,
      let header = secretHeaderLength(apdu[start...], kind: kind), apdu.count > start + header {
-    return (hexString(apdu.prefix(start + header), separator: " ") + " ********", true)
+    let event = APDUTraceEvent(command: apdu, shown: start + header)
+    return (event, String(event.description.dropFirst(2)), true)
   }
-  return (hexString(apdu, separator: " "), false)
+  let event = APDUTraceEvent(command: apdu, shown: nil)
+  return (event, String(event.description.dropFirst(2)), false)
 }
 
 /// Where the tag's own frame starts in an APDU, and what carries it; nil for the reader's own
@@ -66,10 +75,11 @@ private func tagFrameStart(_ apdu: [UInt8]) -> (Int, TagFrameCarrier)? {
   return nil
 }
 
-/// An APDU that carries a secret: the reader's header and the tag command with its address, then
-/// `********` for the data (direct transmit, transparent exchange, UPDATE BINARY; any other APDU
-/// shows only CLA INS P1 P2).
-func secretForTrace(_ apdu: [UInt8]) -> String {
+/// How many leading bytes of an APDU that carries a secret the trace shows: the reader's header
+/// and the tag command with its address, then `********` for the data (direct transmit,
+/// transparent exchange, UPDATE BINARY; any other APDU shows only CLA INS P1 P2); nil when the
+/// APDU is too short to hold more than that.
+func secretShownLength(_ apdu: [UInt8]) -> Int? {
   // The tag command and its address byte stay; PWD_AUTH (1B) has no address: its data starts at once.
   func frame(at index: Int) -> Int { index < apdu.count && apdu[index] == 0x1B ? index + 1 : index + 2 }
   let shown: Int
@@ -82,8 +92,7 @@ func secretForTrace(_ apdu: [UInt8]) -> String {
   } else {
     shown = 4
   }
-  guard apdu.count > shown else { return hexString(apdu, separator: " ") }
-  return hexString(apdu.prefix(shown), separator: " ") + " ********"
+  return apdu.count > shown ? shown : nil
 }
 
 /// The index of the first frame byte of the `95` (transceive) object in a Transparent Exchange

@@ -1,20 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 
+/// A command of the tool: it runs in a ``CommandContext`` and reaches nothing outside it, so that a
+/// test can run it in process (``runCommandLine(_:in:)``).
+package protocol ToolCommand: ParsableCommand {
+  /// Runs the command. A failure is thrown, never printed: the entry prints its one line
+  /// (``CommandContext/finish(after:in:)``). A command that printed its own lines throws an `ExitCode`.
+  func run(in context: CommandContext) throws
+}
+
+extension ToolCommand {
+  /// ArgumentParser's entry, for a command run outside ``runCommandLine(_:in:)``: the program's
+  /// own streams and signals.
+  package func run() throws { try run(in: .standard()) }
+}
+
 extension ParsableCommand {
-  /// ArgumentParser's own entry, except that a command line it refuses gets one `nfctag: ` line
-  /// with a `--help` hint and exit 64 (docs/exit-codes.md), not its several lines. The entry of
-  /// both nfctag and nfctag-provision.
-  package static func mainWithOneLineErrors() {
+  /// Parses `arguments` as this root command's line, runs the command in `context` and returns
+  /// its exit status (docs/exit-codes.md). Help and `--version` go to standard output; a command
+  /// line ArgumentParser refuses is one `nfctag: ` line with a `--help` hint and 64, not its
+  /// several lines; a failure is one `nfctag: ` line and its status (``cliFailure(for:)``).
+  package static func runCommandLine(_ arguments: [String], in context: CommandContext) -> Int32 {
+    let command: any ParsableCommand
     do {
-      var command = try parseAsRoot()
-      try command.run()
-    } catch let code as ExitCode {
-      exit(withError: code)  // the command printed its own line
+      command = try parseAsRoot(arguments)
     } catch {
-      guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-      let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid command line"
-      writeStderr("nfctag: \(message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message) (see `nfctag help`)\n")
-      exit(withError: ExitCode(ExitStatus.usage))
+      return context.finish(afterParsing: error, in: self)
     }
+    guard let tool = command as? any ToolCommand else {
+      // ArgumentParser's own (help, a group without a command of its own): it words what it throws.
+      do {
+        var command = command
+        try command.run()
+      } catch {
+        return context.finish(afterParsing: error, in: self)
+      }
+      return ExitStatus.ok
+    }
+    do {
+      try tool.run(in: context)
+    } catch {
+      return context.finish(after: error, in: self)
+    }
+    context.trace.release()
+    context.statusLine.clear()
+    return ExitStatus.ok
+  }
+
+  /// The program's entry: the command line in the program's context (``CommandContext/standard(handOver:)``),
+  /// then `exit` with the command's status. The context lives until then (``CommandContext/keepAlive(_:)``).
+  package static func mainInContext(handOver: CommandContext.HandOver? = nil) -> Never {
+    let context = CommandContext.standard(handOver: handOver)
+    let status = runCommandLine(Array(CommandLine.arguments.dropFirst()), in: context)
+    withExtendedLifetime(context) { Glibc.exit(status) }
+  }
+}
+
+extension CommandContext {
+  /// Ends a command that threw `error`: the trace held back is printed, the transient line
+  /// cleared, then one line for the error: the only place a failure is printed. Returns the exit status.
+  ///
+  /// - Parameters:
+  ///   - error: what the command threw.
+  ///   - root: the root command, whose help and usage ArgumentParser's messages use.
+  package func finish(after error: any Error, in root: any ParsableCommand.Type) -> Int32 {
+    trace.release()
+    statusLine.clear()
+    if let code = error as? ExitCode { return code.rawValue }  // the command printed its own lines
+    if error is ValidationError || error is CleanExit { return finish(afterParsing: error, in: root) }
+    let failure = cliFailure(for: error)
+    errors.write("nfctag: \(failure.message)\n")
+    return failure.code
+  }
+
+  /// Ends a command line ArgumentParser refused or answered itself (help, `--version`, a
+  /// completion script: standard output, 0); a refused line is one `nfctag: ` line and 64.
+  fileprivate func finish(afterParsing error: any Error, in root: any ParsableCommand.Type) -> Int32 {
+    let code = root.exitCode(for: error)
+    let message = root.fullMessage(for: error)
+    if code == .success {
+      if !message.isEmpty { output.write(message + "\n") }
+      return ExitStatus.ok
+    }
+    if code == .validationFailure {
+      let first = message.split(separator: "\n").first.map(String.init) ?? "invalid command line"
+      errors.write("nfctag: \(first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first) (see `nfctag help`)\n")
+      return ExitStatus.usage
+    }
+    if !message.isEmpty { errors.write(message + "\n") }
+    return code.rawValue
   }
 }

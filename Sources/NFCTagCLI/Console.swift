@@ -12,57 +12,82 @@ import NFCTransport
 /// `--quiet` keeps errors only (level `error`), the default adds confirmations and warnings
 /// (`notice`, `warning`), `--verbose` adds what the tool decides (`info`: reader path, tag type
 /// and chip, the plan of a write). The data a command exists to print goes to stdout whatever
-/// the level.
-package enum Console {
-  private static let logger = Locked<Logger?>(nil)
+/// the level. One per ``CommandContext``.
+package final class Console: Sendable {
+  private let logger: Locked<Logger>
+  private let errorsIsTerminal: Bool
+
+  /// A console at the default level (`notice`) writing to `errors`.
+  package init(errors: any OutputSink, statusLine: StatusLine, errorsIsTerminal: Bool) {
+    var made = Logger(label: "nfctag") { label in ConsoleLogHandler(label: label, errors: errors, statusLine: statusLine) }
+    made.logLevel = .notice
+    logger = Locked(made)
+    self.errorsIsTerminal = errorsIsTerminal
+  }
 
   /// Sets the level from a tag command's `--quiet` / `--verbose`.
-  package static func configure(quiet: Bool, verbose: Bool) {
-    let level: Logger.Level = quiet ? .error : verbose ? .info : .notice
-    logger.withLock { $0 = makeLogger(level: level) }
+  package func configure(quiet: Bool, verbose: Bool) {
+    logger.withLock { $0.logLevel = quiet ? .error : verbose ? .info : .notice }
   }
 
-  private static func makeLogger(level: Logger.Level) -> Logger {
-    TraceLogging.bootstrapOnce()
-    var made = Logger(label: "nfctag")
-    made.logLevel = level
-    return made
-  }
-
-  private static var current: Logger { logger.withLock { $0 } ?? makeLogger(level: .notice) }
+  private var current: Logger { logger.withLock { $0 } }
 
   /// True with `--quiet`.
-  package static var isQuiet: Bool { current.logLevel > .warning }
+  package var isQuiet: Bool { current.logLevel > .warning }
   /// True with `--verbose`.
-  package static var isVerbose: Bool { current.logLevel <= .info }
+  package var isVerbose: Bool { current.logLevel <= .info }
   /// True when a prompt or a progress line may be shown: stderr is a terminal and not `--quiet`.
-  package static var isInteractive: Bool { !isQuiet && isatty(2) != 0 }
+  package var isInteractive: Bool { !isQuiet && errorsIsTerminal }
 
   /// What the tool decides (`--verbose` only): "nfctag: reader: …".
-  package static func info(_ message: @autoclosure () -> String) { current.info("\(message())") }
+  package func info(_ message: @autoclosure () -> String) { current.info("\(message())") }
   /// A confirmation ("nfctag: wrote 42 bytes, verified"); not with `--quiet`.
-  package static func notice(_ message: @autoclosure () -> String) { current.notice("\(message())") }
+  package func notice(_ message: @autoclosure () -> String) { current.notice("\(message())") }
   /// "nfctag: warning: …"; not with `--quiet`.
-  package static func warning(_ message: @autoclosure () -> String) { current.warning("\(message())") }
+  package func warning(_ message: @autoclosure () -> String) { current.warning("\(message())") }
+}
+
+/// The console's swift-log handler: one `nfctag: ` line per message (`nfctag: warning: …` for a
+/// warning), the transient line cleared first.
+struct ConsoleLogHandler: LogHandler {
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .notice
+  let label: String
+  let errors: any OutputSink
+  let statusLine: StatusLine
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    statusLine.clear()
+    errors.write("nfctag: \(event.level == .warning ? "warning: " : "")\(event.message)\n")
+  }
 }
 
 /// The one transient line on stderr (the waiting prompt, a progress line): written without a
 /// newline and cleared with `\r ESC[K` before anything else is printed.
-package enum StatusLine {
-  private static let shown = Locked(false)
+package final class StatusLine: Sendable {
+  private let shown = Locked(false)
+  private let errors: any OutputSink
+
+  /// The transient line of the context that writes to `errors`.
+  package init(errors: any OutputSink) { self.errors = errors }
 
   /// Replaces the transient line with `text`.
-  package static func show(_ text: String) {
+  package func show(_ text: String) {
     shown.withLock { shown in
-      writeStderr("\r\u{1B}[K" + text)
+      errors.write("\r\u{1B}[K" + text)
       shown = true
     }
   }
 
   /// Clears the transient line, if one is shown.
-  package static func clear() {
+  package func clear() {
     shown.withLock { shown in
-      if shown { writeStderr("\r\u{1B}[K") }
+      if shown { errors.write("\r\u{1B}[K") }
       shown = false
     }
   }
@@ -75,19 +100,25 @@ package final class WaitingPrompt: Sendable {
   private enum State { case idle, pending, shown, done }
   private let state = Locked(State.idle)
   private let text: String
-  private let enabled: Bool
+  private let statusLine: StatusLine?
 
-  package init(reader: String, enabled: Bool = Console.isInteractive) {
+  /// The prompt for `reader`, shown on the context's transient line when it is interactive.
+  package init(reader: String, context: CommandContext) {
     text = "Waiting for a tag on \(sanitizeLine(reader))… (Ctrl-C to stop)"
-    self.enabled = enabled
+    statusLine = context.console.isInteractive ? context.statusLine : nil
+  }
+
+  private init() {
+    text = ""
+    statusLine = nil
   }
 
   /// A prompt that never shows (delegates made without one).
-  package static var none: WaitingPrompt { WaitingPrompt(reader: "", enabled: false) }
+  package static var none: WaitingPrompt { WaitingPrompt() }
 
   /// Starts the 150 ms delay; call just before the session begins.
   package func start() {
-    guard enabled else { return }
+    guard let statusLine else { return }
     let go = state.withLock { state -> Bool in
       guard state == .idle else { return false }
       state = .pending
@@ -97,7 +128,7 @@ package final class WaitingPrompt: Sendable {
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(150)) { [self] in
       state.withLock { state in
         guard state == .pending else { return }
-        StatusLine.show(text)
+        statusLine.show(text)
         state = .shown
       }
     }
@@ -106,7 +137,7 @@ package final class WaitingPrompt: Sendable {
   /// A tag arrived or the session ended: the prompt goes (or never comes).
   package func finish() {
     state.withLock { state in
-      if state == .shown { StatusLine.clear() }
+      if state == .shown { statusLine?.clear() }
       state = .done
     }
   }
@@ -126,11 +157,18 @@ package final class ProgressLine: Sendable {
   private let clear: @Sendable () -> Void
   private let state = Locked(State())
 
+  /// The progress line on the context's transient line, when it is interactive.
+  package convenience init(context: CommandContext) {
+    let line = context.statusLine
+    self.init(enabled: context.console.isInteractive, show: { line.show($0) }, clear: { line.clear() })
+  }
+
   /// - Parameters:
+  ///   - enabled: false: the line never shows.
   ///   - delay: nanoseconds after the start before the line shows (1 s).
-  ///   - show, clear: where the line goes (``StatusLine``; tests collect it).
-  package init(enabled: Bool = Console.isInteractive, delay: UInt64 = 1_000_000_000,
-       show: @escaping @Sendable (String) -> Void = StatusLine.show, clear: @escaping @Sendable () -> Void = StatusLine.clear) {
+  ///   - show, clear: where the line goes (a ``StatusLine``; tests collect it).
+  package init(enabled: Bool, delay: UInt64 = 1_000_000_000,
+               show: @escaping @Sendable (String) -> Void, clear: @escaping @Sendable () -> Void) {
     self.enabled = enabled
     self.delay = delay
     self.show = show

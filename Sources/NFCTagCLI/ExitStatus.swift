@@ -43,11 +43,3 @@ package protocol MappedFailure: Error {
   /// The exit status (docs/exit-codes.md) and the one line, advice included.
   var cliFailure: CLIFailure { get }
 }
-
-/// Prints `failure` as one line on stderr and exits with its code.
-package func fail(_ failure: CLIFailure) -> ExitCode {
-  TraceBuffer.release()
-  StatusLine.clear()
-  writeStderr("nfctag: \(failure.message)\n")
-  return ExitCode(failure.code)
-}

@@ -3,24 +3,81 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Locking
 
-/// Buffered standard output written with write(2) in large blocks.
+/// Where a command's bytes go: standard output or standard error, a file descriptor in the
+/// program, a buffer in a test (``CapturedOutput``).
+package protocol OutputSink: Sendable {
+  /// Writes all of `bytes`, or as much as the other end takes (a closed pipe takes nothing).
+  func write(_ bytes: UnsafeRawBufferPointer)
+}
+
+extension OutputSink {
+  /// Writes `text` as UTF-8.
+  package func write(_ text: String) {
+    var text = text
+    text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+  }
+}
+
+/// A file descriptor as a sink: write(2) until everything is out or the other end is gone.
+package struct FileDescriptorSink: OutputSink {
+  /// The descriptor written (1: standard output, 2: standard error).
+  package let fd: Int32
+
+  package init(fd: Int32) { self.fd = fd }
+
+  package func write(_ raw: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < raw.count {
+      let n = Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+      if n < 0 {
+        if errno == EINTR { continue }
+        return  // closed (EPIPE): nothing more can be said
+      }
+      offset += n
+    }
+  }
+}
+
+/// A sink that keeps what was written, for a command run in a test.
+package final class CapturedOutput: OutputSink {
+  private let kept = Locked<[UInt8]>([])
+
+  package init() {}
+
+  package func write(_ bytes: UnsafeRawBufferPointer) { kept.withLock { $0.append(contentsOf: bytes) } }
+
+  /// Everything written so far.
+  package var bytes: [UInt8] { kept.withLock { $0 } }
+  /// Everything written so far, as UTF-8 text.
+  package var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// A command's standard output, buffered and written to its sink in large blocks.
 package final class StandardOutput {
   private var buffer: [UInt8] = []
   private let limit: Int
+  private let sink: any OutputSink
 
-  package init(bufferSize: Int = 1 << 16) {
+  /// - Parameters:
+  ///   - sink: where the bytes go (the context's ``CommandContext/output``).
+  ///   - bufferSize: bytes kept before they are written.
+  package init(_ sink: any OutputSink, bufferSize: Int = 1 << 16) {
+    self.sink = sink
     limit = bufferSize
     buffer.reserveCapacity(bufferSize + 4096)
   }
 
   deinit { flush() }
 
+  /// Appends `text`.
   package func write(_ text: String) {
     buffer.append(contentsOf: text.utf8)
     if buffer.count >= limit { flush() }
   }
 
+  /// Appends `bytes`.
   package func write(_ bytes: [UInt8]) {
     buffer.append(contentsOf: bytes)
     if buffer.count >= limit { flush() }
@@ -36,26 +93,14 @@ package final class StandardOutput {
   /// elsewhere, such as `ndef decode --lines`' JSON).
   package func writeThrough(_ bytes: [UInt8]) {
     flush()
-    bytes.withUnsafeBytes { Self.writeAll($0) }
+    bytes.withUnsafeBytes { sink.write($0) }
   }
 
+  /// Writes what is buffered.
   package func flush() {
     guard !buffer.isEmpty else { return }
-    buffer.withUnsafeBytes { Self.writeAll($0) }
+    buffer.withUnsafeBytes { sink.write($0) }
     buffer.removeAll(keepingCapacity: true)
-  }
-
-  /// write(2) to standard output until all of `raw` is out, or the pipe is gone.
-  private static func writeAll(_ raw: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < raw.count {
-      let n = Glibc.write(1, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-      if n < 0 {
-        if errno == EINTR { continue }
-        return  // stdout closed (EPIPE): nothing more can be said
-      }
-      offset += n
-    }
   }
 }
 
@@ -74,9 +119,9 @@ package func readAll(fd: Int32) -> [UInt8]? {
   }
 }
 
-/// Reads a whole file, or standard input for "-". nil when the file cannot be opened.
-package func readInput(_ path: String) -> [UInt8]? {
-  if path == "-" { return readAll(fd: 0) }
+/// Reads a whole file, or for "-" the descriptor `standardInput`. nil when the file cannot be opened.
+package func readInput(_ path: String, standardInput: Int32 = 0) -> [UInt8]? {
+  if path == "-" { return readAll(fd: standardInput) }
   let fd = open(path, O_RDONLY)
   guard fd >= 0 else { return nil }
   defer { close(fd) }
@@ -86,9 +131,9 @@ package func readInput(_ path: String) -> [UInt8]? {
 /// How messages name an input path: "standard input" for `-`, else the path.
 package func inputName(_ path: String) -> String { path == "-" ? "standard input" : path }
 
-/// Reads `path` ("-" for stdin) or fails with exit 66 naming the file.
-package func readInputOrFail(_ path: String) throws(CLIFailure) -> [UInt8] {
-  guard let bytes = readInput(path) else {
+/// Reads `path` ("-" for the context's standard input) or fails with exit 66 naming the file.
+package func readInputOrFail(_ path: String, in context: CommandContext) throws(CLIFailure) -> [UInt8] {
+  guard let bytes = readInput(path, standardInput: context.inputDescriptor) else {
     throw CLIFailure(ExitStatus.noInput, "cannot read \(inputName(path)): \(String(cString: strerror(errno)))")
   }
   return bytes

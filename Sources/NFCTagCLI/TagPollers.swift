@@ -33,12 +33,3 @@ package func makeTagPoller(spec: String?, logger: Logger?,
     throw cliFailure(for: error)
   }
 }
-
-
-/// Sessions the tool starts live until the process exits. The poll loop drops its reference
-/// just after the delegate heard the end; were that the last one, the PC/SC context would be
-/// released on the loop's thread while `exit` runs pcsc-lite's destructor, which crashes.
-package enum ProcessLifetime {
-  private static let kept = Locked<[any AnyObject & Sendable]>([])
-  package static func keep(_ object: any AnyObject & Sendable) { kept.withLock { $0.append(object) } }
-}

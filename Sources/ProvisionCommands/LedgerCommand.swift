@@ -1,4 +1,5 @@
 import ArgumentParser
+import NFCTagCLI
 
 /// The ledger a `ledger` subcommand works on.
 package struct LedgerOptions: ParsableArguments {
@@ -16,7 +17,7 @@ package enum LedgerExportFormat: String, ExpressibleByArgument, CaseIterable, Se
 /// `nfctag ledger status|export|release`: what a provisioning ledger holds, its audit report,
 /// and freeing a row by hand. Works the same on a ledger file and on a PostgreSQL ledger.
 ///
-/// The declarations: options only. The runs are nfctag-provision's (``CommandHandler``).
+/// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``).
 package struct LedgerCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "ledger",
@@ -31,7 +32,7 @@ package struct LedgerCommand: ParsableCommand {
   package init() {}
 
   /// `ledger status`: the job's rows by state.
-  package struct Status: ParsableCommand {
+  package struct Status: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "status", abstract: "Count the job's rows by state, and the tags that failed.")
     @OptionGroup package var options: LedgerOptions
@@ -39,11 +40,11 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run() throws { try CommandHandler.run(self) }
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
   }
 
   /// `ledger export`: the audit report.
-  package struct Export: ParsableCommand {
+  package struct Export: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "export",
       abstract: "Write the audit report: one line per row, then one per tag that failed.",
@@ -59,11 +60,11 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run() throws { try CommandHandler.run(self) }
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
   }
 
   /// `ledger release`: a claimed or failed row back to pending, its tag forgotten.
-  package struct Release: ParsableCommand {
+  package struct Release: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "release",
       abstract: "Free a claimed or failed row: pending again, its tag forgotten.",
@@ -76,6 +77,6 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run() throws { try CommandHandler.run(self) }
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
   }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NFCTagCLI
 
 /// `--mirror`'s values: Provisioning's `MirrorMode` by its raw value (the declaration does not
 /// link the provisioning modules; nfctag-provision maps it).
@@ -11,8 +12,8 @@ package enum MirrorArgument: String, ExpressibleByArgument, CaseIterable, Sendab
 /// `nfctag provision`: a row per tag from a rows file (or a count), verified, recorded in a ledger.
 ///
 /// The declaration: options and their checks. The run is nfctag-provision's
-/// (``CommandHandler``).
-package struct ProvisionCommand: ParsableCommand {
+/// (``CommandContext/handOver(_:)``).
+package struct ProvisionCommand: ToolCommand {
   package static let configuration = CommandConfiguration(
     commandName: "provision",
     abstract: "Write one row per tag from a CSV or JSON-lines file, verified and recorded in a ledger.",
@@ -100,7 +101,7 @@ package struct ProvisionCommand: ParsableCommand {
     return value
   }
 
-  package func run() throws {
-    try CommandHandler.run(self)
+  package func run(in context: CommandContext) throws {
+    try context.handOver(self)
   }
 }

@@ -12,55 +12,43 @@ extension LedgerOptions {
 }
 
 extension LedgerCommand.Status: PerformedCommand {
-  /// Prints the counts; a failure ends as one `nfctag: ` line and its exit status.
-  func perform() throws {
-    do {
-      let (job, counts) = try options.withLedger { ledger throws(LedgerError) in (ledger.job, try ledger.counts()) }
-      let output = StandardOutput()
-      output.write(json ? LedgerStatusText.json(job: job, counts: counts) : LedgerStatusText.text(job: job, counts: counts))
-      output.flush()
-    } catch {
-      throw fail(cliFailure(for: error))
-    }
+  /// Prints the counts; a failure is thrown.
+  func perform(in context: CommandContext) throws {
+    let (job, counts) = try options.withLedger { ledger throws(LedgerError) in (ledger.job, try ledger.counts()) }
+    let output = StandardOutput(context.output)
+    output.write(json ? LedgerStatusText.json(job: job, counts: counts) : LedgerStatusText.text(job: job, counts: counts))
+    output.flush()
   }
 }
 
 extension LedgerCommand.Export: PerformedCommand {
-  /// Writes the report; a failure ends as one `nfctag: ` line and its exit status.
-  func perform() throws {
-    do {
-      let csv = format == .csv
-      let (text, rows, failures) = try options.withLedger { ledger throws(LedgerError) in
-        let records = try ledger.records(), tagFailures = try ledger.tagFailures()
-        let text = csv ? try LedgerReport.csv(records: records, tagFailures: tagFailures)
-                       : LedgerReport.jsonLines(records: records, tagFailures: tagFailures)
-        return (text, records.count, tagFailures.count)
-      }
-      guard let output, output != "-" else {
-        let out = StandardOutput()
-        out.write(text)
-        out.flush()
-        return
-      }
-      try writeReport(text, to: output, ledger: options.ledger)
-      writeStderr("nfctag: wrote \(rows) row(s) and \(failures) tag failure(s) to \(sanitizeLine(output))\n")
-    } catch {
-      throw fail(cliFailure(for: error))
+  /// Writes the report; a failure is thrown.
+  func perform(in context: CommandContext) throws {
+    let csv = format == .csv
+    let (text, rows, failures) = try options.withLedger { ledger throws(LedgerError) in
+      let records = try ledger.records(), tagFailures = try ledger.tagFailures()
+      let text = csv ? try LedgerReport.csv(records: records, tagFailures: tagFailures)
+                     : LedgerReport.jsonLines(records: records, tagFailures: tagFailures)
+      return (text, records.count, tagFailures.count)
     }
+    guard let output, output != "-" else {
+      let out = StandardOutput(context.output)
+      out.write(text)
+      out.flush()
+      return
+    }
+    try writeReport(text, to: output, ledger: options.ledger)
+    context.say("wrote \(rows) row(s) and \(failures) tag failure(s) to \(sanitizeLine(output))")
   }
 }
 
 extension LedgerCommand.Release: PerformedCommand {
-  /// Frees the row; a failure ends as one `nfctag: ` line and its exit status.
-  func perform() throws {
-    do {
-      let id = row
-      let was = try options.withLedger { ledger throws(LedgerError) in try ledger.release(rowID: id) }
-      let how = was.status == .failed ? "had failed on" : "was claimed by"
-      writeStderr(sanitizeLine("nfctag: row \(was.id) released (\(how) \(was.uid ?? "no tag"))") + "\n")
-    } catch {
-      throw fail(cliFailure(for: error))
-    }
+  /// Frees the row; a failure is thrown.
+  func perform(in context: CommandContext) throws {
+    let id = row
+    let was = try options.withLedger { ledger throws(LedgerError) in try ledger.release(rowID: id) }
+    let how = was.status == .failed ? "had failed on" : "was claimed by"
+    context.say(sanitizeLine("row \(was.id) released (\(how) \(was.uid ?? "no tag"))"))
   }
 }
 

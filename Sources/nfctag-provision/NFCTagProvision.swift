@@ -9,13 +9,15 @@ import ProvisionCommands
 @main
 struct NFCTagProvision: ParsableCommand {
   static func main() {
-    CommandHandler.install { command in
-      guard let command = command as? any PerformedCommand else {
-        throw fail(CLIFailure(ExitStatus.software, "nfctag-provision cannot run \(type(of: command).configuration.commandName ?? "this command")"))
-      }
-      try command.perform()
+    mainInContext { command, context in try perform(command, in: context) }
+  }
+
+  /// Performs a command nfctag's declarations hand over (the handler of this program's context).
+  static func perform(_ command: any ParsableCommand, in context: CommandContext) throws {
+    guard let command = command as? any PerformedCommand else {
+      throw CLIFailure(ExitStatus.software, "nfctag-provision cannot run \(type(of: command).configuration.commandName ?? "this command")")
     }
-    mainWithOneLineErrors()
+    try command.perform(in: context)
   }
 
   static let configuration = CommandConfiguration(
@@ -24,10 +26,10 @@ struct NFCTagProvision: ParsableCommand {
     subcommands: [ProvisionCommand.self, LedgerCommand.self])
 }
 
-/// A command whose work this program does, once ``CommandHandler`` hands it over: each command's
+/// A command whose work this program does, once its context hands it over: each command's
 /// conformance sits beside its `perform()` (`ProvisionCommand+Perform.swift`,
 /// `LedgerCommand+Perform.swift`).
 protocol PerformedCommand: ParsableCommand {
-  /// Runs the command; every failure ends as one `nfctag: ` line and its exit status.
-  func perform() throws
+  /// Runs the command in `context`; a failure is thrown (the entry prints its one line).
+  func perform(in context: CommandContext) throws
 }

@@ -11,28 +11,20 @@ extension ProvisionCommand: PerformedCommand {
   /// `--mirror` as Provisioning's mode.
   var mirrorMode: MirrorMode? { mirror.flatMap { MirrorMode(rawValue: $0.rawValue) } }
 
-  /// Runs the job; every failure ends as one `nfctag: ` line and its exit status.
-  func perform() throws {
-    do {
-      try provision()
-    } catch let failure as CLIFailure {
-      throw fail(failure)
-    }
-  }
-
-  private func provision() throws {
+  /// Runs the job; a failure is thrown.
+  func perform(in context: CommandContext) throws {
     // 1. The job, checked whole before any tag is touched.
     if let rows, access(rows, R_OK) != 0 {
       throw CLIFailure(ExitStatus.noInput, "cannot read the rows file \(rows): \(String(cString: strerror(errno)))")
     }
     let rowsFile = rows.map { RowsFile.load(path: $0) } ?? RowsFile.counted(count ?? 0)
-    let (template, settings) = try makeTemplate()
+    let (template, settings) = try makeTemplate(in: context)
     let validation = JobValidation(rows: rowsFile, template: template, mirror: mirrorMode)
     if !validation.problems.isEmpty {
-      for problem in validation.problems { writeStderr("nfctag: \(sanitizeLine(problem.description))\n") }
+      for problem in validation.problems { context.say(sanitizeLine(problem.description)) }
       throw ExitCode(ExitStatus.dataError)
     }
-    let secret = try readSecret()
+    let secret = try readSecret(in: context)
 
     // 2. The ledger, with the rows imported (idempotent).
     let jobName = job ?? rows.map(baseName) ?? "nfctag-provision"
@@ -49,7 +41,7 @@ extension ProvisionCommand: PerformedCommand {
     do {
       _ = try book.importRows(rowsFile.rows.map(\.ledgerInput))
     } catch .rowsDiffer(let lines) {
-      for line in lines { writeStderr("nfctag: \(sanitizeLine(line))\n") }
+      for line in lines { context.say(sanitizeLine(line)) }
       throw CLIFailure(ExitStatus.dataError, "the ledger holds other rows under the same ids: use another --ledger or --job")
     } catch {
       throw cliFailure(for: error)
@@ -57,7 +49,7 @@ extension ProvisionCommand: PerformedCommand {
     let before = try LedgerOpener.ledgerCall { () throws(LedgerError) in try book.counts() }
 
     // 3. The readers, one session each.
-    let logger = trace ? makeTraceLogger() : nil
+    let logger = trace ? context.trace.logger() : nil
     let pollers = try makePollers(logger: logger)
     let content = JobContent(rows: rowsFile, template: template, mirror: mirrorMode, validation: validation)
     let protection = secret.map { secret in
@@ -70,11 +62,11 @@ extension ProvisionCommand: PerformedCommand {
                                       timeout: timeout, feedback: !noFeedback,
                                       recordedStatus: { failure in failure.exitStatus })
     let style: ProvisionReporter.Style = json ? .json : quiet ? .quiet : .text
-    let reporter = ProvisionReporter(style: style, total: before.total, alreadyDone: before.done)
+    let reporter = ProvisionReporter(style: style, total: before.total, alreadyDone: before.done, context: context)
     let run = ProvisioningRun(ledger: book, content: content, options: options) { reporter.handle($0) }
-    ProcessLifetime.keep(run)
+    context.keepAlive(run)
     let interrupts = Locked(0)
-    let interrupt = InterruptFlag.install {
+    let interrupt = context.interrupts.listen {
       let n = interrupts.withLock { n in n += 1; return n }
       if n == 1 { run.stop() } else { run.abort() }
     }
@@ -87,7 +79,7 @@ extension ProvisionCommand: PerformedCommand {
     let end = run.run(pollers: pollers)
     discardNewFile = discardNewFile && end == .refused
     watch.stop()
-    interrupt.uninstall()
+    interrupt.stop()
 
     // 4. What the ledger says now.
     let after = (try? book.counts()) ?? before
@@ -112,7 +104,7 @@ extension ProvisionCommand: PerformedCommand {
   }
 
   /// The template, and the job's settings (what every tag gets) to record or compare.
-  private func makeTemplate() throws(CLIFailure) -> (MessageTemplate, JobSettings) {
+  private func makeTemplate(in context: CommandContext) throws(CLIFailure) -> (MessageTemplate, JobSettings) {
     func settings(_ kind: JobSettings.TemplateKind, _ source: String) -> JobSettings {
       JobSettings(kind: kind, template: source, mirror: mirrorMode, protect: protect, protectReads: protectReads, lock: lock)
     }
@@ -120,7 +112,7 @@ extension ProvisionCommand: PerformedCommand {
       if let url { return (.url(try Template(url)), settings(.url, url)) }
       if let text { return (.text(try Template(text)), settings(.text, text)) }
       if let message {
-        let bytes = try readInputOrFail(message)
+        let bytes = try readInputOrFail(message, in: context)
         return (.message(try MessageJSONTemplate(parsing: bytes)), settings(.message, String(decoding: bytes, as: UTF8.self)))
       }
     } catch let failure as CLIFailure {
@@ -143,7 +135,7 @@ extension ProvisionCommand: PerformedCommand {
       + ": rerun with the job's, or add --allow-template-change to go on with this run's"))
   }
 
-  private func readSecret() throws(CLIFailure) -> ProvisioningSecret? {
+  private func readSecret(in context: CommandContext) throws(CLIFailure) -> ProvisioningSecret? {
     guard protect else { return nil }
     // The error names the secret's length and where it came from, never a byte of it.
     func secret(_ text: String, from source: String) throws(CLIFailure) -> ProvisioningSecret {
@@ -152,14 +144,14 @@ extension ProvisionCommand: PerformedCommand {
       }
     }
     if let secretFile {
-      let bytes = try readInputOrFail(secretFile)
+      let bytes = try readInputOrFail(secretFile, in: context)
       return try secret(String(decoding: bytes, as: UTF8.self), from: "the file \(secretFile)")
     }
     if let secretEnv {
-      guard let value = getenv(secretEnv) else {
+      guard let value = context.environment(secretEnv) else {
         throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
       }
-      return try secret(String(cString: value), from: "the environment variable \(secretEnv)")
+      return try secret(value, from: "the environment variable \(secretEnv)")
     }
     return nil
   }

@@ -24,16 +24,23 @@ final class ProvisionReporter: Sendable {
   private let total: Int
   private let alreadyDone: Int
   private let tally = Locked(Tally())
+  private let output: any OutputSink
+  private let errors: any OutputSink
+  private let statusLine: StatusLine
 
   /// - Parameters:
   ///   - total: rows in the job; `alreadyDone`: done before this run.
-  init(style: Style, total: Int, alreadyDone: Int) {
+  ///   - context: where the lines go, and whether they go to a terminal.
+  init(style: Style, total: Int, alreadyDone: Int, context: CommandContext) {
     self.style = style
     self.total = total
     self.alreadyDone = alreadyDone
-    let terminal = isatty(2) != 0
+    output = context.output
+    errors = context.errors
+    statusLine = context.statusLine
+    let terminal = context.errorsIsTerminal
     live = style == .text && terminal
-    colour = terminal && isatty(1) != 0 && getenv("NO_COLOR") == nil
+    colour = terminal && context.outputIsTerminal && context.environment("NO_COLOR") == nil
     tally.withLock { $0.started = monotonicSeconds() }
   }
 
@@ -42,12 +49,12 @@ final class ProvisionReporter: Sendable {
   func handle(_ event: ProvisioningEvent) {
     switch event {
     case .readerReady(let reader):
-      if style == .text { clearLive(); writeStderr("nfctag: provisioning on \(sanitizeLine(reader)); Ctrl-C to stop\n"); drawLive() }
+      if style == .text { clearLive(); errors.write("nfctag: provisioning on \(sanitizeLine(reader)); Ctrl-C to stop\n"); drawLive() }
     case .readerEnded:
       break
     case .jobRefused(let problems):
       clearLive()
-      for problem in problems { writeStderr("nfctag: \(sanitizeLine(problem))\n") }
+      for problem in problems { errors.write("nfctag: \(sanitizeLine(problem))\n") }
     case .tag(let tag):
       tally.withLock { t in
         switch tag.status {
@@ -60,12 +67,12 @@ final class ProvisionReporter: Sendable {
         }
       }
       switch style {
-      case .json: writeStdoutLine(json(tag))
+      case .json: writeLine(json(tag))
       case .quiet:
-        if tag.status == .failed { writeStderr("nfctag: \(line(tag, colour: false))\n") }
+        if tag.status == .failed { errors.write("nfctag: \(line(tag, colour: false))\n") }
       case .text:
         clearLive()
-        writeStdoutLine(line(tag, colour: colour))
+        writeLine(line(tag, colour: colour))
         drawLive()
       }
     }
@@ -79,13 +86,13 @@ final class ProvisionReporter: Sendable {
       object.string("event", "reader")
       object.string("reader", reader)
       object.string("status", change)
-      writeStdoutLine(object.finish())
+      writeLine(object.finish())
     case .text:
       clearLive()
-      writeStderr("nfctag: reader \(sanitizeLine(reader)): \(change)\n")
+      errors.write("nfctag: reader \(sanitizeLine(reader)): \(change)\n")
       drawLive()
     case .quiet:
-      if change == "unplugged" { writeStderr("nfctag: reader \(sanitizeLine(reader)): unplugged\n") }
+      if change == "unplugged" { errors.write("nfctag: reader \(sanitizeLine(reader)): unplugged\n") }
     }
   }
 
@@ -100,10 +107,10 @@ final class ProvisionReporter: Sendable {
       object.number("failed", t.failed)
       object.number("skipped", t.skipped)
       object.number("remaining", remaining)
-      writeStdoutLine(object.finish())
+      writeLine(object.finish())
     case .text:
       clearLive()
-      writeStderr("nfctag: \(t.done) done, \(t.failed) failed, \(t.skipped) skipped; \(remaining) of \(total) rows remaining\n")
+      errors.write("nfctag: \(t.done) done, \(t.failed) failed, \(t.skipped) skipped; \(remaining) of \(total) rows remaining\n")
     case .quiet:
       break
     }
@@ -154,11 +161,14 @@ final class ProvisionReporter: Sendable {
         return "reader \(index + 1): \(n) done, \(Int((Double(n) / minutes).rounded()))/min"
       }.joined(separator: "; ")
     }
-    writeStderr("\r\u{1B}[K" + text)
+    statusLine.show(text)
   }
 
+  /// One line on stdout, written at once (events come from several threads).
+  private func writeLine(_ text: String) { output.write(text + "\n") }
+
   private func clearLive() {
-    if live { writeStderr("\r\u{1B}[K") }
+    if live { statusLine.clear() }
   }
 }
 
@@ -171,17 +181,4 @@ func formatDuration(_ seconds: Double) -> String {
   guard seconds.isFinite else { return "?" }
   let s = Int(seconds.rounded())
   return s >= 3600 ? "\(s / 3600)h\(s % 3600 / 60)m" : s >= 60 ? "\(s / 60)m\(s % 60)s" : "\(s)s"
-}
-
-/// One line on stdout, written at once (events come from several threads).
-func writeStdoutLine(_ text: String) {
-  var text = text + "\n"
-  text.withUTF8 { buffer in
-    var offset = 0
-    while offset < buffer.count {
-      let n = write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-      if n <= 0 { if n < 0, errno == EINTR { continue }; return }
-      offset += n
-    }
-  }
 }

@@ -5,14 +5,17 @@ import PCSC
 
 extension NFCTool {
   /// `nfctag doctor`: checks what a working setup needs and says the fix for each problem.
-  struct Doctor: ParsableCommand {
+  struct Doctor: ToolCommand {
     static let configuration = CommandConfiguration(
       // Named, not derived from the type name: ArgumentParser derives it with String(describing:),
       // which scans every protocol conformance in the binary, at every start of the tool.
       commandName: "doctor",
       abstract: "Check pcscd, the readers and the kernel drivers, and say how to fix each problem.")
 
-    func run() throws {
+    func run(in context: CommandContext) throws {
+      let out = StandardOutput(context.output)
+      defer { out.flush() }
+      func print(_ line: String) { out.write(line + "\n") }
       var problems = 0
       func ok(_ text: String) { print("ok    \(text)") }
       func problem(_ text: String, fix: String) {
@@ -24,9 +27,9 @@ extension NFCTool {
       // 1. The PC/SC service.
       var readers: [String] = []
       do {
-        let context = try PCSCContext()
+        let pcsc = try PCSCContext()
         ok("pcscd answers")
-        readers = try context.listReaders()
+        readers = try pcsc.listReaders()
       } catch {
         problem("pcscd does not answer: \(error)",
                 fix: "start it: `sudo pcscd` (or `sudo systemctl start pcscd.socket`); install it with `sudo apt-get install pcscd`")
@@ -73,23 +76,21 @@ extension NFCTool {
   }
 
   /// `nfctag readers`: the PC/SC readers, with whether a card is present.
-  struct ListReaders: ParsableCommand {
+  struct ListReaders: ToolCommand {
     static let configuration = CommandConfiguration(commandName: "readers", abstract: "List the PC/SC readers.")
     @OptionGroup var output: FormatOption
 
-    func run() throws {
+    func run(in context: CommandContext) throws {
       let readers: [String]
       let present: [Bool]
-      do throws(PCSCFailure) {
-        let context = try PCSCContext()
-        readers = try context.listReaders()
+      do {
+        let pcsc = try PCSCContext()
+        readers = try pcsc.listReaders()
         var states = readers.map { ReaderState(reader: $0) }
-        if !states.isEmpty { try? context.waitForStatusChange(&states, timeoutMilliseconds: 0) }
+        if !states.isEmpty { try? pcsc.waitForStatusChange(&states, timeoutMilliseconds: 0) }
         present = states.map { $0.flags.contains(.present) }
-      } catch {
-        throw fail(cliFailure(for: error))
       }
-      let out = StandardOutput()
+      let out = StandardOutput(context.output)
       if output.isJSON {
         let items = readers.enumerated().map { index, name in
           var o = JSONObjectWriter()
@@ -108,7 +109,7 @@ extension NFCTool {
       }
       out.flush()
       if readers.isEmpty && !output.isJSON {
-        throw fail(cliFailure(for: PollError.noReader("no reader found")))
+        throw cliFailure(for: PollError.noReader("no reader found"))
       }
     }
   }

@@ -10,7 +10,7 @@ extension ReaderFaceKind: ExpressibleByArgument {}
 
 extension NFCTool {
   /// `nfctag emulate`: a virtual tag in a virtual reader (ACR122U or Part 3), shown to pcscd through vpcd.
-  struct Emulate: ParsableCommand {
+  struct Emulate: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "emulate",
       abstract: "Show a virtual tag to pcscd (and every PC/SC program) through the vsmartcard vpcd driver.",
@@ -77,8 +77,8 @@ extension NFCTool {
       }
     }
 
-    func run() throws {
-      if feed != nil { return try runFeed() }
+    func run(in context: CommandContext) throws {
+      if feed != nil { return try runFeed(in: context) }
       guard let kind = VirtualTagKind(rawValue: tag), let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
       let uidBytes = uid?.bytes
       let virtualTag: any VirtualTag
@@ -92,7 +92,7 @@ extension NFCTool {
           virtualTag = try kind.makeTag(uid: uidBytes)
         }
       } catch {
-        throw fail(CLIFailure(ExitStatus.dataError, error.description))
+        throw CLIFailure(ExitStatus.dataError, error.description)
       }
       var face: any VirtualCard
       let faults = faults
@@ -101,29 +101,25 @@ extension NFCTool {
         face = try (reader ?? kind.defaultFace).makeFace(tag: refusing ?? virtualTag)
         if faults.contains(where: { $0.kind != .drop }) {
           let faulty = FaultyCard(face, tag: refusing, faults: faults)
-          faulty.onInject = { writeStderr("nfctag: fault \($0) injected\n") }
+          faulty.onInject = { context.errors.write("nfctag: fault \($0) injected\n") }
           face = faulty
         }
       } catch {
-        throw fail(CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
+        throw CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? ""))
       }
       let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
       let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier))) in Virtual PCD 00 \(slot) via \(host):\(port); Ctrl-C to stop\n"
       // The bridge owns the face, the tag and the image file from here on (they are sent to it).
       let served = VPCDServedCard(card: face) {
-        do { try imageFile?.saveIfChanged(virtualTag) } catch { writeStderr("nfctag: \(error)\n") }
+        do { try imageFile?.saveIfChanged(virtualTag) } catch { context.errors.write("nfctag: \(error)\n") }
       }
       let dropAt = faults.filter { $0.kind == .drop }.map(\.apdu).min()
       let bridge = VPCDBridge(serving: served, host: host, port: port, removeAfter: removeAfter, dropAt: dropAt, latency: latency)
-      let interrupt = InterruptFlag.install { bridge.stop() }
-      _ = interrupt
-      do {
-        let end = try bridge.run(firstConnectTimeout: 5) { writeStderr(banner) }
-        if case .removedAfterCommands(let n) = end { writeStderr("nfctag: tag removed after \(n) commands\n") }
-        if case .droppedAt(let n) = end { writeStderr("nfctag: fault drop@\(n) injected: connection to vpcd closed\n") }
-      } catch {
-        throw fail(cliFailure(for: error))
-      }
+      let interrupt = context.interrupts.listen { bridge.stop() }
+      defer { interrupt.stop() }
+      let end = try bridge.run(firstConnectTimeout: 5) { context.errors.write(banner) }
+      if case .removedAfterCommands(let n) = end { context.errors.write("nfctag: tag removed after \(n) commands\n") }
+      if case .droppedAt(let n) = end { context.errors.write("nfctag: fault drop@\(n) injected: connection to vpcd closed\n") }
     }
   }
 }

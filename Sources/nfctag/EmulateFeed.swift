@@ -22,7 +22,7 @@ extension NFCTool.Emulate {
   }
 
   /// Shows the feed's tags one after another through vpcd; exits 0 once the last one has left.
-  func runFeed() throws {
+  func runFeed(in context: CommandContext) throws {
     guard let count = feed, let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
     let settings = FeedSettings(kinds: kinds, count: count, seed: seed ?? 0, imageDirectory: imageDir,
                                 handMilliseconds: handMs ?? FeedSettings.defaultHandMilliseconds)
@@ -31,9 +31,9 @@ extension NFCTool.Emulate {
       feeder = try TagFeeder(settings: settings, face: reader)
     } catch {
       let status = error.workingFace == nil && imageDir != nil ? ExitStatus.cantCreate : ExitStatus.usage
-      throw fail(CLIFailure(status, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
+      throw CLIFailure(status, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? ""))
     }
-    let progress = Locked(FeedProgress(count: count, quiet: quiet))
+    let progress = Locked(FeedProgress(count: count, quiet: quiet, errors: context.errors))
     let slot = port >= 35963 ? format2(Int(port) - 35963) : "??"
     let banner = "nfctag: feeding \(count) tags (\(kinds.map(\.rawValue).joined(separator: ", "))) to Virtual PCD 00 \(slot) via "
       + "\(host):\(port)\(imageDir.map { ", images in \($0)" } ?? ""); Ctrl-C to stop\n"
@@ -41,7 +41,7 @@ extension NFCTool.Emulate {
     let cards: () -> VPCDServedCard? = {
       let fed: FedTag?
       do { fed = try feeder.next() } catch {
-        writeStderr("nfctag: \(error)\n")
+        context.errors.write("nfctag: \(error)\n")
         return nil
       }
       guard let fed else { return nil }
@@ -54,17 +54,13 @@ extension NFCTool.Emulate {
       }
     }
     guard let bridge = VPCDBridge(sequence: cards, host: host, port: port, latency: latency) else { throw ExitCode(ExitStatus.software) }
-    let interrupt = InterruptFlag.install { bridge.stop() }
-    _ = interrupt
-    do {
-      let end = try bridge.run(firstConnectTimeout: 5) {
-        progress.withLock { $0.connected(banner: banner) }
-      }
-      if case .stopped = end { progress.withLock { $0.say("nfctag: stopped\n") } }
-    } catch {
-      throw fail(cliFailure(for: error))
+    let interrupt = context.interrupts.listen { bridge.stop() }
+    defer { interrupt.stop() }
+    let end = try bridge.run(firstConnectTimeout: 5) {
+      progress.withLock { $0.connected(banner: banner) }
     }
-    if let failure = progress.withLock({ $0.saveFailure }) { throw fail(CLIFailure(ExitStatus.cantCreate, failure)) }
+    if case .stopped = end { progress.withLock { $0.say("nfctag: stopped\n") } }
+    if let failure = progress.withLock({ $0.saveFailure }) { throw CLIFailure(ExitStatus.cantCreate, failure) }
   }
 }
 
@@ -73,6 +69,7 @@ extension NFCTool.Emulate {
 struct FeedProgress {
   let count: Int
   let quiet: Bool
+  let errors: any OutputSink
   var bannerShown = false
   var arriving: (index: Int, product: String, uid: String)?
   var announced = 0
@@ -80,12 +77,13 @@ struct FeedProgress {
   var lastLeft: Double?
   var saveFailure: String?
 
-  init(count: Int, quiet: Bool) {
+  init(count: Int, quiet: Bool, errors: any OutputSink) {
     self.count = count
     self.quiet = quiet
+    self.errors = errors
   }
 
-  func say(_ line: String) { if !quiet { writeStderr(line) } }
+  func say(_ line: String) { if !quiet { errors.write(line) } }
 
   mutating func arriving(_ fed: FedTag) {
     arriving = (fed.index, fed.tag.productName, hexString(fed.tag.identifier))
@@ -96,7 +94,7 @@ struct FeedProgress {
   mutating func connected(banner: String) {
     if !bannerShown {
       bannerShown = true
-      writeStderr(banner)
+      errors.write(banner)
     }
     guard let arriving, arriving.index > announced else { return }
     announced = arriving.index
@@ -119,7 +117,7 @@ struct FeedProgress {
     }
     say("nfctag: tag \(fed.index)/\(count) left \(reason), \(commands) commands\(saved.map { "; saved \($0)" } ?? "")\n")
     if let failure {
-      writeStderr("nfctag: \(failure)\n")
+      errors.write("nfctag: \(failure)\n")
       saveFailure = saveFailure ?? failure
     }
   }

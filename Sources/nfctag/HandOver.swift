@@ -27,9 +27,9 @@ enum HandOver {
   static func toProvisioningProgram() throws {
     let paths = candidates(executable: ownPath())
     guard !paths.isEmpty else {
-      throw fail(CLIFailure(ExitStatus.unavailable,
+      throw CLIFailure(ExitStatus.unavailable,
                             "cannot run \(program), which provision and ledger need: the path of nfctag itself is unknown "
-                            + "(/proc/self/exe cannot be read); run \(program) from where it is installed"))
+                            + "(/proc/self/exe cannot be read); run \(program) from where it is installed")
     }
     var problem = ENOENT
     for path in paths {
@@ -37,10 +37,10 @@ enum HandOver {
       problem = errno  // execv returned: this one cannot run
       if problem != ENOENT && problem != ENOTDIR { break }
     }
-    throw fail(CLIFailure(ExitStatus.unavailable,
+    throw CLIFailure(ExitStatus.unavailable,
                           "cannot run \(program), which provision and ledger need (looked for "
                           + paths.map(sanitizeLine).joined(separator: " and ") + "): "
-                          + String(cString: strerror(problem)) + "; reinstall nfctag"))
+                          + String(cString: strerror(problem)) + "; reinstall nfctag")
   }
 
   /// This program's own file, symbolic links resolved (`/proc/self/exe`); nil when it cannot be

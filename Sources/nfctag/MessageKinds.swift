@@ -16,7 +16,7 @@ protocol MessageKind: ParsableArguments {
   /// One line of help.
   static var abstract: String { get }
   /// Builds the message; bad input is a `CLIFailure` (64 usage, 65 data, 66 missing file).
-  func makeMessage() throws(CLIFailure) -> NDEFMessage
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage
 }
 
 extension MessageKind {
@@ -24,7 +24,7 @@ extension MessageKind {
 }
 
 /// A command of one kind (`ndef encode KIND`, `write KIND`): named, aliased and described by it.
-protocol MessageKindCommand: ParsableCommand {
+protocol MessageKindCommand: ToolCommand {
   associatedtype Kind: MessageKind
 }
 
@@ -35,10 +35,10 @@ extension MessageKindCommand {
 }
 
 /// Reads data given inline (`--data`) or from a file (`--file`), exactly one of them.
-private func inlineOrFile(data: String?, file: String?) throws(CLIFailure) -> [UInt8] {
+private func inlineOrFile(data: String?, file: String?, in context: CommandContext) throws(CLIFailure) -> [UInt8] {
   switch (data, file) {
   case let (data?, nil): return Array(data.utf8)
-  case let (nil, file?): return try readInputOrFail(file)
+  case let (nil, file?): return try readInputOrFail(file, in: context)
   default: throw CLIFailure(ExitStatus.usage, "give exactly one of --data or --file")
   }
 }
@@ -50,10 +50,10 @@ struct TextKind: MessageKind {
   @Option(help: "IANA language code.") var lang: String = "en"
   @Flag(help: "Encode as UTF-16 (big-endian with a byte-order mark) instead of UTF-8.") var utf16 = false
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     var text = text
     if text == "-" {
-      var input = try readInputOrFail("-")
+      var input = try readInputOrFail("-", in: context)
       if input.last == 0x0A { input.removeLast() }
       if input.last == 0x0D { input.removeLast() }
       guard let decoded = String(validating: input, as: UTF8.self) else {
@@ -74,7 +74,7 @@ struct URLKind: MessageKind {
   @Argument(help: "The URL or URI.") var url: String
   @Flag(help: "Refuse a URL without a scheme (https:, tel: and so on) instead of warning.") var strict = false
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     guard !url.isEmpty else { throw CLIFailure(ExitStatus.usage, "the URL is empty") }
     // A URI holds no control characters and no spaces (RFC 3986 §2): a control is refused, a
     // space (which phones may cut the link at) is written as given, with a warning.
@@ -82,11 +82,11 @@ struct URLKind: MessageKind {
       let code = String(control.value, radix: 16, uppercase: true)
       throw CLIFailure(ExitStatus.dataError, "the URL holds a control character (U+\(String(repeating: "0", count: 4 - code.count))\(code)), which a URI cannot hold")
     }
-    if url.contains(" ") { Console.warning("'\(url)' holds a space, which a URI cannot hold: write it as %20") }
+    if url.contains(" ") { context.console.warning("'\(url)' holds a space, which a URI cannot hold: write it as %20") }
     if !hasScheme(url) {
       let problem = "'\(url)' has no scheme (such as https://): phones may not open it"
       if strict { throw CLIFailure(ExitStatus.usage, problem) }
-      Console.warning(problem)
+      context.console.warning(problem)
     }
     return NDEFMessage(records: [URIRecord(uri: url).record])
   }
@@ -99,13 +99,13 @@ struct MIMEKind: MessageKind {
   @Option(help: "The data, as text.") var data: String?
   @Option(help: "Read the data from a file (- for stdin).") var file: String?
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     let parts = type.split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
           type.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
       throw CLIFailure(ExitStatus.usage, "'\(type)' is not a media type (type/subtype)")
     }
-    return NDEFMessage(records: [MIMERecord(mediaType: type, data: try inlineOrFile(data: data, file: file)).record])
+    return NDEFMessage(records: [MIMERecord(mediaType: type, data: try inlineOrFile(data: data, file: file, in: context)).record])
   }
 }
 
@@ -116,8 +116,8 @@ struct ExternalKind: MessageKind {
   @Option(help: "The payload, as text.") var data: String?
   @Option(help: "Read the payload from a file (- for stdin).") var file: String?
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    let payload = try inlineOrFile(data: data, file: file)
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
+    let payload = try inlineOrFile(data: data, file: file, in: context)
     do {
       return NDEFMessage(records: [try ExternalTypeRecord(type: type, payload: payload).record])
     } catch {
@@ -131,7 +131,7 @@ struct AARKind: MessageKind {
   static let abstract = "An Android Application Record (opens or installs the app)."
   @Argument(help: "The package name, for example com.example.app.") var package: String
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     guard !package.isEmpty, package.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
       throw CLIFailure(ExitStatus.usage, "'\(package)' is not a package name")
     }
@@ -146,7 +146,7 @@ struct SmartPosterKind: MessageKind {
   @Option(help: "A title.") var title: String?
   @Option(help: "The title's language code.") var lang: String = "en"
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     var poster = SmartPosterRecord(uri: url)
     if let title {
       let record = TextRecord(text: title, language: lang)
@@ -169,14 +169,14 @@ struct WiFiKind: MessageKind {
   var auth: String?
   @Option(help: "none, wep, tkip, aes (default with a key); or several joined with +.") var encryption: String?
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     guard password == nil else {
       throw CLIFailure(ExitStatus.usage, "a Wi-Fi key on the command line is visible to every user of this machine: give it with --password-file FILE (- for standard input) or --password-env NAME")
     }
     guard passwordFile == nil || passwordEnv == nil else {
       throw CLIFailure(ExitStatus.usage, "give the network key with one of --password-file or --password-env, not both")
     }
-    let key = try PasswordSource(file: passwordFile, environment: passwordEnv, what: "the network key").firstLine() ?? []
+    let key = try PasswordSource(file: passwordFile, environment: passwordEnv, what: "the network key").firstLine(in: context) ?? []
     guard !ssid.isEmpty, ssid.utf8.count <= 32 else { throw CLIFailure(ExitStatus.usage, "the SSID must be 1 to 32 bytes") }
     var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: key)
     credential.authentication = try bits(auth ?? (key.isEmpty ? "open" : "wpa2-personal"), WiFiCredential.authenticationBit, "--auth")
@@ -230,8 +230,8 @@ struct JSONKind: MessageKind {
   static let abstract = "A whole message from JSON (json-format.md in the documentation folder)."
   @Argument(help: "A JSON file, or - for stdin.") var file: String = "-"
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    var bytes = try readInputOrFail(file)
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
+    var bytes = try readInputOrFail(file, in: context)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as Windows editors write it
     do throws(MessageJSONError) { return try NDEFJSON.message(fromJSONText: bytes) } catch {
       throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)")
@@ -247,8 +247,8 @@ struct NDEFBytesKind: MessageKind {
   @Option(help: "How the bytes are given: raw, hex or base64 (default: hex when the input is hex text, else raw).")
   var input: ByteEncoding?
 
-  func makeMessage() throws(CLIFailure) -> NDEFMessage {
-    let given = try readInputOrFail(file)
+  func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
+    let given = try readInputOrFail(file, in: context)
     if given.isEmpty, input != .raw {
       throw CLIFailure(ExitStatus.dataError, "no input: the empty NDEF message is an empty line (what dump prints for an empty tag)")
     }

@@ -12,7 +12,7 @@ struct NDEFCommand: ParsableCommand {
 
 extension NDEFCommand {
   /// `nfctag ndef decode`.
-  struct Decode: ParsableCommand {
+  struct Decode: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "decode",
       abstract: "Decode an NDEF message.",
@@ -36,15 +36,15 @@ extension NDEFCommand {
       if lines, input != .hex { throw ValidationError("--lines reads hex lines: drop --input \(input.rawValue).") }
     }
 
-    func run() throws {
+    func run(in context: CommandContext) throws {
       if lines {
-        guard message == "-" else { throw fail(CLIFailure(ExitStatus.usage, "--lines reads standard input: drop the argument")) }
-        let status = decodeLines()
+        guard message == "-" else { throw CLIFailure(ExitStatus.usage, "--lines reads standard input: drop the argument") }
+        let status = decodeLines(in: context)
         if status != ExitStatus.ok { throw ExitCode(status) }
         return
       }
       do {
-        let raw: [UInt8] = message == "-" ? try readInputOrFail("-") : Array(message.utf8)
+        let raw: [UInt8] = message == "-" ? try readInputOrFail("-", in: context) : Array(message.utf8)
         if raw.isEmpty, input != .raw {
           throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
                            + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
@@ -54,11 +54,9 @@ extension NDEFCommand {
         do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
           throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
         }
-        let output = StandardOutput()
+        let output = StandardOutput(context.output)
         output.write(format == .json ? messageJSON(decoded) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
         output.flush()
-      } catch let failure as CLIFailure {
-        throw fail(failure)
       }
     }
 
@@ -69,10 +67,10 @@ extension NDEFCommand {
     /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
     /// one byte buffer sized for the longest line so far, and the JSON is written straight into
     /// the output buffer, which goes out with write(2) once it holds a megabyte.
-    private func decodeLines() -> Int32 {
-      let output = StandardOutput()
+    private func decodeLines(in context: CommandContext) -> Int32 {
+      let output = StandardOutput(context.output)
       var lines = LinesDecoder(text: format == .text, showSecrets: showSecrets)  // JSON unless --format text
-      let readAll = LineReader(fd: 0).forEachLine { line in
+      let readAll = LineReader(fd: context.inputDescriptor).forEachLine { line in
         lines.decode(line)
         if lines.writer.bytes.count >= 1 << 20 {
           output.writeThrough(lines.writer.bytes)
@@ -81,7 +79,7 @@ extension NDEFCommand {
       }
       output.writeThrough(lines.writer.bytes)
       if !readAll {
-        writeStderr("nfctag: cannot read standard input: \(String(cString: strerror(errno)))\n")
+        context.say("cannot read standard input: \(String(cString: strerror(errno)))")
         return ExitStatus.noInput
       }
       return lines.failed ? ExitStatus.dataError : ExitStatus.ok
@@ -109,21 +107,19 @@ struct EncodeKindCommand<Kind: MessageKind>: MessageKindCommand {
           help: "Output: hex, raw bytes or base64 (--output is its older name).")
   var output: ByteEncoding = .hex
 
-  func run() throws {
+  func run(in context: CommandContext) throws {
     do {
       let bytes: [UInt8]
-      do { bytes = try kind.makeMessage().encodedAllowingEmpty() } catch let error as NDEFError {
+      do { bytes = try kind.makeMessage(in: context).encodedAllowingEmpty() } catch let error as NDEFError {
         throw CLIFailure(ExitStatus.dataError, "cannot encode: \(error)")
       }
-      let out = StandardOutput()
+      let out = StandardOutput(context.output)
       switch output {
       case .hex: out.write(hexString(bytes) + "\n")
       case .raw: out.write(bytes)
       case .base64: out.write(encodeBase64(bytes) + "\n")
       }
       out.flush()
-    } catch let failure as CLIFailure {
-      throw fail(failure)
     }
   }
 }

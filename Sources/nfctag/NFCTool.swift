@@ -8,8 +8,7 @@ struct NFCTool: ParsableCommand {
   /// `provision` and `ledger` run in nfctag-provision (``HandOver``); the command line is parsed
   /// here, so help and usage errors come from this program.
   static func main() {
-    CommandHandler.install { _ in try HandOver.toProvisioningProgram() }
-    mainWithOneLineErrors()
+    mainInContext { _, _ in try HandOver.toProvisioningProgram() }
   }
 
   static let configuration = CommandConfiguration(

@@ -13,8 +13,8 @@ struct PasswordSource {
   /// The password, or nil when neither source was named.
   /// - Throws: 66 for an unreadable file, 64 for a missing variable or a value that is not
   ///   8 hex digits.
-  func password() throws(CLIFailure) -> [UInt8]? {
-    guard let line = try firstLine() else { return nil }
+  func password(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
+    guard let line = try firstLine(in: context) else { return nil }
     guard let bytes = parseLenientHex(line.filter { $0 != 0x0D }), bytes.count == 4 else {
       throw CLIFailure(ExitStatus.usage, "\(what) must be 4 bytes as 8 hex digits (for example 1a2b3c4d)")
     }
@@ -24,15 +24,15 @@ struct PasswordSource {
   /// The first line of the file or the variable, without its line end; nil when neither source
   /// was named. Error messages name the source and `what`, never the value.
   /// - Throws: 66 for an unreadable file, 64 for a variable that is not set.
-  func firstLine() throws(CLIFailure) -> [UInt8]? {
+  func firstLine(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
     let text: [UInt8]
     if let file {
-      text = try readInputOrFail(file)
+      text = try readInputOrFail(file, in: context)
     } else if let environment {
-      guard let value = getenv(environment) else {
+      guard let value = context.environment(environment) else {
         throw CLIFailure(ExitStatus.usage, "the environment variable \(environment) (\(what)) is not set")
       }
-      text = Array(String(cString: value).utf8)
+      text = Array(value.utf8)
     } else {
       return nil
     }
@@ -55,7 +55,7 @@ extension NFCTool {
         """,
       subcommands: [Set.self, Remove.self])
 
-    struct Set: ParsableCommand {
+    struct Set: ToolCommand {
       static let configuration = CommandConfiguration(
         commandName: "set",
         abstract: "Protect the tag with a password (writes PWD, PACK, then the protection pages).")
@@ -75,41 +75,33 @@ extension NFCTool {
         }
       }
 
-      func run() throws {
-        do {
-          let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password")
-          guard let pwd = try source.password() else { throw CLIFailure(ExitStatus.usage, "no new password given") }
-          let packBytes = pack.bytes
-          let page = fromPage
-          let reads = protectReads
-          try TagSession(options: readerOptions).withTag { tag in
-            try tag.setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)
-          }
-          Console.notice("password set; pages from \(page) are protected (\(reads ? "reads and writes" : "writes"))")
-        } catch {
-          throw fail(cliFailure(for: error))
+      func run(in context: CommandContext) throws {
+        let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password")
+        guard let pwd = try source.password(in: context) else { throw CLIFailure(ExitStatus.usage, "no new password given") }
+        let packBytes = pack.bytes
+        let page = fromPage
+        let reads = protectReads
+        try TagSession(options: readerOptions, context: context).withTag { tag in
+          try tag.setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)
         }
+        context.console.notice("password set; pages from \(page) are protected (\(reads ? "reads and writes" : "writes"))")
       }
     }
 
-    struct Remove: ParsableCommand {
+    struct Remove: ToolCommand {
       static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Turn password protection off (AUTH0 past the last page); needs the current password.")
       @OptionGroup var readerOptions: ReaderOptions
 
-      func run() throws {
-        do {
-          guard let current = try readerOptions.tagPassword() else {
-            throw CLIFailure(ExitStatus.usage, "give the current password with --tag-password-file or --tag-password-env")
-          }
-          try TagSession(options: readerOptions).withTag { tag in
-            try tag.setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)
-          }
-          Console.notice("password protection is off")
-        } catch {
-          throw fail(cliFailure(for: error))
+      func run(in context: CommandContext) throws {
+        guard let current = try readerOptions.tagPassword(in: context) else {
+          throw CLIFailure(ExitStatus.usage, "give the current password with --tag-password-file or --tag-password-env")
         }
+        try TagSession(options: readerOptions, context: context).withTag { tag in
+          try tag.setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)
+        }
+        context.console.notice("password protection is off")
       }
     }
   }

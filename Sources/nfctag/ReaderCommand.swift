@@ -16,16 +16,16 @@ extension NFCTool {
         """,
       subcommands: [Firmware.self, LED.self, Buzzer.self])
 
-    struct Firmware: ParsableCommand {
+    struct Firmware: ToolCommand {
       static let configuration = CommandConfiguration(commandName: "firmware", abstract: "Print the reader's firmware version (FF 00 48 00 00).")
       @OptionGroup var target: ReaderTarget
-      func run() throws {
+      func run(in context: CommandContext) throws {
         let version = try target.withControl { control throws(TransceiveError) in try control.firmware() }
-        print(sanitizeLine(version))
+        context.output.write(sanitizeLine(version) + "\n")
       }
     }
 
-    struct LED: ParsableCommand {
+    struct LED: ToolCommand {
       static let configuration = CommandConfiguration(
         commandName: "led",
         abstract: "Set the red and green LEDs, optionally blinking with the buzzer (FF 00 40).")
@@ -42,26 +42,26 @@ extension NFCTool {
         }
       }
 
-      func run() throws {
+      func run(in context: CommandContext) throws {
         let units = UInt8(period / 100)
         let (red, green, blink, beep) = (red, green, blink, beep)
         let state = try target.withControl { control throws(TransceiveError) in
           try control.signal(red: red, green: green, blinkRed: blink > 0 && red, blinkGreen: blink > 0 && green,
                              t1: units, t2: units, repetitions: blink, buzzer: beep ? .duringT1 : .off)
         }
-        print("red \(state & 1 != 0 ? "on" : "off"), green \(state & 2 != 0 ? "on" : "off")")
+        context.output.write("red \(state & 1 != 0 ? "on" : "off"), green \(state & 2 != 0 ? "on" : "off")\n")
       }
     }
 
-    struct Buzzer: ParsableCommand {
+    struct Buzzer: ToolCommand {
       static let configuration = CommandConfiguration(commandName: "buzzer", abstract: "Turn the beep on card detection on or off (FF 00 52).")
       @OptionGroup var target: ReaderTarget
       @Argument(help: "on or off.") var state: BuzzerState
 
-      func run() throws {
+      func run(in context: CommandContext) throws {
         let on = state == .on
         try target.withControl { control throws(TransceiveError) in try control.setDetectionBuzzer(on) }
-        print("buzzer on card detection: \(state.rawValue)")
+        context.output.write("buzzer on card detection: \(state.rawValue)\n")
       }
     }
   }
@@ -76,28 +76,22 @@ struct ReaderTarget: ParsableArguments {
 
   /// Opens the reader, checks that it is an ACR122U, runs `body`, and maps failures to one line.
   func withControl<T>(_ body: (ACR122UControl) throws(TransceiveError) -> T) throws -> T {
+    let pcsc = try PCSCContext()
+    let name = try selectReader(reader, context: pcsc)
+    let transport: ReaderCommandTransport
     do {
-      let context = try PCSCContext()
-      let name = try selectReader(reader, context: context)
-      let transport: ReaderCommandTransport
-      do {
-        transport = try ReaderCommandTransport(context: context, reader: name)
-      } catch .readerUnavailable(let why) {
-        // Only a reader whose driver refuses escape commands without a card says so here.
-        throw CLIFailure(ExitStatus.unavailable, "\(why): put a tag on it and try again")
-      }
-      defer { transport.close() }
-      let control = ACR122UControl(transport: transport)
-      do {
-        _ = try control.firmware()
-      } catch {
-        throw CLIFailure(ExitStatus.dataError, "\(name) is not an ACR122U (it does not answer FF 00 48 with its firmware)")
-      }
-      return try body(control)
-    } catch let failure as CLIFailure {
-      throw fail(failure)
-    } catch {
-      throw fail(cliFailure(for: error))
+      transport = try ReaderCommandTransport(context: pcsc, reader: name)
+    } catch .readerUnavailable(let why) {
+      // Only a reader whose driver refuses escape commands without a card says so here.
+      throw CLIFailure(ExitStatus.unavailable, "\(why): put a tag on it and try again")
     }
+    defer { transport.close() }
+    let control = ACR122UControl(transport: transport)
+    do {
+      _ = try control.firmware()
+    } catch {
+      throw CLIFailure(ExitStatus.dataError, "\(name) is not an ACR122U (it does not answer FF 00 48 with its firmware)")
+    }
+    return try body(control)
   }
 }

@@ -40,8 +40,8 @@ struct ReaderOptions: ParsableArguments {
   var verbose = false
 
   /// The tag password from --tag-password-file or --tag-password-env, nil when neither is given.
-  func tagPassword() throws(CLIFailure) -> [UInt8]? {
-    try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password").password()
+  func tagPassword(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
+    try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password").password(in: context)
   }
 
   func validate() throws {
@@ -57,16 +57,16 @@ struct ReaderOptions: ParsableArguments {
     if quiet && verbose { throw ValidationError("give one of --quiet or --verbose, not both.") }
   }
 
-  /// Sets what the command says on stderr (``Console``) from --quiet and --verbose.
-  func configureConsole() { Console.configure(quiet: quiet, verbose: verbose) }
+  /// Sets what the command says on stderr (the context's ``Console``) from --quiet and --verbose.
+  func configureConsole(in context: CommandContext) { context.console.configure(quiet: quiet, verbose: verbose) }
 
   /// The session's time limit: seconds without a tag before it ends.
   func waitSeconds(continuous: Bool) -> Double { timeout ?? (continuous ? .infinity : 60) }
 
   /// The APDU trace logger, when --trace was given.
-  func makeLogger() -> Logger? { trace ? makeTraceLogger() : nil }
+  func makeLogger(in context: CommandContext) -> Logger? { trace ? context.trace.logger() : nil }
 
   /// With --trace, holds the trace back until the command knows the tag's message, so that Wi-Fi
-  /// keys in the answers can be masked (``TraceBuffer``; `read`, `scan`, `dump`).
-  func holdTraceForSecrets() { if trace { TraceBuffer.hold() } }
+  /// keys in the answers can be masked (``CommandTrace``; `read`, `scan`, `dump`).
+  func holdTraceForSecrets(in context: CommandContext) { if trace { context.trace.hold() } }
 }

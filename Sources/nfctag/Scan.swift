@@ -10,7 +10,7 @@ import NFCTags
 extension NFCTool {
   /// `nfctag scan`: one tag described (a single-read session), or every arrival with
   /// --continuous (a multi-read session).
-  struct Scan: ParsableCommand {
+  struct Scan: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "scan",
       abstract: "Wait for a tag and describe it: reader, UID, ATR, chip, NDEF status and records.",
@@ -27,50 +27,44 @@ extension NFCTool {
     @Flag(help: "Keep scanning: one line per tag arrival, until Ctrl-C (exit 0).") var continuous = false
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
 
-    func run() throws {
-      do {
-        if continuous {
-          try scanContinuously()
-        } else {
-          readerOptions.holdTraceForSecrets()
-          let report = try TagSession(options: readerOptions).withTag { tag in try ScanReport(tag) }
-          TraceBuffer.learnSecrets(ofMessage: report.ndefBytes ?? [])
-          TraceBuffer.release()
-          let output = StandardOutput()
-          output.write(isJSON ? report.json() + "\n" : report.text(showSecrets: showSecrets))
-          output.flush()
-          // The tag was identified and reported; a refused read is 77, its NDEF content bad data (65).
-          if let refusal = report.refusal { throw fail(CLIFailure(ExitStatus.noPermission, refusal)) }
-          if let problem = report.messageError { throw fail(CLIFailure(ExitStatus.dataError, sanitizeLine(problem))) }
-        }
-      } catch let exit as ExitCode {
-        throw exit
-      } catch {
-        throw fail(cliFailure(for: error))
+    func run(in context: CommandContext) throws {
+      if continuous {
+        try scanContinuously(in: context)
+      } else {
+        readerOptions.holdTraceForSecrets(in: context)
+        let report = try TagSession(options: readerOptions, context: context).withTag { tag in try ScanReport(tag) }
+        context.trace.learnSecrets(ofMessage: report.ndefBytes ?? [])
+        context.trace.release()
+        let output = StandardOutput(context.output)
+        output.write(isJSON ? report.json() + "\n" : report.text(showSecrets: showSecrets))
+        output.flush()
+        // The tag was identified and reported; a refused read is 77, its NDEF content bad data (65).
+        if let refusal = report.refusal { throw CLIFailure(ExitStatus.noPermission, refusal) }
+        if let problem = report.messageError { throw CLIFailure(ExitStatus.dataError, sanitizeLine(problem)) }
       }
     }
 
     /// A multi-read session: one line per tag, until Ctrl-C or the idle timeout.
-    private func scanContinuously() throws {
-      let session = TagSession(options: readerOptions)
-      readerOptions.holdTraceForSecrets()
+    private func scanContinuously(in context: CommandContext) throws {
+      let session = TagSession(options: readerOptions, context: context)
+      readerOptions.holdTraceForSecrets(in: context)
       let poller = try session.makePoller()
-      let prompt = WaitingPrompt(reader: poller.readerName)
-      let delegate = ContinuousScanDelegate(json: isJSON, prompt: prompt)
+      let prompt = WaitingPrompt(reader: poller.readerName, context: context)
+      let delegate = ContinuousScanDelegate(json: isJSON, context: context, prompt: prompt)
       let reader = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
                                         poller: poller, timeout: readerOptions.waitSeconds(continuous: true))
-      ProcessLifetime.keep(reader)
-      let interrupt = InterruptFlag.install { reader.invalidate() }
-      defer { interrupt.uninstall() }
+      context.keepAlive(reader)
+      let interrupt = context.interrupts.listen { reader.invalidate() }
+      defer { interrupt.stop() }
       prompt.start()
       reader.begin()
       let (ending, reported) = delegate.wait()
       prompt.finish()
-      TraceBuffer.release()
+      context.trace.release()
       switch ending.code {
       case .readerSessionInvalidationErrorUserCanceled: throw ExitCode.success
       case .readerSessionInvalidationErrorSessionTimeout where reported > 0: throw ExitCode.success
-      default: throw fail(cliFailure(for: ending))
+      default: throw ending
       }
     }
   }
@@ -83,14 +77,17 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
   private let json: Bool
   /// Shown on a terminal until the first tag arrives.
   private let prompt: WaitingPrompt
-  private let output = Locked(StandardOutput())
+  private let trace: CommandTrace
+  private let output: Locked<StandardOutput>
   private let reported = Locked(0)
   private let ended = Locked<NFCReaderError?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
-  init(json: Bool, prompt: WaitingPrompt = .none) {
+  init(json: Bool, context: CommandContext, prompt: WaitingPrompt = .none) {
     self.json = json
     self.prompt = prompt
+    trace = context.trace
+    output = Locked(StandardOutput(context.output))
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
@@ -105,7 +102,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
     do {
       try session.connect(to: tag)
       let report = try ScanReport(tag)
-      TraceBuffer.learnSecrets(ofMessage: report.ndefBytes ?? [])
+      trace.learnSecrets(ofMessage: report.ndefBytes ?? [])
       line = json ? report.json() : report.oneLine()
     } catch {
       let failure = cliFailure(for: error)
@@ -113,7 +110,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
       line = json ? scanErrorJSON(reader: summary.readerName, uid: summary.identifier, failure.message)
                   : "\(sanitizeLine(summary.readerName)): \(hexString(summary.identifier, separator: ":")): error: \(failure.message)"
     }
-    TraceBuffer.release(keepHolding: true)
+    trace.release(keepHolding: true)
     print(line)
     reported.withLock { $0 += 1 }
     session.restartPollingAfterRemoval()

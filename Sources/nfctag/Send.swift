@@ -7,7 +7,7 @@ import Synchronization
 
 extension NFCTool {
   /// `nfctag send HEX…`: native commands to the tag in the field, through an ``NFCTagReaderSession``.
-  struct Send: ParsableCommand {
+  struct Send: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "send",
       abstract: "Send raw commands to the tag in the field and print each answer.",
@@ -47,9 +47,9 @@ extension NFCTool {
 
     /// The commands of --commands-file. A bad line is named by its number, not its text: the
     /// file is where passwords go.
-    func fileCommands() throws(CLIFailure) -> [String] {
+    func fileCommands(in context: CommandContext) throws(CLIFailure) -> [String] {
       guard let commandsFile else { return [] }
-      let bytes = try readInputOrFail(commandsFile)
+      let bytes = try readInputOrFail(commandsFile, in: context)
       let name = inputName(commandsFile)
       guard let text = String(validating: bytes, as: UTF8.self) else {
         throw CLIFailure(ExitStatus.dataError, "\(name) is not text")
@@ -69,28 +69,24 @@ extension NFCTool {
       return commands
     }
 
-    func run() throws {
+    func run(in context: CommandContext) throws {
       let (apdu, json, showSecrets) = (apdu, format == .json, showSecrets)
-      do {
-        let frames = try (commands + fileCommands()).compactMap { parseLenientHex(Array($0.utf8)) }
-        let exchanges = try TagSession(options: readerOptions).withTypedTag { tag in
-          try frames.map { frame in try Exchange(tag: tag, command: frame, apdu: apdu) }
-        }
-        let output = StandardOutput()
-        if json {
-          var o = JSONObjectWriter()
-          o.string("reader", exchanges.reader)
-          o.string("uid", hexString(exchanges.uid))
-          o.string("kind", exchanges.kind)
-          o.raw("exchanges", "[" + exchanges.value.map { $0.json(showSecrets: showSecrets) }.joined(separator: ",") + "]")
-          output.write(o.finish() + "\n")
-        } else {
-          for exchange in exchanges.value { output.write(exchange.text(showSecrets: showSecrets)) }
-        }
-        output.flush()
-      } catch {
-        throw fail(cliFailure(for: error))
+      let frames = try (commands + fileCommands(in: context)).compactMap { parseLenientHex(Array($0.utf8)) }
+      let exchanges = try TagSession(options: readerOptions, context: context).withTypedTag { tag in
+        try frames.map { frame in try Exchange(tag: tag, command: frame, apdu: apdu) }
       }
+      let output = StandardOutput(context.output)
+      if json {
+        var o = JSONObjectWriter()
+        o.string("reader", exchanges.reader)
+        o.string("uid", hexString(exchanges.uid))
+        o.string("kind", exchanges.kind)
+        o.raw("exchanges", "[" + exchanges.value.map { $0.json(showSecrets: showSecrets) }.joined(separator: ",") + "]")
+        output.write(o.finish() + "\n")
+      } else {
+        for exchange in exchanges.value { output.write(exchange.text(showSecrets: showSecrets)) }
+      }
+      output.flush()
     }
   }
 }

@@ -13,83 +13,72 @@ enum DumpFormat: String, ExpressibleByArgument, CaseIterable { case hex, hexdump
 
 extension NFCTool {
   /// `nfctag read`: the NDEF message on one tag.
-  struct Read: ParsableCommand {
+  struct Read: ToolCommand {
     static let configuration = CommandConfiguration(commandName: "read", abstract: "Read the NDEF message on a tag.")
     @OptionGroup var readerOptions: ReaderOptions
     @Option(help: "Output: text, json, hex or raw bytes.") var format: ReadFormat = .text
     @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
     @Flag(help: "Write raw bytes even to a terminal.") var force = false
 
-    func validate() throws {
-      if format == .raw, !force, isatty(1) != 0 {
+    func run(in context: CommandContext) throws {
+      if format == .raw, !force, context.outputIsTerminal {
         throw ValidationError("refusing to write raw bytes to a terminal: redirect the output or add --force.")
       }
-    }
-
-    func run() throws {
-      do {
-        readerOptions.holdTraceForSecrets()
-        let bytes = try TagSession(options: readerOptions).withTag { tag in try tag.readNDEFBytes() }
-        TraceBuffer.learnSecrets(ofMessage: bytes)
-        TraceBuffer.release()
-        let output = StandardOutput()
-        switch format {
-        case .raw: output.write(bytes)
-        case .hex: output.write(hexString(bytes) + "\n")
-        case .json, .text:
-          let message = try decodeTagMessage(bytes)
-          output.write(format == .json ? messageJSON(message) + "\n" : messageTextOrEmpty(message, showSecrets: showSecrets))
-        }
-        output.flush()
-      } catch {
-        throw fail(cliFailure(for: error))
+      readerOptions.holdTraceForSecrets(in: context)
+      let bytes = try TagSession(options: readerOptions, context: context).withTag { tag in try tag.readNDEFBytes() }
+      context.trace.learnSecrets(ofMessage: bytes)
+      context.trace.release()
+      let output = StandardOutput(context.output)
+      switch format {
+      case .raw: output.write(bytes)
+      case .hex: output.write(hexString(bytes) + "\n")
+      case .json, .text:
+        let message = try decodeTagMessage(bytes)
+        output.write(format == .json ? messageJSON(message) + "\n" : messageTextOrEmpty(message, showSecrets: showSecrets))
       }
+      output.flush()
     }
   }
 
   /// `nfctag dump`: raw NDEF bytes, or the whole memory image.
-  struct Dump: ParsableCommand {
+  struct Dump: ToolCommand {
     static let configuration = CommandConfiguration(commandName: "dump", abstract: "Dump the raw NDEF bytes, or the whole tag memory with --memory.")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Dump the whole memory in address order (the image-file layout) instead of the NDEF bytes.") var memory = false
     @Option(help: "Output: hex (one line, what ndef decode reads), hexdump (addresses and ASCII), json or raw bytes.")
     var format: DumpFormat = .hex
 
-    func run() throws {
-      do {
-        let memory = memory
-        readerOptions.holdTraceForSecrets()
-        let trace = readerOptions.trace
-        let (bytes, info) = try TagSession(options: readerOptions).withTag { tag in
-          let bytes = memory ? try tag.readMemory() : try tag.readNDEFBytes()
-          // The memory holds the message somewhere: read it too, to know what to mask in the trace.
-          TraceBuffer.learnSecrets(ofMessage: memory ? (trace ? (try? tag.readNDEFBytes()) ?? [] : []) : bytes)
-          return (bytes, tag.platformType)
-        }
-        TraceBuffer.release()
-        guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
-        let output = StandardOutput()
-        switch format {
-        case .raw: output.write(bytes)
-        case .hex: output.write(hexString(bytes) + "\n")
-        case .hexdump: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
-        case .json:
-          var o = JSONObjectWriter()
-          o.string("kind", memory ? "memory" : "ndef")
-          o.string("platform", platform.rawValue)
-          o.number("length", bytes.count)
-          o.string("hex", hexString(bytes))
-          output.write(o.finish() + "\n")
-        }
-        output.flush()
-      } catch {
-        throw fail(cliFailure(for: error))
+    func run(in context: CommandContext) throws {
+      let memory = memory
+      readerOptions.holdTraceForSecrets(in: context)
+      let trace = readerOptions.trace
+      let (bytes, info) = try TagSession(options: readerOptions, context: context).withTag { tag in
+        let bytes = memory ? try tag.readMemory() : try tag.readNDEFBytes()
+        // The memory holds the message somewhere: read it too, to know what to mask in the trace.
+        context.trace.learnSecrets(ofMessage: memory ? (trace ? (try? tag.readNDEFBytes()) ?? [] : []) : bytes)
+        return (bytes, tag.platformType)
       }
+      context.trace.release()
+      guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
+      let output = StandardOutput(context.output)
+      switch format {
+      case .raw: output.write(bytes)
+      case .hex: output.write(hexString(bytes) + "\n")
+      case .hexdump: output.write(hexDump(bytes, rowLength: memory ? rowLength(for: platform) : 16))
+      case .json:
+        var o = JSONObjectWriter()
+        o.string("kind", memory ? "memory" : "ndef")
+        o.string("platform", platform.rawValue)
+        o.number("length", bytes.count)
+        o.string("hex", hexString(bytes))
+        output.write(o.finish() + "\n")
+      }
+      output.flush()
     }
   }
 
   /// `nfctag format`: writes an empty NDEF structure.
-  struct Format: ParsableCommand {
+  struct Format: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "format",
       abstract: "Format a tag for NDEF (an empty message).",
@@ -97,22 +86,18 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Only write the NDEF structures: the old message's bytes stay in memory (default: overwrite them).")
     var fast = false
-    func run() throws {
-      do {
-        let fast = fast
-        try TagSession(options: readerOptions).withTag { tag in
-          if !fast, (try? tag.queryNDEFStatus().0) == .readWrite { try tag.erase(overwritingOldMessage: true) }
-          try tag.format()
-        }
-        Console.notice("formatted")
-      } catch {
-        throw fail(cliFailure(for: error))
+    func run(in context: CommandContext) throws {
+      let fast = fast
+      try TagSession(options: readerOptions, context: context).withTag { tag in
+        if !fast, (try? tag.queryNDEFStatus().0) == .readWrite { try tag.erase(overwritingOldMessage: true) }
+        try tag.format()
       }
+      context.console.notice("formatted")
     }
   }
 
   /// `nfctag erase`: replaces the message with an empty one.
-  struct Erase: ParsableCommand {
+  struct Erase: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "erase",
       abstract: "Erase the NDEF message (the tag keeps its NDEF format).",
@@ -123,19 +108,15 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Only set the message length to 0: the old bytes stay in memory (default: overwrite them).")
     var fast = false
-    func run() throws {
-      do {
-        let fast = fast
-        try TagSession(options: readerOptions).withTag { tag in try tag.erase(overwritingOldMessage: !fast) }
-        Console.notice("erased")
-      } catch {
-        throw fail(cliFailure(for: error))
-      }
+    func run(in context: CommandContext) throws {
+      let fast = fast
+      try TagSession(options: readerOptions, context: context).withTag { tag in try tag.erase(overwritingOldMessage: !fast) }
+      context.console.notice("erased")
     }
   }
 
   /// `nfctag lock --yes`: makes the tag read-only for ever.
-  struct Lock: ParsableCommand {
+  struct Lock: ToolCommand {
     static let configuration = CommandConfiguration(commandName: "lock", abstract: "Make a tag permanently read-only (needs --yes).")
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Confirm: locking is permanent and cannot be undone.") var yes = false
@@ -144,22 +125,18 @@ extension NFCTool {
       guard yes else { throw ValidationError("locking is permanent: add --yes to confirm.") }
     }
 
-    func run() throws {
-      do {
-        let already = try TagSession(options: readerOptions).withTag { tag -> Bool in
-          if try tag.queryNDEFStatus().0 == .readOnly { return true }
-          try tag.writeLock()
-          return false
-        }
-        Console.notice(already ? "the tag is already read-only" : "the tag is now read-only")
-      } catch {
-        throw fail(cliFailure(for: error))
+    func run(in context: CommandContext) throws {
+      let already = try TagSession(options: readerOptions, context: context).withTag { tag -> Bool in
+        if try tag.queryNDEFStatus().0 == .readOnly { return true }
+        try tag.writeLock()
+        return false
       }
+      context.console.notice(already ? "the tag is already read-only" : "the tag is now read-only")
     }
   }
 
   /// `nfctag info`: chip, memory, capacity, lock state, CC and version.
-  struct Info: ParsableCommand {
+  struct Info: ToolCommand {
     static let configuration = CommandConfiguration(
       commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.",
       discussion: """
@@ -169,46 +146,40 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var output: FormatOption
 
-    func run() throws {
-      do {
-        let (target, info) = try TagSession(options: readerOptions).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
-        let out = StandardOutput()
-        if output.isJSON {
-          var o = JSONObjectWriter()
-          o.string("reader", target.readerName)
-          o.string("uid", hexString(info.identifier))
-          o.string("atr", hexString(target.atr))
-          o.string("platform", info.platform.rawValue)
-          o.string("chip", info.chip)
-          o.number("memorySize", info.memorySize)
-          o.ndefMembers(of: info)
-          o.string("capabilityContainer", hexString(info.capabilityContainer))
-          if !info.version.isEmpty { o.string("version", hexString(info.version)) }
-          o.raw("locks", factsJSON(info.locks))
-          o.raw("details", factsJSON(info.details))
-          out.write(o.finish() + "\n")
-        } else {
-          var lines: [(String, String)] = [
-            ("reader", target.readerName), ("uid", hexString(info.identifier, separator: ":")),
-            ("atr", hexString(target.atr, separator: " ")),
-            ("chip", "\(info.chip) (\(info.platform.displayName))"),
-            ("memory", "\(info.memorySize) bytes"),
-            ("ndef", info.readProtectedFrom.map { "read-protected from page \($0)" } ?? ndefStatusText(info.ndef)),
-            ("cc", hexString(info.capabilityContainer, separator: " ")),
-            ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
-            ("locks", info.lockState),
-          ]
-          lines += info.details.map { ($0.label, $0.text) }
-          out.write(alignedLines(lines))
-        }
-        out.flush()
-        if let page = info.readProtectedFrom {
-          throw fail(CLIFailure(ExitStatus.noPermission, readProtectedReason(page)))
-        }
-      } catch let exit as ExitCode {
-        throw exit
-      } catch {
-        throw fail(cliFailure(for: error))
+    func run(in context: CommandContext) throws {
+      let (target, info) = try TagSession(options: readerOptions, context: context).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
+      let out = StandardOutput(context.output)
+      if output.isJSON {
+        var o = JSONObjectWriter()
+        o.string("reader", target.readerName)
+        o.string("uid", hexString(info.identifier))
+        o.string("atr", hexString(target.atr))
+        o.string("platform", info.platform.rawValue)
+        o.string("chip", info.chip)
+        o.number("memorySize", info.memorySize)
+        o.ndefMembers(of: info)
+        o.string("capabilityContainer", hexString(info.capabilityContainer))
+        if !info.version.isEmpty { o.string("version", hexString(info.version)) }
+        o.raw("locks", factsJSON(info.locks))
+        o.raw("details", factsJSON(info.details))
+        out.write(o.finish() + "\n")
+      } else {
+        var lines: [(String, String)] = [
+          ("reader", target.readerName), ("uid", hexString(info.identifier, separator: ":")),
+          ("atr", hexString(target.atr, separator: " ")),
+          ("chip", "\(info.chip) (\(info.platform.displayName))"),
+          ("memory", "\(info.memorySize) bytes"),
+          ("ndef", info.readProtectedFrom.map { "read-protected from page \($0)" } ?? ndefStatusText(info.ndef)),
+          ("cc", hexString(info.capabilityContainer, separator: " ")),
+          ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
+          ("locks", info.lockState),
+        ]
+        lines += info.details.map { ($0.label, $0.text) }
+        out.write(alignedLines(lines))
+      }
+      out.flush()
+      if let page = info.readProtectedFrom {
+        throw CLIFailure(ExitStatus.noPermission, readProtectedReason(page))
       }
     }
   }

@@ -11,25 +11,27 @@ import NFCSession
 /// timeouts, Ctrl-C and errors; the command gets a connected tag.
 struct TagSession {
   let options: ReaderOptions
+  let context: CommandContext
 
   /// A session on the reader `options` name; --quiet and --verbose take effect from here on.
-  init(options: ReaderOptions) {
+  init(options: ReaderOptions, context: CommandContext) {
     self.options = options
-    options.configureConsole()
+    self.context = context
+    options.configureConsole(in: context)
   }
 
   /// The poller for `--reader`.
   func makePoller() throws(CLIFailure) -> any TagPoller {
-    try makeTagPoller(spec: options.reader, logger: options.makeLogger(), exchangeTimeout: options.exchangeSeconds)
+    try makeTagPoller(spec: options.reader, logger: options.makeLogger(in: context), exchangeTimeout: options.exchangeSeconds)
   }
 
   /// Waits for one tag, connects, authenticates when a tag password was given, runs `body` on
   /// the session's queue and ends the session. Ctrl-C while waiting ends it with user cancel (130).
   func withTag<T: Sendable>(_ body: @escaping @Sendable (any NFCNDEFTag) throws -> T) throws(CLIFailure) -> T {
-    let password = try options.tagPassword()
+    let password = try options.tagPassword(in: context)
     let poller = try makePoller()
-    let prompt = WaitingPrompt(reader: poller.readerName)
-    let delegate = OneTagDelegate(password: password, prompt: prompt, body: body)
+    let prompt = WaitingPrompt(reader: poller.readerName, context: context)
+    let delegate = OneTagDelegate(password: password, context: context, prompt: prompt, body: body)
     let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
                                        poller: poller, timeout: options.waitSeconds(continuous: false))
     return try run(session, until: delegate.outcome, prompt: prompt)
@@ -39,9 +41,9 @@ struct TagSession {
   /// terminal, `prompt` says what the session waits for until a tag arrives.
   func run<T: Sendable>(_ session: some ToolSession, until outcome: OneTagOutcome<T>,
                          prompt: WaitingPrompt? = nil) throws(CLIFailure) -> T {
-    ProcessLifetime.keep(session)
-    let interrupt = InterruptFlag.install { session.invalidate() }
-    defer { interrupt.uninstall() }
+    context.keepAlive(session)
+    let interrupt = context.interrupts.listen { session.invalidate() }
+    defer { interrupt.stop() }
     prompt?.start()
     session.begin()
     let result = outcome.wait()
@@ -63,12 +65,15 @@ extension NFCTagReaderSession: ToolSession {}
 final class OneTagOutcome<T: Sendable>: Sendable {
   private let outcome = Locked<Result<T, CLIFailure>?>(nil)
   private let done = DispatchSemaphore(value: 0)
+  private let context: CommandContext
+
+  init(context: CommandContext) { self.context = context }
 
   /// Runs the command on the tag and keeps what it returned or why it failed. On a terminal a
   /// progress line shows while a long operation runs (``ProgressLine``).
   func run(_ body: () throws -> T) {
     let result: Result<T, CLIFailure>
-    do { result = .success(try ProgressLine().around(body)) } catch { result = .failure(cliFailure(for: error)) }
+    do { result = .success(try ProgressLine(context: context).around(body)) } catch { result = .failure(cliFailure(for: error)) }
     outcome.withLock { $0 = result }
   }
 
@@ -92,48 +97,54 @@ final class OneTagOutcome<T: Sendable>: Sendable {
 
 /// With --verbose: the reader, the path its driver takes to the tag, and the tag's type and chip
 /// (one identification, which costs the reads `scan` makes).
-func describeForVerbose(_ tag: any NFCNDEFTag) {
-  guard Console.isVerbose else { return }
+func describeForVerbose(_ tag: any NFCNDEFTag, on console: Console) {
+  guard console.isVerbose else { return }
   let connection = tag.connection
   let info = try? tag.identification()
   // After the identification: a Part 3 link knows its path once its first command probed it.
   let path = (try? connection.readerPath()) ?? "unknown"
-  Console.info("reader: \(sanitizeLine(connection.readerName)), \(path)")
+  console.info("reader: \(sanitizeLine(connection.readerName)), \(path)")
   let platform = connection.platformType?.displayName ?? "unknown type"
   if let info {
-    Console.info("tag: \(platform), \(sanitizeLine(info.chip)), UID \(hexString(connection.identifier, separator: ":")), \(info.memorySize) bytes of memory")
+    console.info("tag: \(platform), \(sanitizeLine(info.chip)), UID \(hexString(connection.identifier, separator: ":")), \(info.memorySize) bytes of memory")
   } else {
-    Console.info("tag: \(platform) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")
+    console.info("tag: \(platform) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")
   }
 }
 
 /// More than one tag in the field: say so and poll again after half a second (Core NFC's sample).
-func moreThanOneTag(on queue: DispatchQueue, restart: @escaping @Sendable () -> Void) {
-  Console.notice("more than one tag is in the field: remove all but one")
+func moreThanOneTag(on queue: DispatchQueue, console: Console, restart: @escaping @Sendable () -> Void) {
+  console.notice("more than one tag is in the field: remove all but one")
   queue.asyncAfter(deadline: .now() + .milliseconds(500), execute: restart)
 }
 
 /// The delegate of a one-tag command: the first single tag gets the command, then the session ends.
 final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
   let wantsTags = true
-  let outcome = OneTagOutcome<T>()
+  let outcome: OneTagOutcome<T>
   private let password: [UInt8]?
+  private let console: Console
   private let prompt: WaitingPrompt
   private let body: @Sendable (any NFCNDEFTag) throws -> T
 
-  init(password: [UInt8]?, prompt: WaitingPrompt = .none, body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
+  init(password: [UInt8]?, context: CommandContext, prompt: WaitingPrompt = .none,
+       body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
     self.password = password
+    outcome = OneTagOutcome(context: context)
+    console = context.console
     self.prompt = prompt
     self.body = body
   }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
     prompt.finish()
-    guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
+    guard tags.count == 1, let tag = tags.first else {
+      return moreThanOneTag(on: session.queue, console: console) { session.restartPolling() }
+    }
     outcome.run {
       try session.connect(to: tag)
       if let password { _ = try tag.authenticate(password: password) }
-      describeForVerbose(tag)
+      describeForVerbose(tag, on: console)
       return try body(tag)
     }
     session.invalidate()

@@ -15,8 +15,8 @@ extension TagSession {
   /// with the typed tag and ends the session. Ctrl-C while waiting is user cancel (130).
   func withTypedTag<T: Sendable>(_ body: @escaping @Sendable (NFCTag) throws -> T) throws(CLIFailure) -> TypedTagResult<T> {
     let poller = try makePoller()
-    let prompt = WaitingPrompt(reader: poller.readerName)
-    let delegate = OneTypedTagDelegate(prompt: prompt, body: body)
+    let prompt = WaitingPrompt(reader: poller.readerName, context: context)
+    let delegate = OneTypedTagDelegate(context: context, prompt: prompt, body: body)
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
                                       poller: poller, timeout: options.waitSeconds(continuous: false))
     return try run(session, until: delegate.outcome, prompt: prompt)
@@ -25,24 +25,29 @@ extension TagSession {
 
 /// The delegate of a typed-tag command (see ``OneTagDelegate``).
 final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {
-  let outcome = OneTagOutcome<TypedTagResult<T>>()
+  let outcome: OneTagOutcome<TypedTagResult<T>>
+  private let console: Console
   private let prompt: WaitingPrompt
   private let body: @Sendable (NFCTag) throws -> T
 
-  init(prompt: WaitingPrompt = .none, body: @escaping @Sendable (NFCTag) throws -> T) {
+  init(context: CommandContext, prompt: WaitingPrompt = .none, body: @escaping @Sendable (NFCTag) throws -> T) {
+    outcome = OneTagOutcome(context: context)
+    console = context.console
     self.prompt = prompt
     self.body = body
   }
 
   func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
     prompt.finish()
-    guard tags.count == 1, let tag = tags.first else { return moreThanOneTag(on: session.queue) { session.restartPolling() } }
+    guard tags.count == 1, let tag = tags.first else {
+      return moreThanOneTag(on: session.queue, console: console) { session.restartPolling() }
+    }
     outcome.run {
       try session.connect(to: tag)
       let connection = tag.ndefTag.connection
-      if Console.isVerbose {
-        Console.info("reader: \(sanitizeLine(connection.readerName)), \((try? connection.readerPath()) ?? "unknown")")
-        Console.info("tag: \(tag.kindName) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")
+      if console.isVerbose {
+        console.info("reader: \(sanitizeLine(connection.readerName)), \((try? connection.readerPath()) ?? "unknown")")
+        console.info("tag: \(tag.kindName) (\(sanitizeLine(connection.cardName))), UID \(hexString(connection.identifier, separator: ":"))")
       }
       return TypedTagResult(value: try body(tag), reader: connection.readerName, uid: connection.identifier, kind: tag.kindName)
     }

@@ -33,35 +33,31 @@ struct WriteKindCommand<Kind: MessageKind>: MessageKindCommand {
     if lock && !yes { throw ValidationError("--lock is permanent: add --yes to confirm.") }
   }
 
-  func run() throws {
-    readerOptions.configureConsole()
-    do {
-      let message = try kind.makeMessage()
-      let (append, verify, lock) = (append, !noVerify, lock)
-      let written = try TagSession(options: readerOptions).withTag { tag -> Int in
-        var records = message.records
-        if append { records = try decodeTagMessage(try tag.readNDEFBytes()).records + records }
-        // No records (`write json` of {"records":[]}): the empty message, as `erase --fast` writes it.
-        let bytes = try NDEFMessage(records: records).encodedAllowingEmpty()
-        if Console.isVerbose, let platform = tag.platformType {
-          Console.info("plan: " + writePlanDescription(bytes: bytes.count, platform: platform,
-                                                       status: try? tag.queryNDEFStatusReport(), verify: verify))
-        }
-        // writeNDEF checks format, read-only state and capacity before its first command (every
-        // platform's contract), so no separate status query costs round trips here.
-        // A Wi-Fi credential's key travels in the written pages: the trace masks that write.
-        if records.contains(where: { WiFiCredential($0) != nil }) {
-          try SecretExchange.run { () throws(NFCReaderError) in try tag.writeNDEFBytes(bytes, verify: verify) }
-        } else {
-          try tag.writeNDEFBytes(bytes, verify: verify)
-        }
-        if lock { try tag.writeLock() }
-        return bytes.count
+  func run(in context: CommandContext) throws {
+    readerOptions.configureConsole(in: context)
+    let message = try kind.makeMessage(in: context)
+    let (append, verify, lock) = (append, !noVerify, lock)
+    let written = try TagSession(options: readerOptions, context: context).withTag { tag -> Int in
+      var records = message.records
+      if append { records = try decodeTagMessage(try tag.readNDEFBytes()).records + records }
+      // No records (`write json` of {"records":[]}): the empty message, as `erase --fast` writes it.
+      let bytes = try NDEFMessage(records: records).encodedAllowingEmpty()
+      if context.console.isVerbose, let platform = tag.platformType {
+        context.console.info("plan: " + writePlanDescription(bytes: bytes.count, platform: platform,
+                                                     status: try? tag.queryNDEFStatusReport(), verify: verify))
       }
-      Console.notice("wrote \(written) bytes\(noVerify ? "" : ", verified")\(lock ? "; the tag is now read-only" : "")")
-    } catch {
-      throw fail(cliFailure(for: error))
+      // writeNDEF checks format, read-only state and capacity before its first command (every
+      // platform's contract), so no separate status query costs round trips here.
+      // A Wi-Fi credential's key travels in the written pages: the trace masks that write.
+      if records.contains(where: { WiFiCredential($0) != nil }) {
+        try SecretExchange.run { () throws(NFCReaderError) in try tag.writeNDEFBytes(bytes, verify: verify) }
+      } else {
+        try tag.writeNDEFBytes(bytes, verify: verify)
+      }
+      if lock { try tag.writeLock() }
+      return bytes.count
     }
+    context.console.notice("wrote \(written) bytes\(noVerify ? "" : ", verified")\(lock ? "; the tag is now read-only" : "")")
   }
 }
 

@@ -5,7 +5,7 @@ import NFCTags
 
 /// `nfctag write image FILE`: a `dump --memory --format raw` image written back onto a tag of the
 /// same chip (cloning a tag), through the platforms' memory restore.
-struct WriteImageCommand: ParsableCommand {
+struct WriteImageCommand: ToolCommand {
   static let configuration = CommandConfiguration(
     commandName: "image",
     abstract: "Write a memory image (`dump --memory --format raw`) back onto a tag of the same chip.",
@@ -33,46 +33,42 @@ struct WriteImageCommand: ParsableCommand {
     if yes && !all { throw ValidationError("--yes confirms what --all writes: add --all.") }
   }
 
-  func run() throws {
-    readerOptions.configureConsole()
-    do {
-      let image = try readInputOrFail(file)
-      guard !image.isEmpty, image.count <= Self.largestImage else {
-        throw CLIFailure(ExitStatus.dataError, image.isEmpty ? "the image is empty"
-                         : "the image has \(image.count) bytes, more than any tag's memory")
-      }
-      let (all, yes, verify) = (all, yes, !noVerify)
-      let plan = try TagSession(options: readerOptions).withTag { tag -> MemoryRestorePlan in
-        if tag.platformType == .type4 {
-          throw CLIFailure(ExitStatus.dataError, "a Type 4 tag is not memory-mapped (its message lives in a file): "
-                           + "write the message with `nfctag write ndef` instead")
-        }
-        let plan = try tag.planMemoryRestore(image: image, includingSystemAreas: all)
-        describe(plan, verify: verify)
-        let permanent = plan.permanentChanges
-        if !permanent.isEmpty && !yes {
-          throw CLIFailure(ExitStatus.usage, "--all would change \(permanent.joined(separator: ", ")) for ever "
-                           + "(lock, OTP, CC or configuration lock): add --yes to confirm; nothing was written")
-        }
-        try tag.restoreMemory(plan, verify: verify)
-        return plan
-      }
-      for note in plan.notes { Console.notice("note: \(note)") }
-      let writes = "\(plan.writes.count) \(plan.unitName) write\(plan.writes.count == 1 ? "" : "s")"
-      Console.notice("restored the image: \(writes) (\(plan.byteCount) bytes)\(verify && !plan.writes.isEmpty ? ", verified" : "")"
-                     + "; \(plan.unchanged) \(plan.unitName)s already equal")
-    } catch {
-      throw fail(cliFailure(for: error))
+  func run(in context: CommandContext) throws {
+    readerOptions.configureConsole(in: context)
+    let image = try readInputOrFail(file, in: context)
+    guard !image.isEmpty, image.count <= Self.largestImage else {
+      throw CLIFailure(ExitStatus.dataError, image.isEmpty ? "the image is empty"
+                       : "the image has \(image.count) bytes, more than any tag's memory")
     }
+    let (all, yes, verify) = (all, yes, !noVerify)
+    let plan = try TagSession(options: readerOptions, context: context).withTag { tag -> MemoryRestorePlan in
+      if tag.platformType == .type4 {
+        throw CLIFailure(ExitStatus.dataError, "a Type 4 tag is not memory-mapped (its message lives in a file): "
+                         + "write the message with `nfctag write ndef` instead")
+      }
+      let plan = try tag.planMemoryRestore(image: image, includingSystemAreas: all)
+      describe(plan, verify: verify, on: context.console)
+      let permanent = plan.permanentChanges
+      if !permanent.isEmpty && !yes {
+        throw CLIFailure(ExitStatus.usage, "--all would change \(permanent.joined(separator: ", ")) for ever "
+                         + "(lock, OTP, CC or configuration lock): add --yes to confirm; nothing was written")
+      }
+      try tag.restoreMemory(plan, verify: verify)
+      return plan
+    }
+    for note in plan.notes { context.console.notice("note: \(note)") }
+    let writes = "\(plan.writes.count) \(plan.unitName) write\(plan.writes.count == 1 ? "" : "s")"
+    context.console.notice("restored the image: \(writes) (\(plan.byteCount) bytes)\(verify && !plan.writes.isEmpty ? ", verified" : "")"
+                   + "; \(plan.unchanged) \(plan.unitName)s already equal")
   }
 
   /// With --verbose: the plan before it is carried out.
-  private func describe(_ plan: MemoryRestorePlan, verify: Bool) {
-    guard Console.isVerbose else { return }
-    Console.info("plan: \(plan.platform.displayName) \(sanitizeLine(plan.chip)): \(plan.scope)")
-    Console.info("plan: \(plan.writes.count) \(plan.unitName) writes (\(plan.byteCount) bytes), \(plan.unchanged) "
+  private func describe(_ plan: MemoryRestorePlan, verify: Bool, on console: Console) {
+    guard console.isVerbose else { return }
+    console.info("plan: \(plan.platform.displayName) \(sanitizeLine(plan.chip)): \(plan.scope)")
+    console.info("plan: \(plan.writes.count) \(plan.unitName) writes (\(plan.byteCount) bytes), \(plan.unchanged) "
                  + "\(plan.unitName)s already equal; order: \(plan.order)\(verify ? "; read back after" : "")")
     let permanent = plan.permanentChanges
-    if !permanent.isEmpty { Console.info("plan: permanent: \(permanent.joined(separator: ", "))") }
+    if !permanent.isEmpty { console.info("plan: permanent: \(permanent.joined(separator: ", "))") }
   }
 }

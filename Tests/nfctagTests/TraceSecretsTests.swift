@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import nfctag
 @testable import NFCTagCLI
+import NDEF
+import NFCReaders
 
 /// A Wi-Fi network key read from a tag never shows in clear in `--trace`, and
 /// `send` masks the commands that carry a password.
@@ -53,47 +55,74 @@ import Testing
     #expect(leaks(r.stderr).isEmpty, "\(leaks(r.stderr))")
   }
 
-  // MARK: The masking itself
+  // MARK: The masking itself, on the readers' events
 
   /// An ISO 15693 READ SINGLE BLOCK answer through a Part 3 transparent exchange: 13 bytes of data
   /// objects, the response flags, 4 bytes, the status word.
-  func type5Answer(_ block: [UInt8]) -> String {
-    "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 " + spaced(block, separator: " ") + " 90 00 (0.1 ms)"
+  func type5Answer(_ block: [UInt8]) -> CommandTrace.Entry {
+    .exchange(APDUTraceEvent(answer: [0xC0, 0x03, 0x00, 0x90, 0x00, 0x92, 0x01, 0x00, 0x96, 0x02, 0x00, 0x00, 0x97, 0x05, 0x00]
+                               + block + [0x90, 0x00], microseconds: 100))
+  }
+
+  /// A command of a read, whose bytes are never masked.
+  func readCommand(_ block: UInt8) -> CommandTrace.Entry {
+    .exchange(APDUTraceEvent(command: [0xFF, 0xC2, 0x00, 0x01, 0x02, 0x20, block], shown: nil))
   }
 
   @Test func aKeySplitAcrossBlocksIsMaskedInEveryPiece() {
     let key: [UInt8] = Array("ABCDEFGHIJ".utf8)
-    let lines = [
-      "> ff c2 00 01 … 02 20 00", type5Answer([0x10, 0x27] + key[0..<2]),
-      "> ff c2 00 01 … 02 20 01", type5Answer(Array(key[2..<6])),
-      "> ff c2 00 01 … 02 20 02", type5Answer(Array(key[6..<10])),
-      "> ff c2 00 01 … 02 20 03", type5Answer([0x10, 0x20, 0x00, 0x06]),
+    let entries = [
+      readCommand(0), type5Answer([0x10, 0x27] + key[0..<2]),
+      readCommand(1), type5Answer(Array(key[2..<6])),
+      readCommand(2), type5Answer(Array(key[6..<10])),
+      readCommand(3), type5Answer([0x10, 0x20, 0x00, 0x06]),
     ]
-    let out = TraceBuffer.masked(lines, secrets: [key])
+    let out = CommandTrace.masked(entries, secrets: [key])
     #expect(out[1] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 10 27 ** ** 90 00 (0.1 ms)")
     #expect(out[3] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 ** ** ** ** 90 00 (0.1 ms)")
     #expect(out[5] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 ** ** ** ** 90 00 (0.1 ms)")
-    #expect(out[7] == lines[7])
-    #expect(out[0] == lines[0])
+    #expect(out[7] == "< c0 03 00 90 00 92 01 00 96 02 00 00 97 05 00 10 20 00 06 90 00 (0.1 ms)")
+    #expect(out[0] == "> ff c2 00 01 02 20 00")
   }
 
   @Test func aPieceThatGoesNowhereIsLeft() {
     let key: [UInt8] = Array("ABCDEFGHIJ".utf8)
     // "AB" ends a block, but the next block does not go on with "CD…": not the key.
-    let lines = [type5Answer([0x10, 0x27] + key[0..<2]), type5Answer([0x31, 0x32, 0x33, 0x34])]
-    #expect(TraceBuffer.masked(lines, secrets: [key]) == lines)
+    let entries = [type5Answer([0x10, 0x27] + key[0..<2]), type5Answer([0x31, 0x32, 0x33, 0x34])]
+    #expect(CommandTrace.masked(entries, secrets: [key]) == CommandTrace.masked(entries, secrets: []))
+    #expect(!CommandTrace.masked(entries, secrets: [key]).joined().contains("**"))
   }
 
   @Test func aLongPieceAloneInAnAnswerIsMasked() {
     let key: [UInt8] = Array("ABCDEFGHIJKLMNOP".utf8)
     // Bytes 0–8 of the key, then lock bytes: the rest of the key comes later, elsewhere.
-    let line = "< d5 41 00 " + spaced(key[0..<9] + [0x00, 0xFF, 0xFF], separator: " ") + " 90 00 (0.0 ms)"
-    #expect(TraceBuffer.masked([line], secrets: [key]) == ["< d5 41 00 ** ** ** ** ** ** ** ** ** 00 ff ff 90 00 (0.0 ms)"])
+    let answer = APDUTraceEvent(answer: [0xD5, 0x41, 0x00] + key[0..<9] + [0x00, 0xFF, 0xFF, 0x90, 0x00], microseconds: 0)
+    #expect(CommandTrace.masked([.exchange(answer)], secrets: [key]) == ["< d5 41 00 ** ** ** ** ** ** ** ** ** 00 ff ff 90 00 (0.0 ms)"])
   }
 
-  @Test func linesAlreadyMaskedAndErrorsStayAsTheyAre() {
-    let lines = ["< ******** 90 00 (0.1 ms)", "< error: the tag was removed (0.1 ms)"]
-    #expect(TraceBuffer.masked(lines, secrets: [Array("ABCDEFGH".utf8)]) == lines)
+  @Test func answersAlreadyMaskedErrorsAndTextStayAsTheyAre() {
+    let entries: [CommandTrace.Entry] = [
+      .exchange(APDUTraceEvent(maskedAnswerWithStatus: [0x90, 0x00], microseconds: 100)),
+      .exchange(APDUTraceEvent(failure: "the tag was removed", microseconds: 100)),
+      .text("< 41 42 43 44 45 46 47 48"),
+    ]
+    #expect(CommandTrace.masked(entries, secrets: [Array("ABCDEFGH".utf8)])
+            == ["< ******** 90 00 (0.1 ms)", "< error: the tag was removed (0.1 ms)", "< 41 42 43 44 45 46 47 48"])
+  }
+
+  /// What a reader logs reaches the trace as an event, not as text to parse: its bytes are there.
+  @Test func theReadersEventsReachTheTraceAsData() {
+    let errors = CapturedOutput()
+    let trace = CommandTrace(errors: errors, statusLine: StatusLine(errors: errors))
+    let logger = trace.logger()
+    let event = APDUTraceEvent(answer: Array("ABCDEFGH".utf8) + [0x90, 0x00], microseconds: 1200)
+    trace.hold()
+    logger.trace("\(event.description)", metadata: [APDUTraceEvent.metadataKey: .stringConvertible(event)])
+    logger.trace("a line of text")
+    #expect(errors.text.isEmpty)
+    trace.learnSecrets(of: NDEFMessage(records: [WiFiCredential(ssid: Array("N".utf8), networkKey: Array("ABCDEFGH".utf8)).record]))
+    trace.release()
+    #expect(errors.text == "trace: < ** ** ** ** ** ** ** ** 90 00 (1.2 ms)\ntrace: a line of text\n")
   }
 }
 

@@ -1,8 +1,11 @@
 import Locking
+import Logging
 import NDEF
+import NFCReaders
 import NFCTransport
 
-/// The APDU trace of a command that reads a tag (`read`, `scan`, `dump`), held back until the
+/// A command's APDU trace (`--trace`): the readers' events (``APDUTraceEvent``, as data), printed
+/// as they come or, for a command that reads a tag (`read`, `scan`, `dump`), held back until the
 /// message is known, so that the bytes of a Wi-Fi network key in the tag's answers are masked
 /// before anything is printed.
 ///
@@ -15,85 +18,106 @@ import NFCTransport
 /// bytes interrupt on the tag: Type 1 dynamic memory). Not covered: a message that does not decode
 /// (no key is known then), and the READ8 answers of a Topaz 512 through the ACR122U, which are the
 /// PN532's FIFO bits with their parity bits, not bytes of the key.
-package enum TraceBuffer {
+package final class CommandTrace: Sendable {
+  /// A line of the trace: an exchange's event, or a message the readers logged as text.
+  package enum Entry: Sendable, Hashable {
+    /// A command, an answer or a failure.
+    case exchange(APDUTraceEvent)
+    /// Any other trace message.
+    case text(String)
+  }
+
   private struct State {
     var holding = false
-    var lines: [String] = []
+    var entries: [Entry] = []
     var secrets: [[UInt8]] = []
   }
-  private static let state = Locked(State())
+  private let state = Locked(State())
+  private let errors: any OutputSink
+  private let statusLine: StatusLine
   /// The longest reader and tag header before an answer's data (a Part 3 transparent exchange
   /// answer to an ISO 15693 read has about 13).
   package static let maximumHeader = 24
 
-  /// Holds trace lines back from now on (a command that reads a tag, with `--trace`).
-  package static func hold() { state.withLock { $0.holding = true } }
+  /// The trace of the context that writes to `errors`.
+  package init(errors: any OutputSink, statusLine: StatusLine) {
+    self.errors = errors
+    self.statusLine = statusLine
+  }
 
-  /// Keeps `line` for later when lines are held back; false when it is to be printed now.
-  package static func keep(_ line: String) -> Bool {
-    state.withLock { state in
+  /// The logger to hand to a reader (`--trace`): each event it logs comes here, as data.
+  package func logger() -> Logger {
+    var logger = Logger(label: "nfctag.apdu") { [self] label in TraceLogHandler(label: label, trace: self) }
+    logger.logLevel = .trace
+    return logger
+  }
+
+  /// Holds entries back from now on (a command that reads a tag, with `--trace`).
+  package func hold() { state.withLock { $0.holding = true } }
+
+  /// Prints `entry` now, or keeps it for later when entries are held back.
+  package func record(_ entry: Entry) {
+    let held = state.withLock { state in
       guard state.holding else { return false }
-      state.lines.append(line)
+      state.entries.append(entry)
       return true
     }
+    if !held { write([entry.line]) }
   }
 
   /// Remembers the Wi-Fi network keys of the NDEF message `bytes` (nothing when it does not decode).
-  package static func learnSecrets(ofMessage bytes: [UInt8]) {
+  package func learnSecrets(ofMessage bytes: [UInt8]) {
     guard !bytes.isEmpty, let message = try? NDEFMessage(decoding: bytes) else { return }
     learnSecrets(of: message)
   }
 
   /// Remembers the Wi-Fi network keys of `message`.
-  package static func learnSecrets(of message: NDEFMessage) {
+  package func learnSecrets(of message: NDEFMessage) {
     let keys = message.records.compactMap { WiFiCredential($0)?.networkKey }.filter { !$0.isEmpty }
     state.withLock { $0.secrets += keys }
   }
 
-  /// Prints the lines held back, with the keys learnt masked; `keepHolding` for a command that
+  /// Prints the entries held back, with the keys learnt masked; `keepHolding` for a command that
   /// reads tag after tag (`scan --continuous`), which releases once per tag.
-  package static func release(keepHolding: Bool = false) {
-    let (lines, secrets) = state.withLock { state -> ([String], [[UInt8]]) in
+  package func release(keepHolding: Bool = false) {
+    let (entries, secrets) = state.withLock { state -> ([Entry], [[UInt8]]) in
       defer {
-        state.lines = []
+        state.entries = []
         state.secrets = []
         state.holding = keepHolding && state.holding
       }
-      return (state.lines, state.secrets)
+      return (state.entries, state.secrets)
     }
-    for line in masked(lines, secrets: secrets) { writeStderr("trace: \(line)\n") }
+    write(Self.masked(entries, secrets: secrets))
   }
 
-  /// `lines` with every byte of every occurrence of a secret in the answers (`< …` lines) as `**`.
-  package static func masked(_ lines: [String], secrets: [[UInt8]]) -> [String] {
-    guard !secrets.isEmpty else { return lines }
-    var answers: [(line: Int, bytes: [UInt8], tokens: [Substring], rest: Substring)] = []
-    for (index, line) in lines.enumerated() {
-      guard line.hasPrefix("< "), !line.hasPrefix("< error") else { continue }
-      let body = line.dropFirst(2)
-      let hexPart = body.firstRange(of: " (").map { body[..<$0.lowerBound] } ?? body
-      let tokens = hexPart.split(separator: " ")
-      var bytes: [UInt8] = []
-      for token in tokens {
-        guard token.count == 2, let byte = UInt8(token, radix: 16) else { break }  // `********`: already masked
-        bytes.append(byte)
-      }
-      answers.append((index, bytes, tokens, body[hexPart.endIndex...]))
+  private func write(_ lines: [String]) {
+    guard !lines.isEmpty else { return }
+    statusLine.clear()
+    errors.write(lines.map { "trace: \($0)\n" }.joined())
+  }
+
+  /// The lines of `entries`, with every byte of every occurrence of a secret in the answers as `**`.
+  package static func masked(_ entries: [Entry], secrets: [[UInt8]]) -> [String] {
+    var answers: [(entry: Int, event: APDUTraceEvent)] = []
+    for (index, entry) in entries.enumerated() {
+      if case .exchange(let event) = entry, event.direction == .answer { answers.append((index, event)) }  // masked: no bytes
     }
-    var hidden = answers.map { [Bool](repeating: false, count: $0.bytes.count) }
-    for secret in secrets {
-      for (a, answer) in answers.enumerated() {
-        for range in runs(of: secret, in: answer.bytes) { for i in range { hidden[a][i] = true } }
-        for s in answer.bytes.indices where answer.bytes[s] == secret[0] {
-          guard let pieces = occurrence(of: secret, in: answers.map(\.bytes), answer: a, at: s, matched: 0) else { continue }
+    var hidden = answers.map { [Bool](repeating: false, count: $0.event.bytes.count) }
+    let bytes = answers.map(\.event.bytes)
+    for secret in secrets where !secret.isEmpty {
+      for (a, answer) in bytes.enumerated() {
+        for range in runs(of: secret, in: answer) { for i in range { hidden[a][i] = true } }
+        for s in answer.indices where answer[s] == secret[0] {
+          guard let pieces = occurrence(of: secret, in: bytes, answer: a, at: s, matched: 0) else { continue }
           for (piece, range) in pieces { for i in range { hidden[piece][i] = true } }
         }
       }
     }
-    var out = lines
+    var out = entries.map(\.line)
     for (a, answer) in answers.enumerated() where hidden[a].contains(true) {
-      let tokens = answer.tokens.enumerated().map { i, token in i < hidden[a].count && hidden[a][i] ? "**" : String(token) }
-      out[answer.line] = "< " + tokens.joined(separator: " ") + answer.rest
+      let hex = answer.event.bytes.enumerated().map { i, byte in hidden[a][i] ? "**" : hexString([byte]) }
+      out[answer.entry] = answer.event.line(hex: hex.joined(separator: " "))
     }
     return out
   }
@@ -138,5 +162,32 @@ package enum TraceBuffer {
       }
     }
     return nil
+  }
+}
+
+extension CommandTrace.Entry {
+  /// The entry's line, without the `trace: ` prefix.
+  var line: String {
+    switch self {
+    case .exchange(let event): return event.description
+    case .text(let text): return text
+    }
+  }
+}
+
+/// The trace's swift-log handler: an exchange's event from the message's metadata, else its text.
+struct TraceLogHandler: LogHandler {
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .trace
+  let label: String
+  let trace: CommandTrace
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    trace.record(APDUTraceEvent(event.metadata).map { .exchange($0) } ?? .text("\(event.message)"))
   }
 }

@@ -9,7 +9,7 @@ import Testing
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-cap-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let path = directory.appendingPathComponent("t.bin")
-    #expect(try runNFCTag(["write", "text", "old", "--reader", "sim:\(kind):\(path.path)"]).status == 0)
+    #expect(try runTool(["write", "text", "old", "--reader", "sim:\(kind):\(path.path)"]).status == 0)
     var bytes = try Data(contentsOf: path)
     patch(&bytes)
     try bytes.write(to: path)
@@ -17,10 +17,10 @@ import Testing
   }
 
   func expectUntouchedAfterATooLargeWrite(_ reader: String, size: Int) throws {
-    let write = try runNFCTag(["write", "text", String(repeating: "x", count: size), "--reader", reader])
+    let write = try runTool(["write", "text", String(repeating: "x", count: size), "--reader", reader])
     #expect(write.status == 73, "\(write.stderr)")
     #expect(write.stderr.contains("nothing was written"))
-    #expect(try runNFCTag(["read", "--reader", reader]).stdout.contains("old"))
+    #expect(try runTool(["read", "--reader", reader]).stdout.contains("old"))
   }
 
   @Test func aTopaz512WhoseCCClaims2048Bytes() throws {
@@ -31,6 +31,6 @@ import Testing
   @Test func aType4TagWhoseCCClaimsAHugeFile() throws {
     let reader = try image("type4") { $0[11] = 0x7F; $0[12] = 0xFF }  // NDEF file size 7FFFh over a 256-byte file
     try expectUntouchedAfterATooLargeWrite(reader, size: 300)
-    #expect(try runNFCTag(["write", "text", "still fits", "--reader", reader]).status == 0)
+    #expect(try runTool(["write", "text", "still fits", "--reader", reader]).status == 0)
   }
 }

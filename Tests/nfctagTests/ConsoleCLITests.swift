@@ -22,25 +22,25 @@ func runOnATerminal(_ arguments: [String], timeout: Double = 30) throws -> RunRe
 
   @Test func quietKeepsTheDataAndTheErrorsOnly() throws {
     let reader = try Self.reader()
-    let write = try runNFCTag(["write", "text", "quiet please", "-q", "--reader", reader])
+    let write = try runTool(["write", "text", "quiet please", "-q", "--reader", reader])
     #expect(write.status == 0)
     #expect(write.stderr.isEmpty, "\(write.stderr)")
-    #expect(try runNFCTag(["write", "text", "loud", "--reader", reader]).stderr == "nfctag: wrote 11 bytes, verified\n")
-    let read = try runNFCTag(["read", "--quiet", "--reader", reader])
+    #expect(try runTool(["write", "text", "loud", "--reader", reader]).stderr == "nfctag: wrote 11 bytes, verified\n")
+    let read = try runTool(["read", "--quiet", "--reader", reader])
     #expect(read.stdout.contains("loud"))
-    #expect(try runNFCTag(["erase", "-q", "--reader", reader]).stderr.isEmpty)
-    #expect(try runNFCTag(["lock", "--yes", "-q", "--reader", reader]).stderr.isEmpty)
+    #expect(try runTool(["erase", "-q", "--reader", reader]).stderr.isEmpty)
+    #expect(try runTool(["lock", "--yes", "-q", "--reader", reader]).stderr.isEmpty)
     // A warning is not an error: --quiet drops it too.
-    let url = try runNFCTag(["write", "url", "example.org", "-q", "--reader", try Self.reader()])
+    let url = try runTool(["write", "url", "example.org", "-q", "--reader", try Self.reader()])
     #expect(url.status == 0 && url.stderr.isEmpty, "\(url.stderr)")
     // The failure line stays.
-    let failed = try runNFCTag(["write", "text", "no", "-q", "--reader", reader])
+    let failed = try runTool(["write", "text", "no", "-q", "--reader", reader])
     #expect(failed.status == 77)
     #expect(failed.stderr.hasPrefix("nfctag: ") && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
   }
 
   @Test func verboseSaysTheReaderPathTheTagAndThePlan() throws {
-    let write = try runNFCTag(["write", "text", "hello", "-v", "--reader", try Self.reader()])
+    let write = try runTool(["write", "text", "hello", "-v", "--reader", try Self.reader()])
     #expect(write.status == 0, "\(write.stderr)")
     #expect(write.stderr.contains("nfctag: reader: ACS ACR122U PICC Interface (simulated ntag215) 00 00, ACR122U direct transmit"),
             "\(write.stderr)")
@@ -50,13 +50,13 @@ func runOnATerminal(_ arguments: [String], timeout: Double = 30) throws -> RunRe
     #expect(write.stderr.contains("tear-safe: NDEF length 00 first"), "\(write.stderr)")
     #expect(write.stderr.hasSuffix("nfctag: wrote 12 bytes, verified\n"), "\(write.stderr)")
 
-    let part3 = try runNFCTag(["read", "--verbose", "--reader", "sim:ntag213@part3"])
+    let part3 = try runTool(["read", "--verbose", "--reader", "sim:ntag213@part3"])
     #expect(part3.stderr.contains("PC/SC Part 3 transparent exchange (FF C2, ISO 14443-3A frames)"), "\(part3.stderr)")
-    let slix = try runNFCTag(["info", "-v", "--reader", "sim:icode-slix2"])
+    let slix = try runTool(["info", "-v", "--reader", "sim:icode-slix2"])
     #expect(slix.stderr.contains("tag: Type 5, ICODE SLIX2"), "\(slix.stderr)")
     // Without -v none of it.
-    #expect(try runNFCTag(["read", "--reader", "sim:ntag213@part3"]).stderr.isEmpty)
-    #expect(try runNFCTag(["read", "-q", "-v", "--reader", "sim:ntag213"]).status == 64)
+    #expect(try runTool(["read", "--reader", "sim:ntag213@part3"]).stderr.isEmpty)
+    #expect(try runTool(["read", "-q", "-v", "--reader", "sim:ntag213"]).status == 64)
   }
 
   /// The simulated tag is in the field at once: no prompt flashes on a terminal.
@@ -74,7 +74,7 @@ struct TerminalEndToEnd {
   static let prompt = "Waiting for a tag on \(e2eReader)… (Ctrl-C to stop)"
 
   func expectNoCard() throws {
-    let readers = try runNFCTag(["readers", "--json"])
+    let readers = try runTool(["readers", "--json"])
     try #require(readers.stdout.contains(#""name":"\#(e2eReader)","card":false"#), "a card is in \(e2eReader): \(readers.stdout)")
   }
 
@@ -85,7 +85,7 @@ struct TerminalEndToEnd {
     #expect(tty.stdout.contains(Self.prompt), "\(tty.stdout)")
     #expect(tty.stdout.contains(Self.prompt + "\r\u{1B}[Knfctag: "), "the prompt is cleared before the failure line: \(tty.stdout)")
 
-    let pipe = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "1"])
+    let pipe = try runTool(["read", "--reader", e2eReader, "--timeout", "1"])
     #expect(pipe.status == 75)
     #expect(!pipe.stderr.contains("Waiting"), "\(pipe.stderr)")
 
@@ -100,9 +100,9 @@ struct TerminalEndToEnd {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-progress-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let source = "sim:ntag216:" + directory.appendingPathComponent("source.bin").path
-    #expect(try runNFCTag(["write", "text", String(repeating: "p", count: 820), "--reader", source]).status == 0)
+    #expect(try runTool(["write", "text", String(repeating: "p", count: 820), "--reader", source]).status == 0)
     let image = directory.appendingPathComponent("dump.img")
-    try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", source]).stdoutBytes.write(to: image)
+    try runTool(["dump", "--memory", "--format", "raw", "--reader", source]).stdoutBytes.write(to: image)
 
     let emulator = try Emulator(tag: "ntag216", extra: ["--latency", "acr122u"])
     defer { emulator.stop() }
@@ -111,7 +111,7 @@ struct TerminalEndToEnd {
     #expect(tty.stdout.contains("\r\u{1B}[Kwritten "), "\(tty.stdout)")
     #expect(tty.stdout.contains("/840 bytes"), "\(tty.stdout)")
     #expect(tty.stdout.contains("\r\u{1B}[Knfctag: restored the image"), "cleared before the last line: \(tty.stdout)")
-    let again = try runNFCTag(["dump", "--memory", "--reader", e2eReader])
+    let again = try runTool(["dump", "--memory", "--reader", e2eReader])
     #expect(again.status == 0)
     #expect(!again.stderr.contains("read "), "no progress in a pipe: \(again.stderr)")
   }

@@ -13,7 +13,7 @@ import Testing
 
   /// A simulated `kind` whose dynamic lock bytes (at `page`) hold `bytes`.
   func tag(_ kind: String, page: Int, _ bytes: [UInt8], name: String) throws -> String {
-    var image = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", "sim:\(kind)"]).stdoutBytes
+    var image = try runTool(["dump", "--memory", "--format", "raw", "--reader", "sim:\(kind)"]).stdoutBytes
     image.replaceSubrange(page * 4 ..< page * 4 + 3, with: bytes)
     let file = directory.appendingPathComponent("\(name).bin")
     try image.write(to: file)
@@ -21,7 +21,7 @@ import Testing
   }
 
   func dynamicLine(_ reader: String) throws -> String {
-    let r = try runNFCTag(["info", "--reader", reader])
+    let r = try runTool(["info", "--reader", reader])
     #expect(r.status == 0, "\(r.stderr)")
     return r.stdout.split(separator: "\n").first { $0.hasPrefix("locks:") }.map(String.init) ?? r.stdout
   }
@@ -29,9 +29,9 @@ import Testing
   @Test func lockSetsThemAll() throws {
     for kind in ["ntag213", "ntag215", "ntag216"] {
       let reader = "sim:\(kind):" + directory.appendingPathComponent("\(kind).bin").path
-      #expect(try runNFCTag(["lock", "--yes", "--reader", reader]).status == 0)
+      #expect(try runTool(["lock", "--yes", "--reader", reader]).status == 0)
       #expect(try dynamicLine(reader).contains("dynamic lock bytes ff ff ff (all set)"), "\(kind)")
-      #expect(try runNFCTag(["info", "--format", "json", "--reader", reader]).stdout
+      #expect(try runTool(["info", "--format", "json", "--reader", reader]).stdout
         .contains(#""dynamicLock":{"bytes":"ffffff","set":"all"}"#))
     }
   }

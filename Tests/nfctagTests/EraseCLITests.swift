@@ -14,12 +14,12 @@ import Testing
 
   /// True when the memory image holds "secretkey123" (what `strings` would find).
   func memoryHoldsTheKey(_ reader: String) throws -> Bool {
-    let dump = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", reader])
+    let dump = try runTool(["dump", "--memory", "--format", "raw", "--reader", reader])
     return dump.stdoutBytes.range(of: Data("secretkey123".utf8)) != nil
   }
 
   func writeTheKey(_ reader: String) throws {
-    let text = try runNFCTag(["write", "text", "wifi key secretkey123 here", "--reader", reader])
+    let text = try runTool(["write", "text", "wifi key secretkey123 here", "--reader", reader])
     #expect(text.status == 0, "\(text.stderr)")
     #expect(try memoryHoldsTheKey(reader))
   }
@@ -28,18 +28,18 @@ import Testing
   func eraseLeavesNothingOfTheOldMessage(kind: String) throws {
     let reader = try simulator(kind)
     try writeTheKey(reader)
-    let erase = try runNFCTag(["erase", "--reader", reader])
+    let erase = try runTool(["erase", "--reader", reader])
     #expect(erase.status == 0, "\(erase.stderr)")
     #expect(!(try memoryHoldsTheKey(reader)), "\(kind)")
-    #expect(try runNFCTag(["read", "--format", "json", "--reader", reader]).stdout == "{\"records\":[]}\n")
-    #expect(try runNFCTag(["write", "text", "after", "--reader", reader]).status == 0)
+    #expect(try runTool(["read", "--format", "json", "--reader", reader]).stdout == "{\"records\":[]}\n")
+    #expect(try runTool(["write", "text", "after", "--reader", reader]).status == 0)
   }
 
   @Test(arguments: kinds)
   func formatLeavesNothingOfTheOldMessage(kind: String) throws {
     let reader = try simulator(kind)
     try writeTheKey(reader)
-    let format = try runNFCTag(["format", "--reader", reader])
+    let format = try runTool(["format", "--reader", reader])
     #expect(format.status == 0, "\(format.stderr)")
     #expect(!(try memoryHoldsTheKey(reader)), "\(kind)")
   }
@@ -47,13 +47,13 @@ import Testing
   @Test func fastEraseOnlyEmptiesTheLength() throws {
     let reader = try simulator("ntag215")
     try writeTheKey(reader)
-    #expect(try runNFCTag(["erase", "--fast", "--reader", reader]).status == 0)
+    #expect(try runTool(["erase", "--fast", "--reader", reader]).status == 0)
     #expect(try memoryHoldsTheKey(reader))
-    #expect(try runNFCTag(["read", "--format", "json", "--reader", reader]).stdout == "{\"records\":[]}\n")
+    #expect(try runTool(["read", "--format", "json", "--reader", reader]).stdout == "{\"records\":[]}\n")
   }
 
   @Test func helpSaysWhichIsTheDefault() throws {
-    #expect(try runNFCTag(["erase", "--help"]).stdout.contains("default: overwrite them"))
-    #expect(try runNFCTag(["format", "--help"]).stdout.contains("default: overwrite them"))
+    #expect(try runTool(["erase", "--help"]).stdout.contains("default: overwrite them"))
+    #expect(try runTool(["format", "--help"]).stdout.contains("default: overwrite them"))
   }
 }

@@ -9,7 +9,7 @@ import Testing
 
   /// Every command path of the tool, from the SUBCOMMANDS sections of the help.
   func commandPaths(_ prefix: [String] = []) throws -> [[String]] {
-    let help = try runNFCTag(prefix + ["--help"]).stdout
+    let help = try runTool(prefix + ["--help"]).stdout
     guard prefix.count < 3, let section = help.range(of: "SUBCOMMANDS:\n") else { return [prefix] }
     let names = help[section.upperBound...].split(separator: "\n").compactMap { line -> String? in
       guard line.hasPrefix("  "), !line.hasPrefix("   "), !line.hasPrefix("  See "),
@@ -23,7 +23,7 @@ import Testing
     let paths = try commandPaths()
     #expect(paths.count > 25, "\(paths)")
     for path in paths where !path.isEmpty && !Self.notYet.contains(path.joined(separator: " ")) {
-      let help = try runNFCTag(path + ["--help"]).stdout
+      let help = try runTool(path + ["--help"]).stdout
       let options = help.split(separator: "\n").filter { $0.hasPrefix("  -") }
       #expect(!options.contains { $0.contains("--json") }, "\(path): \(options)")
       for option in options where option.contains("Output:") || option.contains("output format") {
@@ -34,17 +34,17 @@ import Testing
 
   @Test(arguments: [["readers"], ["scan", "--reader", "sim:ntag213"], ["info", "--reader", "sim:ntag213"]])
   func formatJSONAndTheOldJSONFlagAgree(command: [String]) throws {
-    let format = try runNFCTag(command + ["--format", "json"])
-    let old = try runNFCTag(command + ["--json"])
+    let format = try runTool(command + ["--format", "json"])
+    let old = try runTool(command + ["--json"])
     // `readers` needs pcscd: without it both spellings fail alike (69), which is still agreement.
     #expect(format.stdout.hasPrefix("{") || (command == ["readers"] && format.status == 69),
             "\(command): \(format.stdout)\(format.stderr)")
     #expect(format.stdout == old.stdout, "\(command)")
     #expect(format.status == old.status)
-    let text = try runNFCTag(command + ["--format", "text"])
+    let text = try runTool(command + ["--format", "text"])
     #expect(!text.stdout.hasPrefix("{"), "\(command): \(text.stdout)")
     #expect(text.status == format.status, "\(command)")
-    let both = try runNFCTag(command + ["--json", "--format", "text"])
+    let both = try runTool(command + ["--json", "--format", "text"])
     #expect(both.status == 64, "\(command)")
   }
 }

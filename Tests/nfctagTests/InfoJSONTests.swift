@@ -12,9 +12,9 @@ import Testing
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let reader = "sim:\(kind):" + dir.appendingPathComponent("t.bin").path
-    let write = try runNFCTag(["write", "text", "hello", "--reader", reader])
+    let write = try runTool(["write", "text", "hello", "--reader", reader])
     #expect(write.status == 0, "\(kind): \(write.stderr)")
-    return try runNFCTag(["info", "--reader", reader] + (json ? ["--json"] : []))
+    return try runTool(["info", "--reader", reader] + (json ? ["--json"] : []))
   }
 
   /// The keys whose values are names or sentences by nature.

@@ -8,7 +8,7 @@ import Testing
 @Suite struct LedgerCLIPostgresURL {
   @Test func aPasswordInTheURLIsRefusedUnshown() throws {
     for command in [["status"], ["export"], ["release", "--row", "1"]] {
-      let r = try runNFCTag(["ledger", command[0], "postgres://station:s3cret-pw@db.example/line"] + command.dropFirst())
+      let r = try runTool(["ledger", command[0], "postgres://station:s3cret-pw@db.example/line"] + command.dropFirst())
       #expect(r.status == 66, "\(command): \(r.stderr)")
       #expect(r.stderr == "nfctag: cannot open the ledger: the ledger URL holds a password: give it through PGPASSFILE or PGPASSWORD, never in the URL\n")
       #expect(!r.stdout.contains("s3cret") && !r.stderr.contains("s3cret"))
@@ -16,7 +16,7 @@ import Testing
   }
 
   @Test func anUnreachableServerIsOneLine() throws {
-    let r = try runNFCTag(["ledger", "status", "postgres://station@127.0.0.1:1/line", "--job", "x"])
+    let r = try runTool(["ledger", "status", "postgres://station@127.0.0.1:1/line", "--job", "x"])
     #expect(r.status == 69, "\(r.stderr)")
     #expect(r.stderr.hasPrefix("nfctag: the ledger is unavailable, nothing of this step was committed: "
       + "cannot connect to PostgreSQL at postgres://station@127.0.0.1:1/line: "), "\(r.stderr)")
@@ -72,8 +72,8 @@ final class LedgerCLIPostgres {
     for arguments in [["export", "--job", job], ["export", "--format", "jsonl", "--job", job], ["status", "--job", job],
                       ["status", "--json", "--job", job], ["release", "--row", "2", "--job", job],
                       ["release", "--row", "1", "--job", job], ["export", "--job", job]] {
-      let fromFile = try runNFCTag(["ledger", arguments[0], path] + arguments.dropFirst())
-      let fromServer = try runNFCTag(["ledger", arguments[0], url] + arguments.dropFirst())
+      let fromFile = try runTool(["ledger", arguments[0], path] + arguments.dropFirst())
+      let fromServer = try runTool(["ledger", arguments[0], url] + arguments.dropFirst())
       #expect(fromServer.status == fromFile.status, "\(arguments): \(fromServer.stderr)")
       #expect(fromServer.stdout == fromFile.stdout, "\(arguments)")
       #expect(fromServer.stderr == fromFile.stderr, "\(arguments)")
@@ -82,7 +82,7 @@ final class LedgerCLIPostgres {
   }
 
   @Test func anUnknownJobIsNamedAndNotCreated() throws {
-    let r = try runNFCTag(["ledger", "status", url, "--job", job + "-nope"])
+    let r = try runTool(["ledger", "status", url, "--job", job + "-nope"])
     #expect(r.status == 65, "\(r.stderr)")
     #expect(r.stderr.hasPrefix("nfctag: the ledger has no job \(job)-nope ("))
     #expect(try !PostgresLedger.jobs(settings: PostgresSettings(url: url)).contains(job + "-nope"))
@@ -97,15 +97,15 @@ final class LedgerCLIPostgres {
     try #require(created.status == 0, "\(created.stderr)")
     defer { _ = try? runProcess(psql, ["-X", "-q", "-c", "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"]) }
     let own = "postgres://\(base.user)@\(base.host):\(base.port)/\(database)"
-    let empty = try runNFCTag(["ledger", "status", own])
+    let empty = try runTool(["ledger", "status", own])
     #expect(empty.status == 65)
     #expect(empty.stderr == "nfctag: the ledger holds no job\n")
     try Self.fill(PostgresLedger(url: own, job: LedgerJob(name: "only")))
-    let r = try runNFCTag(["ledger", "status", own])
+    let r = try runTool(["ledger", "status", own])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.hasPrefix("job:         only\ntotal:       4\n"))
     try PostgresLedger(url: own, job: LedgerJob(name: "second")).close()
-    let two = try runNFCTag(["ledger", "status", own])
+    let two = try runTool(["ledger", "status", own])
     #expect(two.status == 64)
     #expect(two.stderr == "nfctag: the ledger holds 2 jobs (only, second): name one with --job\n")
   }

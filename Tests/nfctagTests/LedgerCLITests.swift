@@ -52,7 +52,7 @@ import Testing
 
   @Test func statusCountsRows() throws {
     try makeLedger().close()
-    let r = try runNFCTag(["ledger", "status", path])
+    let r = try runTool(["ledger", "status", path])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout == """
       job:         batch-7
@@ -64,28 +64,28 @@ import Testing
       failed tags: 1
 
       """)
-    let json = try runNFCTag(["ledger", "status", path, "--json"])
+    let json = try runTool(["ledger", "status", path, "--json"])
     #expect(json.stdout == #"{"job":"batch-7","total":4,"done":1,"pending":1,"claimed":1,"failed":1,"failedTags":1}"# + "\n")
   }
 
   @Test func statusNeedsAJobWhenThereAreSeveral() throws {
     try makeLedger().close()
     try SQLiteLedger(path: path, job: LedgerJob(name: "alpha")).close()
-    let r = try runNFCTag(["ledger", "status", path])
+    let r = try runTool(["ledger", "status", path])
     #expect(r.status == 64)
     #expect(r.stderr == "nfctag: the ledger holds 2 jobs (alpha, batch-7): name one with --job\n")
-    #expect(try runNFCTag(["ledger", "status", path, "--job", "alpha"]).stdout.hasPrefix("job:         alpha\ntotal:       0\n"))
-    let unknown = try runNFCTag(["ledger", "status", path, "--job", "beta"])
+    #expect(try runTool(["ledger", "status", path, "--job", "alpha"]).stdout.hasPrefix("job:         alpha\ntotal:       0\n"))
+    let unknown = try runTool(["ledger", "status", path, "--job", "beta"])
     #expect(unknown.status == 65)
     #expect(unknown.stderr == "nfctag: the ledger has no job beta (its jobs: alpha, batch-7)\n")
   }
 
   @Test func exportIsTheAuditReport() throws {
     try makeLedger().close()
-    let csv = try runNFCTag(["ledger", "export", path])
+    let csv = try runTool(["ledger", "export", path])
     #expect(csv.status == 0, "\(csv.stderr)")
     #expect(csv.stdout == Self.csv)
-    let jsonl = try runNFCTag(["ledger", "export", path, "--format", "jsonl", "--job", "batch-7"])
+    let jsonl = try runTool(["ledger", "export", path, "--format", "jsonl", "--job", "batch-7"])
     #expect(jsonl.status == 0, "\(jsonl.stderr)")
     let lines = jsonl.stdout.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.count == 6 && lines.last == "")
@@ -97,27 +97,27 @@ import Testing
   @Test func exportToAFile() throws {
     try makeLedger().close()
     let report = directory.appendingPathComponent("report.csv").path
-    let r = try runNFCTag(["ledger", "export", path, "--output", report])
+    let r = try runTool(["ledger", "export", path, "--output", report])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.isEmpty)
     #expect(r.stderr == "nfctag: wrote 4 row(s) and 1 tag failure(s) to \(report)\n")
     #expect(try String(contentsOfFile: report, encoding: .utf8) == Self.csv)
     // Never over the ledger itself.
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
-    let onto = try runNFCTag(["ledger", "export", path, "--output", path])
+    let onto = try runTool(["ledger", "export", path, "--output", path])
     #expect(onto.status == 64)
     #expect(onto.stderr == "nfctag: --output names the ledger itself\n")
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-    let nowhere = try runNFCTag(["ledger", "export", path, "--output", directory.appendingPathComponent("no/such/dir.csv").path])
+    let nowhere = try runTool(["ledger", "export", path, "--output", directory.appendingPathComponent("no/such/dir.csv").path])
     #expect(nowhere.status == 73)
   }
 
   @Test func releaseFreesAClaimedRow() throws {
     try makeLedger().close()
-    let r = try runNFCTag(["ledger", "release", path, "--row", "2"])
+    let r = try runTool(["ledger", "release", path, "--row", "2"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr == "nfctag: row 2 released (was claimed by 04a1b2c3d4e5f6)\n")
-    let failed = try runNFCTag(["ledger", "release", path, "--row", "3"])
+    let failed = try runTool(["ledger", "release", path, "--row", "3"])
     #expect(failed.stderr == "nfctag: row 3 released (had failed on 04a3)\n")
     let ledger = try SQLiteLedger(path: path, job: LedgerJob(name: "batch-7"), createIfMissing: false)
     #expect(try ledger.counts() == LedgerCounts(pending: 3, claimed: 0, done: 1, failed: 0, failedTags: 1))
@@ -130,12 +130,12 @@ import Testing
     for (row, message) in [("1", "row 1 is done; only a claimed or failed row can be released"),
                            ("4", "row 4 is pending; only a claimed or failed row can be released"),
                            ("9", "the ledger has no row 9 in this job")] {
-      let r = try runNFCTag(["ledger", "release", path, "--row", row])
+      let r = try runTool(["ledger", "release", path, "--row", row])
       #expect(r.status == 65, "\(row): \(r.stderr)")
       #expect(r.stderr == "nfctag: \(message)\n")
     }
     #expect(try ledger.records() == before)
-    let noRow = try runNFCTag(["ledger", "release", path])
+    let noRow = try runTool(["ledger", "release", path])
     #expect(noRow.status == 64)
     #expect(noRow.stderr.hasPrefix("nfctag: ") && noRow.stderr.split(separator: "\n").count == 1, "\(noRow.stderr)")
   }
@@ -143,12 +143,12 @@ import Testing
   @Test func aMissingLedgerIsNotCreated() throws {
     let missing = directory.appendingPathComponent("missing.ledger").path
     for arguments in [["status", missing], ["export", missing], ["release", missing, "--row", "1"]] {
-      let r = try runNFCTag(["ledger"] + arguments)
+      let r = try runTool(["ledger"] + arguments)
       #expect(r.status == 66, "\(arguments): \(r.stderr)")
       #expect(r.stderr == "nfctag: cannot read the ledger \(missing): No such file or directory\n")
     }
     #expect(!FileManager.default.fileExists(atPath: missing))
-    let folder = try runNFCTag(["ledger", "status", directory.path])
+    let folder = try runTool(["ledger", "status", directory.path])
     #expect(folder.status == 66)
     #expect(folder.stderr == "nfctag: cannot read the ledger \(directory.path): Is a directory\n")
   }
@@ -158,14 +158,14 @@ import Testing
     let contents = Data(String(repeating: "id,url\n1,https://example.com/a\n", count: 40).utf8)
     #expect(FileManager.default.createFile(atPath: text, contents: contents))
     for arguments in [["status", text], ["export", text], ["release", text, "--row", "1"]] {
-      let r = try runNFCTag(["ledger"] + arguments)
+      let r = try runTool(["ledger"] + arguments)
       #expect(r.status == 65, "\(arguments): \(r.stderr)")
       #expect(r.stderr == "nfctag: \(text) is not a ledger (not an SQLite database)\n")
     }
     #expect(FileManager.default.contents(atPath: text) == contents)
     let empty = directory.appendingPathComponent("empty.ledger").path
     #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
-    let r = try runNFCTag(["ledger", "status", empty])
+    let r = try runTool(["ledger", "status", empty])
     #expect(r.status == 65)
     #expect(r.stderr == "nfctag: \(empty) is not a ledger (an empty database)\n")
   }
@@ -175,7 +175,7 @@ import Testing
     ["ledger", "frobnicate", "x.ledger"],
   ])
   func refusedCommandLinesAreOneLineAnd64(arguments: [String]) throws {
-    let r = try runNFCTag(arguments)
+    let r = try runTool(arguments)
     #expect(r.status == 64, "\(arguments): \(r.stderr)")
     #expect(r.stderr.hasPrefix("nfctag: ") && r.stderr.split(separator: "\n").count == 1, "\(arguments): \(r.stderr)")
   }

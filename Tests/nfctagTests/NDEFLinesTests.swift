@@ -24,7 +24,7 @@ import Testing
     let long = mimeMessageHex(payloadCount: 700_000)
     let small = "d101085402656e68656c6c6f"
     let input = small + "\n" + long + "\n" + small + "\n"
-    let r = try runNFCTag(["ndef", "decode", "--lines"], stdin: Data(input.utf8))
+    let r = try runTool(["ndef", "decode", "--lines"], stdin: Data(input.utf8))
     #expect(r.status == 0)
     let got = try payloads(r.stdout)
     #expect(got.count == 3)
@@ -36,7 +36,7 @@ import Testing
     // 40,000 messages of 20 to 219 payload bytes: about 10 MB of hex, ten buffers and more.
     let messages = (0..<40_000).map { mimeMessageHex(payloadCount: 20 + $0 % 200) }
     let input = messages.joined(separator: "\r\n")  // CRLF, and no line feed after the last one
-    let r = try runNFCTag(["ndef", "decode", "--lines"], stdin: Data(input.utf8))
+    let r = try runTool(["ndef", "decode", "--lines"], stdin: Data(input.utf8))
     #expect(r.status == 0)
     let got = try payloads(r.stdout)
     #expect(got.count == messages.count)
@@ -45,7 +45,7 @@ import Testing
 
   @Test func blankAndBadLinesAreNumberedLikeTheOthers() throws {
     let input = "\n \t\nzz\n::\nd101085402656e68656c6c6f"
-    let r = try runNFCTag(["ndef", "decode", "--lines"], stdin: Data(input.utf8))
+    let r = try runTool(["ndef", "decode", "--lines"], stdin: Data(input.utf8))
     #expect(r.status == 65)
     let lines = r.stdout.split(separator: "\n").map(String.init)
     #expect(lines.count == 3)
@@ -86,26 +86,26 @@ import Testing
       ##"{"records":[{"tnf":"well-known","type":"T","id":"","payload":"82656efffe630061006600e900200074006100620009006800650072006500200074006100620009006800650072006500200074006500780074002000630061006600e900","text":{"language":"en","encoding":"utf-16","text":"café tab\there tab\there text café"}}]}"##,
       ##"{"records":[{"tnf":"empty","type":"","id":"","payload":""}]}"##,
     ]
-    let r = try runNFCTag(["ndef", "decode", "--lines"], stdin: Data(input.joined(separator: "\r\n").utf8))
+    let r = try runTool(["ndef", "decode", "--lines"], stdin: Data(input.joined(separator: "\r\n").utf8))
     #expect(r.status == 65)
     #expect(r.stdout == expected.map { $0 + "\n" }.joined())
   }
 
   @Test func formatTextGivesOneTextLinePerMessage() throws {
     // Two records (Text "hello", URI https://a.org), a bad line, a blank line, a Wi-Fi credential.
-    let wifi = try runNFCTag(["ndef", "encode", "wifi", "--ssid", "net", "--password-env", "K"], environment: ["K": "secretkey123"])
+    let wifi = try runTool(["ndef", "encode", "wifi", "--ssid", "net", "--password-env", "K"], environment: ["K": "secretkey123"])
     let input = "9101085402656e68656c6c6f" + "5101065504612e6f7267\nzz\n\n" + wifi.stdout
-    let r = try runNFCTag(["ndef", "decode", "--lines", "--format", "text"], stdin: Data(input.utf8))
+    let r = try runTool(["ndef", "decode", "--lines", "--format", "text"], stdin: Data(input.utf8))
     #expect(r.status == 65)
     #expect(r.stdout.split(separator: "\n", omittingEmptySubsequences: false) == [
       "Text (en, utf-8): hello; URI: https://a.org", "line 2: error: not hex",
       "Wi-Fi: SSID \"net\", wpa2-personal, aes, key ******** (--show-secrets to show)", "",
     ])
-    let shown = try runNFCTag(["ndef", "decode", "--lines", "--format", "text", "--show-secrets"], stdin: Data(wifi.stdout.utf8))
+    let shown = try runTool(["ndef", "decode", "--lines", "--format", "text", "--show-secrets"], stdin: Data(wifi.stdout.utf8))
     #expect(shown.stdout.contains("key \"secretkey123\""), "\(shown.stdout)")
     // Without --format, --lines stays JSON.
-    #expect(try runNFCTag(["ndef", "decode", "--lines"], stdin: Data(wifi.stdout.utf8)).stdout.hasPrefix(#"{"records":"#))
-    let help = try runNFCTag(["ndef", "decode", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(try runTool(["ndef", "decode", "--lines"], stdin: Data(wifi.stdout.utf8)).stdout.hasPrefix(#"{"records":"#))
+    let help = try runTool(["ndef", "decode", "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     #expect(help.contains("with an explicit --format text one line of text"))
   }
 

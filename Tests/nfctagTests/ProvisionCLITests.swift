@@ -16,7 +16,7 @@ struct ProvisionCLITests {
 
   @Test func jsonEventsOnePerTagAndASummary() throws {
     let dir = try scratch()
-    let r = try runNFCTag(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+    let r = try runTool(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
                            "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed(3, dir)])
     #expect(r.status == 0, "\(r.stderr)")
     let lines = r.stdout.split(separator: "\n")
@@ -28,7 +28,7 @@ struct ProvisionCLITests {
     }
     #expect(lines.last == #"{"event":"summary","done":3,"failed":0,"skipped":0,"remaining":0}"#)
     // The same command again: everything is done, nothing is touched.
-    let again = try runNFCTag(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+    let again = try runTool(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
                                "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed(3, dir)])
     #expect(again.status == 0)
     #expect(again.stdout == #"{"event":"summary","done":0,"failed":0,"skipped":0,"remaining":0}"# + "\n")
@@ -49,7 +49,7 @@ struct ProvisionCLITests {
     #expect(plain.stdout.contains("row 1: done"), "\(plain.stdout)")
     #expect(!plain.stdout.contains("\u{1B}[32m"))
     // Not a terminal: no live line, no colour.
-    let piped = try runNFCTag(["provision", "--count", "2", "--url", "https://example.com/{n}", "--timeout", "2",
+    let piped = try runTool(["provision", "--count", "2", "--url", "https://example.com/{n}", "--timeout", "2",
                                "--ledger", dir.appendingPathComponent("c.sqlite").path, "--reader", feed(2, dir)])
     #expect(piped.status == 0)
     #expect(!piped.stderr.contains("/min") && !piped.stdout.contains("\u{1B}"))
@@ -75,7 +75,7 @@ struct ProvisionCLITests {
     let events = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
     #expect(events.last?.contains(#""event":"summary""#) == true)
     #expect(!events.contains { $0.contains(#""status":"failed""#) }, "the tag in hand was finished, not cut")
-    let status = try runNFCTag(["ledger", "status", ledger, "--json"])
+    let status = try runTool(["ledger", "status", ledger, "--json"])
     #expect(status.stdout.contains(#""claimed":0"#), "\(status.stdout)")
     #expect(status.stdout.contains(#""failed":0"#), "\(status.stdout)")
   }
@@ -87,7 +87,7 @@ struct ProvisionCLITests {
                       ["provision", "--count", "1", "--url", "x", "--protect"],
                       ["provision", "--count", "1", "--url", "x", "--secret-env", "S"],
                       ["provision", "--url", "x"]] {
-      let r = try runNFCTag(arguments)
+      let r = try runTool(arguments)
       #expect(r.status == 64, "\(arguments)")
       #expect(r.stderr.hasPrefix("nfctag: "), "\(arguments): \(r.stderr)")
     }
@@ -104,18 +104,18 @@ struct ProvisionCLITests {
     let dir = try scratch()
     // A quoting mistake: the header was never read, so no column can be said to be missing.
     let quoting = try file(dir, "quoting.csv", Array("id,name\n1,\"Ada\n".utf8))
-    let q = try runNFCTag(["provision", quoting, "--url", "https://e.com/{name}"])
+    let q = try runTool(["provision", quoting, "--url", "https://e.com/{name}"])
     #expect(q.status == 65)
     #expect(q.stderr.split(separator: "\n").count == 1, "\(q.stderr)")
     #expect(!q.stderr.contains("not a column"), "\(q.stderr)")
     // Not text at all: the one real line, nothing after it.
     let garbage = try file(dir, "garbage.csv", [0xFF, 0xFE, 0x00, 0x41, 0x0A])
-    let g = try runNFCTag(["provision", garbage, "--url", "https://e.com/{name}"])
+    let g = try runTool(["provision", garbage, "--url", "https://e.com/{name}"])
     #expect(g.status == 65)
     #expect(g.stderr == "nfctag: line 1: not valid UTF-8 (byte 1 of the file)\n", "\(g.stderr)")
     // The rows that do not fit the first tag are the cause: no "failed" line for the tag before them.
     let long = try file(dir, "long.csv", Array(("id,path\n1,a\n2," + String(repeating: "x", count: 200) + "\n").utf8))
-    let c = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
+    let c = try runTool(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
     #expect(c.status == 65)
     #expect(c.stdout.isEmpty, "\(c.stdout)")
     #expect(!c.stderr.contains("does not fit this tag"), "\(c.stderr)")
@@ -129,23 +129,23 @@ struct ProvisionCLITests {
     }
     let long = try file(dir, "long.csv", Array(("id,path\n1," + String(repeating: "x", count: 200) + "\n").utf8))
     // Refused on the first tag (the row does not fit), on the job itself, and by a reader that cannot be used.
-    let refused = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
+    let refused = try runTool(["provision", long, "--url", "https://e.com/{path}", "--timeout", "2", "--reader", feed(1, dir)])
     #expect(refused.status == 65, "\(refused.stderr)")
-    let template = try runNFCTag(["provision", long, "--url", "https://e.com/{nope}"])
+    let template = try runTool(["provision", long, "--url", "https://e.com/{nope}"])
     #expect(template.status == 65)
-    let reader = try runNFCTag(["provision", long, "--url", "https://e.com/{id}", "--reader", "sim:nosuchtag"])
+    let reader = try runTool(["provision", long, "--url", "https://e.com/{id}", "--reader", "sim:nosuchtag"])
     #expect(reader.status != 0, "\(reader.stderr)")
     #expect(try files() == [], "no ledger was left behind")
     // A ledger that was there before the refusal stays, with what it held.
     let ledger = dir.appendingPathComponent("kept.sqlite").path
-    let first = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--job", "a", "--ledger", ledger,
+    let first = try runTool(["provision", "--count", "1", "--url", "https://e.com/{n}", "--job", "a", "--ledger", ledger,
                                "--timeout", "2", "--reader", feed(1, dir)])
     #expect(first.status == 0, "\(first.stderr)")
-    let again = try runNFCTag(["provision", long, "--url", "https://e.com/{path}", "--ledger", ledger, "--timeout", "2",
+    let again = try runTool(["provision", long, "--url", "https://e.com/{path}", "--ledger", ledger, "--timeout", "2",
                                "--reader", feed(1, dir)])
     #expect(again.status == 65, "\(again.stderr)")
     #expect(FileManager.default.fileExists(atPath: ledger))
-    let status = try runNFCTag(["ledger", "status", ledger, "--job", "a", "--json"])
+    let status = try runTool(["ledger", "status", ledger, "--job", "a", "--json"])
     #expect(status.stdout.contains(#""done":1"#), "\(status.stdout)")
   }
 
@@ -153,11 +153,11 @@ struct ProvisionCLITests {
     let dir = try scratch()
     let plain = try file(dir, "plain.txt", Array("x".utf8))
     for (ledger, reason) in [(plain + "/l.sqlite", "Not a directory"), (dir.path + "/no/l.sqlite", "No such file or directory")] {
-      let r = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", ledger])
+      let r = try runTool(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", ledger])
       #expect(r.status == 66, "\(r.stderr)")
       #expect(r.stderr == "nfctag: cannot open the ledger: \(ledger): \(reason)\n")
     }
-    let server = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", "postgres://station@127.0.0.1:1/line"])
+    let server = try runTool(["provision", "--count", "1", "--url", "https://e.com/{n}", "--ledger", "postgres://station@127.0.0.1:1/line"])
     #expect(server.status == 69, "\(server.stderr)")
     #expect(server.stderr.hasPrefix("nfctag: the ledger is unavailable"), "\(server.stderr)")
     #expect(server.stderr.split(separator: "\n").count == 1)
@@ -167,7 +167,7 @@ struct ProvisionCLITests {
     let dir = try scratch()
     let ledger = dir.appendingPathComponent("l.sqlite").path
     func provision(_ options: [String], tags: Int) throws -> RunResult {
-      try runNFCTag(["provision", "--count", "2", "--ledger", ledger, "--timeout", "2", "--json", "--reader", feed(tags, dir)] + options)
+      try runTool(["provision", "--count", "2", "--ledger", ledger, "--timeout", "2", "--json", "--reader", feed(tags, dir)] + options)
     }
     let first = try provision(["--url", "https://e.com/{n}"], tags: 1)
     #expect(first.status == 75, "one row done, one left: \(first.stderr)")
@@ -191,7 +191,7 @@ struct ProvisionCLITests {
 
   @Test func aNegativeCountSaysWhatACountIs() throws {
     for value in ["-3", "0", "1.5", "ten"] {
-      let r = try runNFCTag(["provision", "--count", value, "--url", "https://e.com/{n}"])
+      let r = try runTool(["provision", "--count", value, "--url", "https://e.com/{n}"])
       #expect(r.status == 64, "\(value)")
       #expect(r.stderr.contains("--count must be a positive whole number"), "\(value): \(r.stderr)")
       #expect(!r.stderr.contains("Missing value"), "\(value): \(r.stderr)")
@@ -199,9 +199,9 @@ struct ProvisionCLITests {
   }
 
   @Test func aMissingRowsFileIs66AndASecretTooShortIs64() throws {
-    let missing = try runNFCTag(["provision", "/nonexistent/rows.csv", "--url", "https://e.com/{id}"])
+    let missing = try runTool(["provision", "/nonexistent/rows.csv", "--url", "https://e.com/{id}"])
     #expect(missing.status == 66)
-    let short = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--protect", "--secret-env", "NFCTAG_T"],
+    let short = try runTool(["provision", "--count", "1", "--url", "https://e.com/{n}", "--protect", "--secret-env", "NFCTAG_T"],
                               environment: ["NFCTAG_T": "short"])
     #expect(short.status == 64)
     #expect(!short.stderr.contains("short"), "the secret never shows: \(short.stderr)")

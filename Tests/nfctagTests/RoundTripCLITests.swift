@@ -4,7 +4,7 @@ import Testing
 /// Round trips are what a user waits for: `scan` reads what it shows once.
 struct RoundTripCLITests {
   func commands(_ arguments: [String]) throws -> Int {
-    let r = try runNFCTag(arguments + ["--trace"])
+    let r = try runTool(arguments + ["--trace"])
     #expect(r.status == 0, "\(r.stderr)")
     return r.stderr.split(separator: "\n").filter { $0.hasPrefix("trace: >") }.count
   }
@@ -14,7 +14,7 @@ struct RoundTripCLITests {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-rt-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let reader = "sim:\(kind):\(dir.appendingPathComponent("tag.bin").path)"
-    #expect(try runNFCTag(["write", "url", "https://example.com/round-trips", "--reader", reader]).status == 0)
+    #expect(try runTool(["write", "url", "https://example.com/round-trips", "--reader", reader]).status == 0)
     let read = try commands(["read", "--reader", reader])
     let scan = try commands(["scan", "--reader", reader])
     #expect(scan == read, "scan sent \(scan) commands, read \(read)")

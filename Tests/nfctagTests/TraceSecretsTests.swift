@@ -31,9 +31,9 @@ import NFCReaders
     let reader = "sim:\(kind):" + directory.appendingPathComponent("\(kind).bin").path
     let keyFile = directory.appendingPathComponent("key.txt")
     try Data((Self.key + "\n").utf8).write(to: keyFile)
-    let write = try runNFCTag(["write", "wifi", "--ssid", "NET", "--password-file", keyFile.path, "--reader", reader])
+    let write = try runTool(["write", "wifi", "--ssid", "NET", "--password-file", keyFile.path, "--reader", reader])
     #expect(write.status == 0, "\(write.stderr)")
-    let r = try runNFCTag(command + ["--trace", "--reader", reader])
+    let r = try runTool(command + ["--trace", "--reader", reader])
     #expect(r.status == 0, "\(kind) \(command): \(r.stderr)")
     #expect(r.stderr.contains("trace: >"), "\(kind) \(command)")
     #expect(leaks(r.stderr).isEmpty, "\(kind) \(command): \(leaks(r.stderr))")
@@ -47,8 +47,8 @@ import NFCReaders
     let reader = "sim:ntag216:" + directory.appendingPathComponent("c.bin").path
     let keyFile = directory.appendingPathComponent("key.txt")
     try Data((Self.key + "\n").utf8).write(to: keyFile)
-    #expect(try runNFCTag(["write", "wifi", "--ssid", "NET", "--password-file", keyFile.path, "--reader", reader]).status == 0)
-    let r = try runNFCTag(["scan", "--continuous", "--timeout", "1", "--trace", "--reader", reader], timeout: 20)
+    #expect(try runTool(["write", "wifi", "--ssid", "NET", "--password-file", keyFile.path, "--reader", reader]).status == 0)
+    let r = try runTool(["scan", "--continuous", "--timeout", "1", "--trace", "--reader", reader], timeout: 20)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.contains("Wi-Fi"), "\(r.stdout)")
     #expect(r.stderr.contains(" ** ** "))
@@ -135,11 +135,11 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
 @Suite struct TraceMasksSentPasswords {
   /// `nfctag send --commands-file - ARGUMENTS` on a simulated `tag`, with `commands` on stdin.
   private func send(_ commands: String, _ arguments: [String] = [], tag: String = "ntag215") throws -> RunResult {
-    try runNFCTag(["send", "--commands-file", "-"] + arguments + ["--reader", "sim:\(tag)"], stdin: Data(commands.utf8))
+    try runTool(["send", "--commands-file", "-"] + arguments + ["--reader", "sim:\(tag)"], stdin: Data(commands.utf8))
   }
 
   @Test func pwdAuthToAnNTAG() throws {
-    let r = try runNFCTag(["send", "1b1a2b3c4d", "--trace", "--reader", "sim:ntag215"])
+    let r = try runTool(["send", "1b1a2b3c4d", "--trace", "--reader", "sim:ntag215"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("trace: > ff 00 00 00 07 d4 42 1b ********"), "\(r.stderr)")
     #expect(!r.stderr.contains("1a 2b 3c 4d"))
@@ -181,7 +181,7 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
 
   @Test func setAndWritePasswordToAnICODESLIX2() throws {
     // The addressed form (flag 20h, with the UID) is covered by NFCReadersTests' TraceMasksPasswordCommands.
-    let r = try runNFCTag(["send", "02b304041a2b3c4d", "02b404041a2b3c4d", "--trace", "--reader", "sim:icode-slix2"])
+    let r = try runTool(["send", "02b304041a2b3c4d", "02b404041a2b3c4d", "--trace", "--reader", "sim:icode-slix2"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("95 08 02 b3 04 04 ********"), "\(r.stderr)")
     #expect(r.stderr.contains("95 08 02 b4 04 04 ********"), "\(r.stderr)")
@@ -189,7 +189,7 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
   }
 
   @Test func verifyAndChangeReferenceDataToAType4Tag() throws {
-    let r = try runNFCTag(["send", "--apdu", "00200001043132333400", "00240001083132333435363738", "--trace",
+    let r = try runTool(["send", "--apdu", "00200001043132333400", "00240001083132333435363738", "--trace",
                            "--reader", "sim:type4"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("trace: > 00 20 00 01 04 ********"), "\(r.stderr)")

@@ -14,18 +14,18 @@ import Testing
       String(Self.msbFirst[Self.msbFirst.index(Self.msbFirst.startIndex, offsetBy: i)...].prefix(2))
     }.joined(separator: ":")
 
-    let info = try runNFCTag(["info", "--reader", reader])
+    let info = try runTool(["info", "--reader", reader])
     #expect(info.stdout.contains("uid:             \(colons)\n"), "\(info.stdout)")
-    #expect(try runNFCTag(["info", "--format", "json", "--reader", reader]).stdout.contains(#""uid":"\#(Self.msbFirst)""#))
-    #expect(try runNFCTag(["scan", "--format", "json", "--reader", reader]).stdout.contains(#""uid":"\#(Self.msbFirst)""#))
-    #expect(try runNFCTag(["scan", "--reader", reader]).stdout.contains("uid:    \(colons)\n"))
+    #expect(try runTool(["info", "--format", "json", "--reader", reader]).stdout.contains(#""uid":"\#(Self.msbFirst)""#))
+    #expect(try runTool(["scan", "--format", "json", "--reader", reader]).stdout.contains(#""uid":"\#(Self.msbFirst)""#))
+    #expect(try runTool(["scan", "--reader", reader]).stdout.contains("uid:    \(colons)\n"))
 
     let ledger = directory.appendingPathComponent("l.sqlite").path
-    let provision = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{uid}", "--json", "--timeout", "2",
+    let provision = try runTool(["provision", "--count", "1", "--url", "https://e.com/{uid}", "--json", "--timeout", "2",
                                    "--ledger", ledger, "--reader", reader])
     #expect(provision.status == 0, "\(provision.stderr)")
     #expect(provision.stdout.contains(#""uid":"\#(Self.msbFirst)""#))
-    #expect(try runNFCTag(["read", "--reader", reader]).stdout == "[0] URI: https://e.com/\(Self.msbFirst)\n")
-    #expect(try runNFCTag(["ledger", "export", ledger]).stdout.contains("\n1,\(Self.msbFirst),done,"))
+    #expect(try runTool(["read", "--reader", reader]).stdout == "[0] URI: https://e.com/\(Self.msbFirst)\n")
+    #expect(try runTool(["ledger", "export", ledger]).stdout.contains("\n1,\(Self.msbFirst),done,"))
   }
 }

@@ -19,9 +19,9 @@ import Testing
   /// Writes `text` onto a new simulated tag of `kind` and returns its raw memory dump.
   static func dumpOfATagWith(_ text: String, kind: String, in directory: URL) throws -> URL {
     let reader = "sim:\(kind):" + directory.appendingPathComponent("source.bin").path
-    let written = try runNFCTag(["write", "text", text, "--reader", reader])
+    let written = try runTool(["write", "text", text, "--reader", reader])
     #expect(written.status == 0, "\(written.stderr)")
-    let dump = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", reader])
+    let dump = try runTool(["dump", "--memory", "--format", "raw", "--reader", reader])
     #expect(dump.status == 0, "\(dump.stderr)")
     let image = directory.appendingPathComponent("dump.img")
     try dump.stdoutBytes.write(to: image)
@@ -35,7 +35,7 @@ import Testing
     let image = try Self.dumpOfATagWith(text, kind: kind, in: directory)
     let target = directory.appendingPathComponent("target.bin")
     let reader = "sim:\(kind):" + target.path
-    #expect(try runNFCTag(["write", "text", "old", "--reader", reader]).status == 0)
+    #expect(try runTool(["write", "text", "old", "--reader", reader]).status == 0)
     if kind.hasPrefix("ntag") {
       // Another UID on the target: pages 0-2 are never written.
       var bytes = try Data(contentsOf: target)
@@ -43,13 +43,13 @@ import Testing
       try bytes.write(to: target)
     }
 
-    let r = try runNFCTag(["write", "image", image.path, "--reader", reader])
+    let r = try runTool(["write", "image", image.path, "--reader", reader])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.contains("restored the image"), "\(r.stderr)")
     #expect(r.stderr.contains("verified"), "\(r.stderr)")
-    let read = try runNFCTag(["read", "--reader", reader])
+    let read = try runTool(["read", "--reader", reader])
     #expect(read.stdout.contains(text), "\(read.stdout) \(read.stderr)")
-    let after = [UInt8](try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", reader]).stdoutBytes)
+    let after = [UInt8](try runTool(["dump", "--memory", "--format", "raw", "--reader", reader]).stdoutBytes)
     let source = [UInt8](try Data(contentsOf: image))
     #expect(after.count == source.count)
     for range in Self.userArea[kind] ?? [] where range.upperBound <= min(after.count, source.count) {
@@ -58,7 +58,7 @@ import Testing
     if kind.hasPrefix("ntag") { #expect(after[1] == 0x99) }
 
     // Everything is equal now: nothing more to write.
-    let again = try runNFCTag(["write", "image", image.path, "--reader", reader])
+    let again = try runTool(["write", "image", image.path, "--reader", reader])
     #expect(again.status == 0)
     #expect(again.stderr.contains("restored the image: 0 "), "\(again.stderr)")
   }
@@ -68,23 +68,23 @@ import Testing
     let image = try Self.dumpOfATagWith("x", kind: "ntag213", in: directory)
     let target = directory.appendingPathComponent("ntag215.bin")
     let reader = "sim:ntag215:" + target.path
-    #expect(try runNFCTag(["write", "text", "keep", "--reader", reader]).status == 0)
+    #expect(try runTool(["write", "text", "keep", "--reader", reader]).status == 0)
     let before = try Data(contentsOf: target)
-    let r = try runNFCTag(["write", "image", image.path, "--reader", reader])
+    let r = try runTool(["write", "image", image.path, "--reader", reader])
     #expect(r.status == 65, "\(r.stderr)")
     #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
     #expect(r.stderr.contains("not an image of this chip"), "\(r.stderr)")
     #expect(try Data(contentsOf: target) == before)
 
-    let type4 = try runNFCTag(["write", "image", image.path, "--reader", "sim:type4"])
+    let type4 = try runTool(["write", "image", image.path, "--reader", "sim:type4"])
     #expect(type4.status == 65, "\(type4.stderr)")
     #expect(type4.stderr.split(separator: "\n").count == 1)
     #expect(type4.stderr.contains("not memory-mapped"), "\(type4.stderr)")
 
     let empty = directory.appendingPathComponent("empty.img")
     try Data().write(to: empty)
-    #expect(try runNFCTag(["write", "image", empty.path, "--reader", "sim:ntag213"]).status == 65)
-    #expect(try runNFCTag(["write", "image", directory.appendingPathComponent("missing").path, "--reader", "sim:ntag213"]).status == 66)
+    #expect(try runTool(["write", "image", empty.path, "--reader", "sim:ntag213"]).status == 65)
+    #expect(try runTool(["write", "image", directory.appendingPathComponent("missing").path, "--reader", "sim:ntag213"]).status == 66)
   }
 
   /// A locked tag's dump: without --all only the user pages are written; with --all the lock
@@ -92,34 +92,34 @@ import Testing
   @Test func allWritesTheLocksOnlyWithYes() throws {
     let directory = try Self.scratch()
     let sourceReader = "sim:ntag213:" + directory.appendingPathComponent("source.bin").path
-    #expect(try runNFCTag(["write", "text", "locked", "--lock", "--yes", "--reader", sourceReader]).status == 0)
-    let dump = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", sourceReader])
+    #expect(try runTool(["write", "text", "locked", "--lock", "--yes", "--reader", sourceReader]).status == 0)
+    let dump = try runTool(["dump", "--memory", "--format", "raw", "--reader", sourceReader])
     let image = directory.appendingPathComponent("locked.img")
     try dump.stdoutBytes.write(to: image)
 
     let target = directory.appendingPathComponent("target.bin")
     let reader = "sim:ntag213:" + target.path
-    #expect(try runNFCTag(["info", "--reader", reader]).status == 0)  // creates the factory tag
+    #expect(try runTool(["info", "--reader", reader]).status == 0)  // creates the factory tag
     let factory = try Data(contentsOf: target)
 
-    let refused = try runNFCTag(["write", "image", image.path, "--all", "--reader", reader])
+    let refused = try runTool(["write", "image", image.path, "--all", "--reader", reader])
     #expect(refused.status == 64, "\(refused.stderr)")
     #expect(refused.stderr.contains("--yes"), "\(refused.stderr)")
     #expect(refused.stderr.contains("nothing was written"), "\(refused.stderr)")
     #expect(try Data(contentsOf: target) == factory)
 
-    #expect(try runNFCTag(["write", "image", image.path, "--yes", "--reader", reader]).status == 64)  // --yes needs --all
+    #expect(try runTool(["write", "image", image.path, "--yes", "--reader", reader]).status == 64)  // --yes needs --all
 
-    let userOnly = try runNFCTag(["write", "image", image.path, "--reader", reader])
+    let userOnly = try runTool(["write", "image", image.path, "--reader", reader])
     #expect(userOnly.status == 0, "\(userOnly.stderr)")
     #expect(userOnly.stderr.contains("CC (page 3) differs"), "\(userOnly.stderr)")
     #expect(try Data(contentsOf: target)[8 ..< 16] == factory[8 ..< 16])  // locks and CC untouched
 
-    let all = try runNFCTag(["write", "image", image.path, "--all", "--yes", "--reader", reader])
+    let all = try runTool(["write", "image", image.path, "--all", "--yes", "--reader", reader])
     #expect(all.status == 0, "\(all.stderr)")
     let locked = try Data(contentsOf: target)
     #expect(locked[10 ..< 16] == (try Data(contentsOf: image))[10 ..< 16])  // static lock bytes and the CC
-    let write = try runNFCTag(["write", "text", "again", "--reader", reader])
+    let write = try runTool(["write", "text", "again", "--reader", reader])
     #expect(write.status == 77, "\(write.stderr)")
   }
 
@@ -127,11 +127,11 @@ import Testing
     let directory = try Self.scratch()
     let image = try Self.dumpOfATagWith("plan", kind: "ntag216", in: directory)
     let reader = "sim:ntag216:" + directory.appendingPathComponent("t.bin").path
-    let verbose = try runNFCTag(["write", "image", image.path, "-v", "--reader", reader])
+    let verbose = try runTool(["write", "image", image.path, "-v", "--reader", reader])
     #expect(verbose.status == 0, "\(verbose.stderr)")
     #expect(verbose.stderr.contains("plan: Type 2 NTAG216: pages 4–225 (user memory)"), "\(verbose.stderr)")
     #expect(verbose.stderr.contains("order: NDEF length"), "\(verbose.stderr)")
-    let quiet = try runNFCTag(["write", "image", image.path, "--quiet", "--reader", reader])
+    let quiet = try runTool(["write", "image", image.path, "--quiet", "--reader", reader])
     #expect(quiet.status == 0)
     #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
     // No progress line in a pipe, ever.

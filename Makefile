@@ -82,7 +82,7 @@ build: deps
 test: deps pcscd
 	scripts/check-imports.sh
 	scripts/timed.sh build $(SWIFT) build --build-tests
-	scripts/timed.sh tests scripts/with-postgres.sh env NFCTAG_E2E=1 $(SWIFT) test --no-parallel 2>&1 | tee .build/test.log; \
+	scripts/timed.sh tests scripts/with-postgres.sh env NFCTAG_E2E=1 SWIFT="$(SWIFT)" scripts/run-tests.sh 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; exit $$status
 
 ## package-test: the static release build, make install into a scratch root, man -l, completions,

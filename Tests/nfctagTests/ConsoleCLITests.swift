@@ -69,12 +69,12 @@ func runOnATerminal(_ arguments: [String], timeout: Double = 30) throws -> RunRe
 
 /// A terminal on the end-to-end reader: the waiting prompt with no card (shown and cleared; not
 /// in a pipe, not with --quiet) and the progress line of a long write.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct TerminalEndToEnd {
-  static let prompt = "Waiting for a tag on \(e2eReader)… (Ctrl-C to stop)"
+  static var prompt: String { "Waiting for a tag on \(e2eReader)… (Ctrl-C to stop)" }
 
   func expectNoCard() throws {
-    let readers = try runTool(["readers", "--json"])
+    let readers = try runNFCTag(["readers", "--json"])
     try #require(readers.stdout.contains(#""name":"\#(e2eReader)","card":false"#), "a card is in \(e2eReader): \(readers.stdout)")
   }
 
@@ -85,7 +85,7 @@ struct TerminalEndToEnd {
     #expect(tty.stdout.contains(Self.prompt), "\(tty.stdout)")
     #expect(tty.stdout.contains(Self.prompt + "\r\u{1B}[Knfctag: "), "the prompt is cleared before the failure line: \(tty.stdout)")
 
-    let pipe = try runTool(["read", "--reader", e2eReader, "--timeout", "1"])
+    let pipe = try runNFCTag(["read", "--reader", e2eReader, "--timeout", "1"])
     #expect(pipe.status == 75)
     #expect(!pipe.stderr.contains("Waiting"), "\(pipe.stderr)")
 
@@ -100,9 +100,9 @@ struct TerminalEndToEnd {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-progress-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let source = "sim:ntag216:" + directory.appendingPathComponent("source.bin").path
-    #expect(try runTool(["write", "text", String(repeating: "p", count: 820), "--reader", source]).status == 0)
+    #expect(try runNFCTag(["write", "text", String(repeating: "p", count: 820), "--reader", source]).status == 0)
     let image = directory.appendingPathComponent("dump.img")
-    try runTool(["dump", "--memory", "--format", "raw", "--reader", source]).stdoutBytes.write(to: image)
+    try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", source]).stdoutBytes.write(to: image)
 
     let emulator = try Emulator(tag: "ntag216", extra: ["--latency", "acr122u"])
     defer { emulator.stop() }
@@ -111,7 +111,7 @@ struct TerminalEndToEnd {
     #expect(tty.stdout.contains("\r\u{1B}[Kwritten "), "\(tty.stdout)")
     #expect(tty.stdout.contains("/840 bytes"), "\(tty.stdout)")
     #expect(tty.stdout.contains("\r\u{1B}[Knfctag: restored the image"), "cleared before the last line: \(tty.stdout)")
-    let again = try runTool(["dump", "--memory", "--reader", e2eReader])
+    let again = try runNFCTag(["dump", "--memory", "--reader", e2eReader])
     #expect(again.status == 0)
     #expect(!again.stderr.contains("read "), "no progress in a pipe: \(again.stderr)")
   }

@@ -20,7 +20,7 @@ import Testing
 /// - Inline commands: the spans `` `nfctag …` `` that are complete commands, those with `--format`
 ///   or global options (`nfctag --version`), each on its own, with a message in hex on standard
 ///   input for those that read one; the others name a command in prose.
-@Suite(.serialized) struct DocsCommands {
+@Suite(.serialized, .virtualReaders) struct DocsCommands {
   static let files: [URL] = {
     let docs = packageRoot.appendingPathComponent("docs")
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()

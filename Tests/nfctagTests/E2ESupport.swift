@@ -11,9 +11,95 @@ let e2eSkipReason: Comment = "needs pcscd with vsmartcard-vpcd: run `make test` 
 /// repetition, and `make test` keeps the full counts.
 let underThreadSanitizer = ProcessInfo.processInfo.environment["NFCTAG_TSAN"] == "1"
 
-/// The vpcd slot the end-to-end tests use: "Virtual PCD 00 01" on 35964 (the demo uses 00 00).
-let e2eReader = "Virtual PCD 00 01"
-let e2ePort = "127.0.0.1:35964"
+/// The vpcd slot the running end-to-end test holds (``VirtualSlot/current``): its reader name.
+var e2eReader: String { VirtualSlot.current.reader }
+/// The vpcd slot the running end-to-end test holds: where `nfctag emulate --vpcd` connects.
+var e2ePort: String { VirtualSlot.current.port }
+
+/// The two slots of the Debian vpcd configuration: "Virtual PCD 00 00" (pcscd listens on 35963)
+/// and "Virtual PCD 00 01" (35964). The machine's pcscd is shared, so an end-to-end suite holds
+/// the slots it uses while it runs: one, any that is free (`.virtualReader`), or
+/// both (`.virtualReaders`: two readers, a pcscd restart, the demo's slot).
+/// Suites on different slots run side by side; the rest of the tests run beside them.
+enum VirtualSlot: Int, Sendable, CaseIterable, Comparable {
+  case first = 0, second = 1
+
+  /// The slot the running test holds; "00 01" outside one (and for a test that holds both,
+  /// whose other reader is named "00 00" in full).
+  @TaskLocal static var current: VirtualSlot = .second
+  /// The slots the running test holds (none outside a suite with the trait).
+  @TaskLocal static var held: Set<VirtualSlot> = []
+
+  var reader: String { "Virtual PCD 00 0\(rawValue)" }
+  var port: String { "127.0.0.1:\(35963 + rawValue)" }
+  static func < (a: VirtualSlot, b: VirtualSlot) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Hands out the slots: a test waits (without holding a thread) until what it needs is free;
+/// waiters are served in order, so a test that needs both slots is not overtaken for ever.
+actor VirtualSlots {
+  static let shared = VirtualSlots()
+  private var busy: Set<VirtualSlot> = []
+  private var waiting: [(count: Int, resume: CheckedContinuation<Set<VirtualSlot>, Never>)] = []
+
+  /// `count` slots (1 or 2), once free.
+  func acquire(_ count: Int) async -> Set<VirtualSlot> {
+    if waiting.isEmpty, let slots = free(count) {
+      busy.formUnion(slots)
+      return slots
+    }
+    return await withCheckedContinuation { waiting.append((count, $0)) }
+  }
+
+  func release(_ slots: Set<VirtualSlot>) {
+    busy.subtract(slots)
+    while let first = waiting.first, let slots = free(first.count) {
+      waiting.removeFirst()
+      busy.formUnion(slots)
+      first.resume.resume(returning: slots)
+    }
+  }
+
+  private func free(_ count: Int) -> Set<VirtualSlot>? {
+    let free = VirtualSlot.allCases.filter { !busy.contains($0) }
+    return free.count >= count ? Set(free.suffix(count)) : nil
+  }
+}
+
+/// Holds vpcd slots around each test of a suite (see ``VirtualSlot``).
+struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
+  /// 1: any free slot; 2: both.
+  let count: Int
+  var isRecursive: Bool { true }
+
+  func provideScope(for test: Test, testCase: Test.Case?,
+                    performing function: @Sendable () async throws -> Void) async throws {
+    // A suite's own scope, or a test already holding enough (its other trait): nothing to take.
+    // The slots are taken at once, as many as the test's traits ask for (its own and its suite's):
+    // a test that held one while waiting for the other could wait for ever on another such test.
+    let needed = test.traits.compactMap { ($0 as? VirtualSlotTrait)?.count }.max() ?? count
+    let missing = max(needed, count) - VirtualSlot.held.count
+    if test.isSuite || missing <= 0 { return try await function() }
+    let slots = await VirtualSlots.shared.acquire(missing)
+    let held = VirtualSlot.held.union(slots)
+    do {
+      try await VirtualSlot.$held.withValue(held) {
+        try await VirtualSlot.$current.withValue(held.count > 1 ? .second : slots.first ?? .second) { try await function() }
+      }
+    } catch {
+      await VirtualSlots.shared.release(slots)
+      throw error
+    }
+    await VirtualSlots.shared.release(slots)
+  }
+}
+
+extension Trait where Self == VirtualSlotTrait {
+  /// One vpcd slot, whichever is free: the suite's tests name it `e2eReader` and `e2ePort`.
+  static var virtualReader: Self { VirtualSlotTrait(count: 1) }
+  /// Both vpcd slots: the suite uses "Virtual PCD 00 00" beside `e2eReader` ("00 01"), or restarts pcscd.
+  static var virtualReaders: Self { VirtualSlotTrait(count: 2) }
+}
 
 /// A running `nfctag emulate`.
 final class Emulator {

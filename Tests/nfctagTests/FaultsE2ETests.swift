@@ -6,7 +6,7 @@ import Testing
 /// checks one line on stderr, the exit status, no hang, and what the tag holds afterwards (the old
 /// message, the new one or an empty one, never half a message). The table of outcomes is
 /// docs/faults.md's: the test fails when they differ (`NFCTAG_UPDATE_FAULTS=1` rewrites it).
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct FaultsEndToEnd {
   static let oldText = "old message here"
   static let newText = "a new message that takes a dozen pages"
@@ -159,7 +159,7 @@ struct FaultsEndToEnd {
   /// pcscd stopped while a write waits for an answer, then started again: the write ends with
   /// one line and 74, soon; the tag holds a whole message (here the empty one: the NDEF length
   /// was zeroed); the emulator comes back through the new pcscd and the tag reads.
-  @Test func pcscdRestartedDuringAWrite() throws {
+  @Test(.virtualReaders) func pcscdRestartedDuringAWrite() throws {
     let sent = try apdus(["write", "text", Self.newText])
     let n = try #require(Self.nth(Self.write, 3)(sent))
     let image = try freshImage("restart.bin")

@@ -73,13 +73,14 @@ final class CuttableRelay: @unchecked Sendable {
     shutdown(sink, Int32(SHUT_WR))
   }
 
-  /// Closes every connection and the listener: the server is gone.
+  /// Closes every connection and the listener: the server is gone. Once: a second close of the
+  /// listener's number would close whatever another test opened under it since.
   func cutOff() {
-    let open = lock.withLock { () -> [Int32] in
-      cut = true
-      defer { sockets = [] }
-      return sockets
+    let (first, open) = lock.withLock { () -> (Bool, [Int32]) in
+      defer { cut = true; sockets = [] }
+      return (!cut, sockets)
     }
+    guard first else { return }
     shutdown(listener, Int32(SHUT_RDWR))
     close(listener)
     for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }

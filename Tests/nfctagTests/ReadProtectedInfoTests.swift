@@ -60,7 +60,7 @@ import Testing
 
 /// The same through the real pcscd and `nfctag emulate`: the refused reads and the reselections
 /// go through the ACR122U face.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct ReadProtectedInfoEndToEnd {
   @Test func showsWhatItCanAndExits77() throws {
     let emulator = try Emulator(tag: "ntag213")
@@ -68,10 +68,10 @@ struct ReadProtectedInfoEndToEnd {
     let password = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-rp-\(UUID().uuidString).txt")
     try Data("1a2b3c4d\n".utf8).write(to: password)
     defer { try? FileManager.default.removeItem(at: password) }
-    #expect(try runTool(["write", "text", "secret", "--reader", e2eReader]).status == 0)
-    let set = try runTool(["password", "set", "--new-password-file", password.path, "--protect-reads", "--reader", e2eReader])
+    #expect(try runNFCTag(["write", "text", "secret", "--reader", e2eReader]).status == 0)
+    let set = try runNFCTag(["password", "set", "--new-password-file", password.path, "--protect-reads", "--reader", e2eReader])
     #expect(set.status == 0, "\(set.stderr)")
-    let r = try runTool(["info", "--reader", e2eReader, "--timeout", "5"])
+    let r = try runNFCTag(["info", "--reader", e2eReader, "--timeout", "5"])
     #expect(r.status == 77, "\(r.stdout)\(r.stderr)")
     #expect(r.stdout.contains("NTAG213"))
     #expect(r.stdout.contains("read-protected from page 4"))

@@ -8,7 +8,7 @@ let postgresSkipReason: Comment = "needs PostgreSQL: run `make test` (starts a t
 
 /// Several stations, one PostgreSQL ledger: two processes on the two vpcd slots with
 /// feeders, one killed with SIGKILL and restarted; and eight processes on in-process readers.
-@Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"))
+@Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"), .virtualReaders)
 struct StationsEndToEnd {
   let base = ProvisionEndToEnd()
 
@@ -125,7 +125,7 @@ extension ProvisionEndToEnd {
 }
 
 /// Several readers in one run: readers that go away are reported and come back.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason))
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReaders)
 struct ReadersEndToEnd {
   let base = ProvisionEndToEnd()
 

@@ -1,0 +1,102 @@
+import Dispatch
+import Locking
+import NDEF
+import NFCEmulator
+import NFCReaders
+import NFCTags
+import NFCTransport
+import Testing
+@testable import NFCSession
+
+/// A delegate written as Core NFC code is: it implements `readerSession(_:didDetect:)` and the
+/// end, nothing else (no `wantsTags`).
+final class TagModeDelegate: NFCNDEFReaderSessionDelegate {
+  let onTags: @Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void
+  let detections = Locked(0)
+  let ended = Locked<NFCReaderError?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  init(_ onTags: @escaping @Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void) { self.onTags = onTags }
+
+  func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    detections.withLock { $0 += 1 }
+    onTags(session, tags)
+  }
+  func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError) {
+    ended.withLock { $0 = error }
+    done.signal()
+  }
+  /// The error the session ended with, once it ended (nil after 10 s without an end).
+  func end() -> NFCReaderError? {
+    done.wait(timeout: .now() + 10) == .success ? ended.withLock { $0 } : nil
+  }
+}
+
+/// A tag reader session's delegate that records what it was given.
+final class TypedRecorder: NFCTagReaderSessionDelegate {
+  let onTags: @Sendable (NFCTagReaderSession, [NFCTag]) -> Void
+  let detections = Locked(0)
+  let ended = Locked<NFCReaderError?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  init(_ onTags: @escaping @Sendable (NFCTagReaderSession, [NFCTag]) -> Void) { self.onTags = onTags }
+  func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
+    detections.withLock { $0 += 1 }
+    onTags(session, tags)
+  }
+  func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {
+    ended.withLock { $0 = error }
+    done.signal()
+  }
+  func end() -> NFCReaderError? {
+    done.wait(timeout: .now() + 10) == .success ? ended.withLock { $0 } : nil
+  }
+}
+
+/// An in-process simulated reader of its own, as the tool's `--reader sim:…` makes one.
+func simulator(_ spec: String) throws -> SimulatorPoller {
+  try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
+    try detectTarget(on: transport)
+  }
+}
+
+/// Where this package's sessions behaved otherwise than Core NFC's.
+@Suite struct CoreNFCSemantics {
+  @Test func implementingDidDetectTagsSwitchesToTagMode() throws {
+    let tag = try tagWith("before")
+    let delegate = TagModeDelegate { session, tags in
+      guard let tag = tags.first else { return }
+      do {
+        try session.connect(to: tag)
+        try tag.writeNDEF(NDEFMessage(records: [TextRecord(text: "after").record]))
+        session.invalidate()
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: ScriptedPoller([[tag]]), timeout: 3)
+    session.begin()
+    let end = delegate.end()
+    #expect(end?.code == .readerSessionInvalidationErrorUserCanceled, "\(String(describing: end))")
+    #expect(delegate.detections.withLock { $0 } == 1)
+    let bytes = try Type2Tag(identifier: tag.identifier, link: DirectLink(tag)).readNDEF()
+    #expect(TextRecord(try NDEFMessage(decoding: bytes).records[0])?.text == "after")
+  }
+
+  @Test func anNDEFSessionStillReadsATopaz() throws {
+    let delegate = TagModeDelegate { session, tags in
+      guard let tag = tags.first else { return }
+      do {
+        try session.connect(to: tag)
+        try tag.writeNDEF(NDEFMessage(records: [TextRecord(text: "jewel").record]))
+        let text = try tag.readNDEF().records.first.flatMap(TextRecord.init)?.text
+        session.invalidate(errorMessage: text ?? "no text")
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: try simulator("sim:topaz96"), timeout: 2)
+    session.begin()
+    #expect(delegate.end()?.message == "jewel")
+  }
+}

@@ -160,11 +160,12 @@ final class SessionEngine: Sendable {
 
   private func run() {
     var idleDeadline = deadline()
+    /// What the timeout message says: whether a tag came before, and whether it is still there.
+    var field = FieldHistory.noTagYet
     loop: while phase != .invalidated {
       let remaining = Self.seconds(until: idleDeadline)
       if remaining <= 0 {
-        invalidate(NFCReaderError(.readerSessionInvalidationErrorSessionTimeout,
-                                  "no tag was presented within \(formatted(timeout)) s"))
+        invalidate(NFCReaderError(.readerSessionInvalidationErrorSessionTimeout, field.timeoutMessage(after: timeout)))
         break
       }
       let targets: [DetectedTarget]
@@ -186,6 +187,7 @@ final class SessionEngine: Sendable {
         }
         after = hooks.withLock { $0 }?.identificationFailed(failure) ?? .stop
       }
+      field = .tagLeft
       switch after {
       case .stop:
         break loop
@@ -194,12 +196,12 @@ final class SessionEngine: Sendable {
         guard let restart = waitForRestart() else { break loop }
         releaseCard()
         idleDeadline = deadline()
-        if restart == .afterRemoval { waitForRemoval(until: idleDeadline) }
+        if restart == .afterRemoval, !waitForRemoval(until: idleDeadline) { field = .tagStayed }
         if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
       case .waitForRemoval:
         releaseCard()
         idleDeadline = deadline()
-        waitForRemoval(until: idleDeadline)
+        if !waitForRemoval(until: idleDeadline) { field = .tagStayed }
         state.withLock { if $0.phase != .invalidated { $0.generation += 1 } }
         if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
       }
@@ -238,18 +240,20 @@ final class SessionEngine: Sendable {
 
   /// Blocks until the field is empty, the session ends, or polling restarts; past `deadline` a
   /// tag left in the field ends the session with the timeout (the loop sees no time left).
-  private func waitForRemoval(until deadline: ContinuousClock.Instant?) {
+  /// - Returns: false when the deadline passed with the tag still in the field.
+  private func waitForRemoval(until deadline: ContinuousClock.Instant?) -> Bool {
     while phase != .invalidated, Self.seconds(until: deadline) > 0 {
-      if state.withLock({ s in defer { s.restart = nil }; return s.restart == .now }) { return }
+      if state.withLock({ s in defer { s.restart = nil }; return s.restart == .now }) { return true }
       do {
         try poller.waitForRemoval(timeoutMilliseconds: 250)
-        return
+        return true
       } catch .timeout {
         continue
       } catch {
-        return  // cancelled, or the reader went away: the loop decides what comes next
+        return true  // cancelled, or the reader went away: the loop decides what comes next
       }
     }
+    return phase == .invalidated
   }
 
   /// Marks the card for a reset when it is released (see ``TagPoller/releaseResetting()``).
@@ -271,6 +275,20 @@ final class SessionEngine: Sendable {
     }
     guard let ending, let hooks = hooks.withLock({ h in defer { h = nil }; return h }) else { return }
     queue.async { hooks.invalidated(ending) }
+  }
+}
+
+/// What the field held before a session timed out, for its message: a timeout after a tag was
+/// handled is not "no tag was presented".
+enum FieldHistory {
+  case noTagYet, tagLeft, tagStayed
+
+  func timeoutMessage(after timeout: Double) -> String {
+    switch self {
+    case .noTagYet: return "no tag was presented within \(formatted(timeout)) s"
+    case .tagLeft: return "no new tag was presented within \(formatted(timeout)) s after the last one"
+    case .tagStayed: return "no new tag was presented within \(formatted(timeout)) s after the last one, which is still in the field"
+    }
   }
 }
 

@@ -99,4 +99,15 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     session.begin()
     #expect(delegate.end()?.message == "jewel")
   }
+
+  @Test func theIdleTimeoutAfterATagSaysSo() throws {
+    let recorder = Recorder()
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: ScriptedPoller([[try tagWith("stays")]]), timeout: 0.3)
+    session.begin()
+    #expect(recorder.wait())
+    #expect(recorder.messages.count == 1)
+    #expect(recorder.error?.code == .readerSessionInvalidationErrorSessionTimeout)
+    #expect(recorder.error?.message == "no new tag was presented within 0.3 s after the last one, which is still in the field")
+  }
 }

@@ -110,4 +110,42 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(recorder.error?.code == .readerSessionInvalidationErrorSessionTimeout)
     #expect(recorder.error?.message == "no new tag was presented within 0.3 s after the last one, which is still in the field")
   }
+
+  @Test func restartPollingFindsTheTagStillInTheFieldAgain() throws {
+    let restarted = Locked(false)
+    let restarting = TagModeDelegate { session, _ in
+      // The first time polling restarts; the tag, still in the field, comes back.
+      if restarted.withLock({ r in defer { r = true }; return !r }) { session.restartPolling() } else { session.invalidate() }
+    }
+    let session = NFCNDEFReaderSession(delegate: restarting, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: try simulator("sim:ntag215"), timeout: 2)
+    session.begin()
+    #expect(restarting.end()?.code == .readerSessionInvalidationErrorUserCanceled)
+    #expect(restarting.detections.withLock { $0 } == 2)
+  }
+
+  @Test func aTagReaderSessionsRestartFindsTheTagAgain() throws {
+    let restarted = Locked(false)
+    let restarting = TypedRecorder { session, _ in
+      if restarted.withLock({ r in defer { r = true }; return !r }) { session.restartPolling() } else { session.invalidate() }
+    }
+    let session = NFCTagReaderSession(pollingOption: .iso14443, delegate: restarting,
+                                      poller: try simulator("sim:ntag213"), timeout: 2)
+    session.begin()
+    #expect(restarting.end()?.code == .readerSessionInvalidationErrorUserCanceled)
+    #expect(restarting.detections.withLock { $0 } == 2)
+  }
+
+  @Test func twoSimulatedReadersOfOneKindHaveTheirOwnNames() throws {
+    let first = try simulator("sim:ntag215"), second = try simulator("sim:ntag215")
+    #expect(first.readerName != second.readerName)
+    let a = TagModeDelegate { session, _ in session.invalidate() }
+    let b = TagModeDelegate { session, _ in session.invalidate() }
+    let one = NFCNDEFReaderSession(delegate: a, queue: nil, invalidateAfterFirstRead: false, poller: first, timeout: 2)
+    let two = NFCNDEFReaderSession(delegate: b, queue: nil, invalidateAfterFirstRead: false, poller: second, timeout: 2)
+    one.begin()
+    two.begin()
+    #expect(a.end()?.code == .readerSessionInvalidationErrorUserCanceled)
+    #expect(b.end()?.code == .readerSessionInvalidationErrorUserCanceled)  // not 203: a reader of its own
+  }
 }

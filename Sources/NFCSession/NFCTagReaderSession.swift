@@ -31,6 +31,15 @@ public final class NFCTagReaderSession: Sendable {
     public static let iso15693 = PollingOption(rawValue: 2)
     /// ISO 18092 / FeliCa (Type 3).
     public static let iso18092 = PollingOption(rawValue: 4)
+    /// NFC Forum Type 1 (Topaz), reported as ``NFCTag/miFare(_:)`` of family
+    /// ``NFCMiFareFamily/unknown`` whose commands are Type 1's own (nfctag; not in Core NFC).
+    ///
+    /// Core NFC's tag reader session finds ISO 7816, ISO 15693, FeliCa and MIFARE tags only
+    /// (Apple, Core NFC documentation, `NFCTagReaderSession`): a Topaz is none of them, and it
+    /// answers none of the MIFARE commands a Core NFC program sends to a `.miFare` tag (READ `30`,
+    /// GET_VERSION `60`), so ``iso14443`` passes it over, as Core NFC would. NDEF sessions read and
+    /// write it as any other NFC Forum tag.
+    public static let nfcForumType1 = PollingOption(rawValue: 0x100)
   }
 
   /// The kinds of tag this session reports; others are passed over.

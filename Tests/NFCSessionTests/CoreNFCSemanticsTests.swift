@@ -148,4 +148,36 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(a.end()?.code == .readerSessionInvalidationErrorUserCanceled)
     #expect(b.end()?.code == .readerSessionInvalidationErrorUserCanceled)  // not 203: a reader of its own
   }
+
+  @Test func aTopazIsNotOfferedAsAMiFareTag() throws {
+    let recorder = TypedRecorder { session, tags in session.invalidate(errorMessage: "offered \(tags)") }
+    let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: recorder,
+                                      poller: try simulator("sim:topaz512"), timeout: 0.3)
+    session.begin()
+    #expect(recorder.end()?.code == .readerSessionInvalidationErrorSessionTimeout)
+    #expect(recorder.detections.withLock { $0 } == 0)
+  }
+
+  @Test func aTopazIsOfferedOnlyToSessionsThatAskForType1() throws {
+    let answer = Locked<(NFCMiFareFamily, [UInt8])?>(nil)
+    let recorder = TypedRecorder { session, tags in
+      guard case .miFare(let tag)? = tags.first else { return session.invalidate(errorMessage: "not MiFare") }
+      do {
+        try session.connect(to: .miFare(tag))
+        let all = try tag.sendMiFareCommand([0x00, 0x00, 0x00] + tag.identifier.prefix(4))  // RALL with UID0-3
+        answer.withLock { $0 = (tag.mifareFamily, all) }
+        session.invalidate()
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let session = NFCTagReaderSession(pollingOption: [.iso14443, .nfcForumType1], delegate: recorder,
+                                      poller: try simulator("sim:topaz512"), timeout: 2)
+    session.begin()
+    #expect(recorder.end()?.code == .readerSessionInvalidationErrorUserCanceled)
+    let (family, all) = try #require(answer.withLock { $0 })
+    #expect(family == .unknown)
+    #expect(all.count == 122)
+    #expect(all.prefix(2) == [0x12, 0x4C])  // HR0 HR1 of a Topaz 512 (NFC Forum T1T: HR0 12h for dynamic memory)
+  }
 }

@@ -114,7 +114,7 @@ public final class NFCTagReaderSession: Sendable {
   private func deliver(_ targets: sending [DetectedTarget], generation: Int) -> AfterDelivery {
     let tags = TagConnection.connections(to: targets, engine: engine, generation: generation).map(\.tag)
       .filter { pollingOption.contains($0.pollingOption) }
-    guard !tags.isEmpty else { return .waitForRemoval }
+    guard !tags.isEmpty else { return .passOver }
     queue.async { [self] in delegate?.tagReaderSession(self, didDetect: tags) }
     return .waitForRestart
   }

@@ -12,6 +12,9 @@ enum AfterDelivery: Sendable {
   case waitForRemoval
   /// The session ends after this tag (single-read sessions); the delivery already invalidated it.
   case stop
+  /// None of the tags is of a kind the session looks for: as ``waitForRemoval``, and a timeout
+  /// still says that no tag was presented.
+  case passOver
 }
 
 /// The polling engine both session kinds run on: one reader, one poll loop on its own dispatch
@@ -187,7 +190,7 @@ final class SessionEngine: Sendable {
         }
         after = hooks.withLock { $0 }?.identificationFailed(failure) ?? .stop
       }
-      field = .tagLeft
+      if after != .passOver { field = .tagLeft }
       switch after {
       case .stop:
         break loop
@@ -198,10 +201,10 @@ final class SessionEngine: Sendable {
         idleDeadline = deadline()
         if restart == .afterRemoval, !waitForRemoval(until: idleDeadline) { field = .tagStayed }
         if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
-      case .waitForRemoval:
+      case .waitForRemoval, .passOver:
         releaseCard()
         idleDeadline = deadline()
-        if !waitForRemoval(until: idleDeadline) { field = .tagStayed }
+        if !waitForRemoval(until: idleDeadline), after != .passOver { field = .tagStayed }
         state.withLock { if $0.phase != .invalidated { $0.generation += 1 } }
         if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
       }

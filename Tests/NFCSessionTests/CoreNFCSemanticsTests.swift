@@ -154,7 +154,9 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: recorder,
                                       poller: try simulator("sim:topaz512"), timeout: 0.3)
     session.begin()
-    #expect(recorder.end()?.code == .readerSessionInvalidationErrorSessionTimeout)
+    let end = recorder.end()
+    #expect(end?.code == .readerSessionInvalidationErrorSessionTimeout)
+    #expect(end?.message == "no tag was presented within 0.3 s")  // a tag passed over is not one handled
     #expect(recorder.detections.withLock { $0 } == 0)
   }
 

@@ -86,17 +86,19 @@ public final class NFCNDEFReaderSession: Sendable {
     engine = SessionEngine(poller: poller, timeout: timeout, queue: queue)
   }
 
-  /// Core NFC's initialiser on a PC/SC reader: `readerName` is a name, a unique prefix of one or
-  /// an index; nil takes the first reader with a tag, else the first reader. A reader that
-  /// cannot be opened ends the session at ``begin()`` (202).
+  /// Core NFC's initialiser on a reader by name: a PC/SC reader's name, a unique prefix of one or
+  /// its index, or a simulated reader (`sim:ntag215`); nil takes the reader `NFC_READER` names,
+  /// else the first PC/SC reader with a tag, else the first reader (see ``SessionReaders``). A
+  /// reader that cannot be opened ends the session at ``begin()`` (202).
   public convenience init(delegate: any NFCNDEFReaderSessionDelegate, queue: DispatchQueue?,
                           invalidateAfterFirstRead: Bool, readerName: String? = nil, timeout: Double = 60) {
     self.init(delegate: delegate, queue: queue, invalidateAfterFirstRead: invalidateAfterFirstRead,
-              poller: PCSCReaders.pollerOrFailure(named: readerName), timeout: timeout)
+              poller: SessionReaders.pollerOrFailure(named: readerName), timeout: timeout)
   }
 
-  /// Core NFC's `readingAvailable`: pcscd answers and at least one reader is attached.
-  public static var readingAvailable: Bool { PCSCReaders.readingAvailable }
+  /// Core NFC's `readingAvailable`: `NFC_READER` names a simulated reader, or pcscd answers and
+  /// at least one reader is attached (``SessionReaders/readingAvailable``).
+  public static var readingAvailable: Bool { SessionReaders.readingAvailable }
 
   /// True while the session polls (after ``begin()``, before invalidation).
   public var isReady: Bool {

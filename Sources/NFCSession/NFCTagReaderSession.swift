@@ -66,12 +66,16 @@ public final class NFCTagReaderSession: Sendable {
     engine = SessionEngine(poller: poller, timeout: timeout, queue: queue)
   }
 
-  /// Core NFC's initialiser on a PC/SC reader (see ``NFCNDEFReaderSession``'s).
+  /// Core NFC's initialiser on a reader by name: a PC/SC reader or a simulated one (`sim:ntag215`);
+  /// nil takes the reader `NFC_READER` names (see ``NFCNDEFReaderSession``'s and ``SessionReaders``).
   public convenience init(pollingOption: PollingOption, delegate: any NFCTagReaderSessionDelegate, queue: DispatchQueue? = nil,
                           readerName: String? = nil, timeout: Double = 60) {
     self.init(pollingOption: pollingOption, delegate: delegate, queue: queue,
-              poller: PCSCReaders.pollerOrFailure(named: readerName), timeout: timeout)
+              poller: SessionReaders.pollerOrFailure(named: readerName), timeout: timeout)
   }
+
+  /// Core NFC's `readingAvailable` (``SessionReaders/readingAvailable``).
+  public static var readingAvailable: Bool { SessionReaders.readingAvailable }
 
   /// True while the session polls.
   public var isReady: Bool {

@@ -84,12 +84,18 @@ final class SessionEngine: Sendable {
       return true
     }
     guard start else { return }
-    hooks.withLock { $0 = newHooks }
     guard ActiveSessions.claim(poller.readerName, by: self) else {
-      state.withLock { $0.loopRunning = false }
-      invalidate(NFCReaderError(.readerSessionInvalidationErrorSystemIsBusy, "another session is using \(poller.readerName)"))
+      // The poller may be the other session's too (a `sim:` reader is one per name): this
+      // session ends without cancelling or releasing it.
+      state.withLock {
+        $0.phase = .invalidated
+        $0.loopRunning = false
+      }
+      let busy = NFCReaderError(.readerSessionInvalidationErrorSystemIsBusy, "another session is using \(poller.readerName)")
+      queue.async { newHooks.invalidated(busy) }
       return
     }
+    hooks.withLock { $0 = newHooks }
     queue.async { newHooks.becameActive() }
     pollQueue.async { [self] in run() }
   }

@@ -82,35 +82,6 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(TextRecord(try NDEFMessage(decoding: bytes).records[0])?.text == "after")
   }
 
-  @Test func anNDEFSessionStillReadsATopaz() throws {
-    let delegate = TagModeDelegate { session, tags in
-      guard let tag = tags.first else { return }
-      do {
-        try session.connect(to: tag)
-        try tag.writeNDEF(NDEFMessage(records: [TextRecord(text: "jewel").record]))
-        let text = try tag.readNDEF().records.first.flatMap(TextRecord.init)?.text
-        session.invalidate(errorMessage: text ?? "no text")
-      } catch {
-        session.invalidate(errorMessage: "\(error)")
-      }
-    }
-    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
-                                       poller: try simulator("sim:topaz96"), timeout: 2)
-    session.begin()
-    #expect(delegate.end()?.message == "jewel")
-  }
-
-  @Test func theIdleTimeoutAfterATagSaysSo() throws {
-    let recorder = Recorder()
-    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false,
-                                       poller: ScriptedPoller([[try tagWith("stays")]]), timeout: 0.3)
-    session.begin()
-    #expect(recorder.wait())
-    #expect(recorder.messages.count == 1)
-    #expect(recorder.error?.code == .readerSessionInvalidationErrorSessionTimeout)
-    #expect(recorder.error?.message == "no new tag was presented within 0.3 s after the last one, which is still in the field")
-  }
-
   @Test func restartPollingFindsTheTagStillInTheFieldAgain() throws {
     let restarted = Locked(false)
     let restarting = TagModeDelegate { session, _ in
@@ -134,6 +105,17 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     session.begin()
     #expect(restarting.end()?.code == .readerSessionInvalidationErrorUserCanceled)
     #expect(restarting.detections.withLock { $0 } == 2)
+  }
+
+  @Test func theIdleTimeoutAfterATagSaysSo() throws {
+    let recorder = Recorder()
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: ScriptedPoller([[try tagWith("stays")]]), timeout: 0.3)
+    session.begin()
+    #expect(recorder.wait())
+    #expect(recorder.messages.count == 1)
+    #expect(recorder.error?.code == .readerSessionInvalidationErrorSessionTimeout)
+    #expect(recorder.error?.message == "no new tag was presented within 0.3 s after the last one, which is still in the field")
   }
 
   @Test func twoSimulatedReadersOfOneKindHaveTheirOwnNames() throws {
@@ -160,6 +142,82 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(recorder.detections.withLock { $0 } == 0)
   }
 
+  @Test func anNDEFSessionStillReadsATopaz() throws {
+    let delegate = TagModeDelegate { session, tags in
+      guard let tag = tags.first else { return }
+      do {
+        try session.connect(to: tag)
+        try tag.writeNDEF(NDEFMessage(records: [TextRecord(text: "jewel").record]))
+        let text = try tag.readNDEF().records.first.flatMap(TextRecord.init)?.text
+        session.invalidate(errorMessage: text ?? "no text")
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: try simulator("sim:topaz96"), timeout: 2)
+    session.begin()
+    #expect(delegate.end()?.message == "jewel")
+  }
+
+  @Test func aSimulatorReaderNameWorksInTheTagReaderSessionsInitialiser() throws {
+    let version = Locked<[UInt8]>([])
+    let recorder = TypedRecorder { session, tags in
+      guard case .miFare(let tag)? = tags.first else { return session.invalidate(errorMessage: "not MiFare") }
+      do {
+        try session.connect(to: .miFare(tag))
+        let answer = try tag.sendMiFareCommand([0x60])  // GET_VERSION
+        version.withLock { $0 = answer }
+        session.invalidate()
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let session = NFCTagReaderSession(pollingOption: .iso14443, delegate: recorder, readerName: "sim:ntag216", timeout: 2)
+    session.begin()
+    let end = recorder.end()
+    #expect(end?.code == .readerSessionInvalidationErrorUserCanceled, "\(String(describing: end))")
+    #expect(version.withLock { $0 } == [0x00, 0x04, 0x04, 0x02, 0x01, 0x00, 0x13, 0x03])  // NTAG216 (NXP NTAG213/215/216 §10.1)
+  }
+
+  @Test func aSimulatorReaderNameWorksInTheNDEFSessionsInitialiser() throws {
+    // One simulated reader per spec in a process: what the first session wrote, the second reads.
+    let writer = TagModeDelegate { session, tags in
+      guard let tag = tags.first else { return }
+      do {
+        try session.connect(to: tag)
+        try tag.writeNDEF(NDEFMessage(records: [TextRecord(text: "kept").record]))
+        session.invalidate()
+      } catch {
+        session.invalidate(errorMessage: "\(error)")
+      }
+    }
+    let write = NFCNDEFReaderSession(delegate: writer, queue: nil, invalidateAfterFirstRead: false,
+                                     readerName: "sim:ultralight-ev1", timeout: 2)
+    write.begin()
+    let end = writer.end()
+    #expect(end?.code == .readerSessionInvalidationErrorUserCanceled, "\(String(describing: end))")
+    #expect(write.readerName.contains("(simulated ultralight-ev1)"))
+    let reader = Recorder()
+    let read = NFCNDEFReaderSession(delegate: reader, queue: nil, invalidateAfterFirstRead: true,
+                                    readerName: "sim:ultralight-ev1", timeout: 2)
+    read.begin()
+    #expect(reader.wait())
+    #expect(reader.error?.code == .readerSessionInvalidationErrorFirstNDEFTagRead)
+    #expect(reader.messages.first?.first?.records.first.flatMap(TextRecord.init)?.text == "kept")
+    #expect(read.readerName == write.readerName)
+  }
+
+  @Test func aBadSimulatorSpecEndsTheSessionSayingWhy() throws {
+    let delegate = TagModeDelegate { session, _ in session.invalidate() }
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
+                                       readerName: "sim:ntag999", timeout: 2)
+    session.begin()
+    let end = delegate.end()
+    #expect(end?.code == .readerSessionInvalidationErrorSessionTerminatedUnexpectedly)
+    #expect(end?.message.contains("unknown tag kind 'ntag999'") == true, "\(String(describing: end))")
+  }
+
   @Test func aTopazIsOfferedOnlyToSessionsThatAskForType1() throws {
     let answer = Locked<(NFCMiFareFamily, [UInt8])?>(nil)
     let recorder = TypedRecorder { session, tags in
@@ -181,5 +239,37 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(family == .unknown)
     #expect(all.count == 122)
     #expect(all.prefix(2) == [0x12, 0x4C])  // HR0 HR1 of a Topaz 512 (NFC Forum T1T: HR0 12h for dynamic memory)
+  }
+
+  @Test func aSecondSessionOnASimulatorInUseGets203AndLeavesTheFirstAlone() throws {
+    let second = TagModeDelegate { session, _ in session.invalidate() }
+    let other = NFCNDEFReaderSession(delegate: second, queue: nil, invalidateAfterFirstRead: false,
+                                     readerName: "sim:ntag213", timeout: 2)
+    let first = TagModeDelegate { session, _ in
+      // The second detection: the reader was not cancelled or released by the other session.
+      guard other.isReady == false, second.ended.withLock({ $0 }) == nil else { return session.invalidate() }
+      other.begin()  // while this session holds the tag, a second one on the same reader name
+      #expect(second.end()?.code == .readerSessionInvalidationErrorSystemIsBusy)
+      session.restartPolling()
+    }
+    let session = NFCNDEFReaderSession(delegate: first, queue: nil, invalidateAfterFirstRead: false,
+                                       readerName: "sim:ntag213", timeout: 2)
+    session.begin()
+    #expect(first.end()?.code == .readerSessionInvalidationErrorUserCanceled)
+    #expect(first.detections.withLock { $0 } == 2)
+  }
+
+  @Test func nfcReaderNamesTheReaderWhenTheSessionNamesNone() throws {
+    let environment: (String) -> String? = { $0 == "NFC_READER" ? "sim:felica-lite-s" : nil }
+    let poller = try SessionReaders.poller(named: nil, logger: nil, exchangeTimeout: nil, environment: environment)
+    #expect(poller.readerName.contains("(simulated felica-lite-s)"))
+    // A name given wins over the environment.
+    let named = try SessionReaders.poller(named: "sim:type4", logger: nil, exchangeTimeout: nil, environment: environment)
+    #expect(named.readerName.contains("(simulated type4)"))
+  }
+
+  @Test func readingIsAvailableWithASimulator() {
+    #expect(SessionReaders.readingAvailable(environment: { $0 == "NFC_READER" ? "sim:ntag215" : nil }))
+    #expect(!SessionReaders.readingAvailable(environment: { _ in "sim:ntag999" }))  // not a simulator
   }
 }

@@ -42,7 +42,7 @@ extension NFCNDEFReaderSessionDelegate {
     session.readMessages(of: tags)
   }
   /// Always true: the session calls ``readerSession(_:didDetect:)`` for every delegate.
-  @available(*, deprecated, message: "implement readerSession(_:didDetect:): implementing it is what takes tags, as in Core NFC")
+  @available(*, deprecated, message: "implement readerSession didDetect tags instead: implementing it is what takes tags, as in Core NFC")
   public var wantsTags: Bool { true }
   /// Does nothing: the session goes on polling, as Core NFC's does.
   public func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError) {}

@@ -272,4 +272,33 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(SessionReaders.readingAvailable(environment: { $0 == "NFC_READER" ? "sim:ntag215" : nil }))
     #expect(!SessionReaders.readingAvailable(environment: { _ in "sim:ntag999" }))  // not a simulator
   }
+
+  @Test func theIdleTimeoutAfterATagLeftSaysSo() throws {
+    let poller = ScriptedPoller([[try tagWith("leaves")], []])
+    let recorder = Recorder(onMessages: { _, _ in poller.advance() })  // read, then taken away
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: poller, timeout: 0.3)
+    session.begin()
+    #expect(recorder.wait())
+    #expect(recorder.error?.message == "no new tag was presented within 0.3 s after the last one")
+  }
+
+  @Test func restartPollingFindsAFedTagStillInTheFieldAgain() throws {
+    let uids = Locked<[[UInt8]]>([])
+    let delegate = TagModeDelegate { session, tags in
+      let count = uids.withLock { seen in
+        seen.append(tags.first?.identifier ?? [])
+        return seen.count
+      }
+      if count == 1 { session.restartPolling() } else { session.invalidate() }
+    }
+    let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
+                                       poller: try simulator("sim:ntag213+feed=2,hand-ms=60000"), timeout: 2)
+    session.begin()
+    #expect(delegate.end()?.code == .readerSessionInvalidationErrorUserCanceled)
+    let seen = uids.withLock { $0 }
+    #expect(seen.count == 2)
+    #expect(seen.first == FeederUIDs.uid(for: .ntag213, seed: 0, index: 1))
+    #expect(seen.last == seen.first)  // the same tag, not the feed's next one
+  }
 }

@@ -301,4 +301,15 @@ func simulator(_ spec: String) throws -> SimulatorPoller {
     #expect(seen.first == FeederUIDs.uid(for: .ntag213, seed: 0, index: 1))
     #expect(seen.last == seen.first)  // the same tag, not the feed's next one
   }
+
+  @Test func aSimulatorIsCancelledUntilReleased() throws {
+    let poller = try simulator("sim:ntag215")
+    #expect(try poller.waitForTargets(timeoutMilliseconds: 100).count == 1)
+    poller.cancel()  // a session ends: its waits end at once, however long they were to last
+    #expect(throws: PollError.cancelled) { try poller.waitForRemoval(timeoutMilliseconds: 60_000) }
+    #expect(throws: PollError.cancelled) { try poller.waitForTargets(timeoutMilliseconds: 60_000) }
+    poller.release()  // the next session: the tag, still in the field, is found again
+    #expect(try poller.waitForTargets(timeoutMilliseconds: 100).count == 1)
+    #expect(throws: PollError.timeout) { try poller.waitForRemoval(timeoutMilliseconds: 10) }
+  }
 }

@@ -44,8 +44,9 @@ let package = Package(
     // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
     .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport", "Locking",
                                                .product(name: "Logging", package: "swift-log")]),
-    // Core NFC look-alike reader sessions: the one road from a program to a tag.
-    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking",
+    // Core NFC look-alike reader sessions: the one road from a program to a tag, on a PC/SC
+    // reader or the in-process simulator (`sim:`, NFCEmulator).
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking", "NFCEmulator",
                                                .product(name: "Logging", package: "swift-log")]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),

@@ -13,7 +13,6 @@ import Darwin
 final class TextWriter: NFCNDEFReaderSessionDelegate {
   let text: String
   init(text: String) { self.text = text }
-  var wantsTags: Bool { true }
 
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
     guard tags.count == 1, let tag = tags.first else {

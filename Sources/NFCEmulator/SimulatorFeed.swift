@@ -19,7 +19,7 @@ final class FeedSlot: SimulatedSlot {
     var feeder: TagFeeder
     /// The tag in the field.
     var current: FedTag?
-    /// The tag in the field was handed to the poll loop.
+    /// The tag in the field was handed to the poll loop (and not released since).
     var delivered = false
     var finished = false
     var cancelled = false
@@ -63,14 +63,14 @@ final class FeedSlot: SimulatedSlot {
         }
         let now = TagDeparture.now()
         if let current = s.current {
-          if !s.delivered {
-            s.delivered = true
-            s.modelled += latency.arrivalMicroseconds
-            return .deliver(FeedTransport(slot: self, fed: current))
-          }
           if current.departure.hasLeft(at: now) {
             leave(&s)
             return .again
+          }
+          if !s.delivered {  // a new tag, or one released while still in the field
+            s.delivered = true
+            s.modelled += latency.arrivalMicroseconds
+            return .deliver(FeedTransport(slot: self, fed: current))
           }
           return .wait(until: current.departure.deadline)
         }
@@ -100,7 +100,7 @@ final class FeedSlot: SimulatedSlot {
     while true {
       let step: Step = state.withLock { s in
         if s.cancelled { return .cancelled }
-        guard let current = s.current, s.delivered else { return .again }  // the field is empty
+        guard let current = s.current else { return .again }  // the field is empty
         if current.departure.hasLeft(at: TagDeparture.now()) {
           leave(&s)
           return .again
@@ -142,6 +142,15 @@ final class FeedSlot: SimulatedSlot {
   }
 
   func resetCard() { state.withLock { $0.current?.card.reset() } }
+
+  /// The tag in the field, if any, is found again by the next wait; a cancel is over.
+  func release() {
+    state.withLock {
+      $0.delivered = false
+      $0.cancelled = false
+    }
+    while wake.wait(timeout: .now()) == .success {}  // a cancel nobody waited for
+  }
 
   func cancel() {
     state.withLock { $0.cancelled = true }

@@ -11,9 +11,15 @@ import Darwin
 /// the card transport differs from a PC/SC reader: `detect` is the reader driver's identification
 /// (NFCReaders' `detectTarget`), so links and platforms are the same code as with hardware.
 ///
-/// With one tag, the tag stays in the field: it is delivered once and never leaves. With a feed
-/// (`feed=N`), tag after tag arrives and leaves as ``TagDeparture`` says; after the last one the
-/// reader reports no tag, so a waiting session times out as with an empty reader.
+/// With one tag, the tag stays in the field: it is delivered once and never leaves, and found
+/// again after ``release()``, as a PC/SC reader finds a card still in its field once the card
+/// handle is released. With a feed (`feed=N`), tag after tag arrives and leaves as
+/// ``TagDeparture`` says (a fed tag still in the field is also found again after a release);
+/// after the last one the reader reports no tag, so a waiting session times out as with an
+/// empty reader.
+///
+/// Each poller is a reader of its own, with a name of its own ("… 00 00", "… 01 00"), as pcscd
+/// numbers readers of the same model: two sessions on two pollers of one kind do not share a reader.
 public final class SimulatorPoller: TagPoller {
   /// The reader name sessions show (the spec's face's).
   public let readerName: String
@@ -36,7 +42,7 @@ public final class SimulatorPoller: TagPoller {
         + "seed \(feed.seed)) \(format2(SimulatedReaders.next())) 00"
       slot = FeedSlot(feeder: feeder, readerName: readerName, latency: spec.latency, detect: detect)
     } else {
-      readerName = "\(spec.face.simulatedReaderName) (simulated \(spec.kind.rawValue)) 00 00"
+      readerName = "\(spec.face.simulatedReaderName) (simulated \(spec.kind.rawValue)) \(format2(SimulatedReaders.next())) 00"
       slot = try SingleTagSlot(spec: spec, readerName: readerName, detect: detect)
     }
   }
@@ -46,8 +52,8 @@ public final class SimulatorPoller: TagPoller {
   /// by the transport the session's commands use, without a lock.
   public var modelledReaderMicroseconds: Int { slot.modelledMicroseconds }
 
-  /// The tag in the field, identified as a PC/SC reader's would be: one tag on the first wait only
-  /// (later waits time out), or a feed's next tag as it arrives.
+  /// The tag in the field, identified as a PC/SC reader's would be: one tag on the first wait
+  /// after a ``release()`` (later waits time out), or a feed's next tag as it arrives.
   /// - Throws: `PollError.timeout` when no tag comes within `timeoutMilliseconds` (nil: no limit),
   ///   `PollError.cancelled` after ``cancel()``.
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
@@ -55,18 +61,22 @@ public final class SimulatorPoller: TagPoller {
   }
 
   /// Waits until a fed tag leaves, as its ``TagDeparture`` says. One tag stays in the field: the
-  /// wait times out at once.
+  /// wait lasts `timeoutMilliseconds`, or until ``cancel()``.
   /// - Throws: `PollError.timeout` when the tag is still there, `PollError.cancelled` after
   ///   ``cancel()``.
   public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     try slot.waitForRemoval(timeoutMilliseconds: timeoutMilliseconds)
   }
 
-  /// Nothing to release: the tag stays as it is.
-  public func release() {}
-  /// Resets the card (the field goes off and on), which ends any authentication.
-  public func releaseResetting() { slot.resetCard() }
-  /// Ends a feed's wait in progress, from any thread (one tag's waits do not block).
+  /// Lets go of the tag as it is: a tag still in the field is found again by the next
+  /// ``waitForTargets(timeoutMilliseconds:)``, and a ``cancel()`` before this is over.
+  public func release() { slot.release() }
+  /// Resets the card (the field goes off and on), which ends any authentication, and releases it.
+  public func releaseResetting() {
+    slot.resetCard()
+    slot.release()
+  }
+  /// Ends the wait in progress, and any wait until the next ``release()``, from any thread.
   public func cancel() { slot.cancel() }
 }
 
@@ -76,6 +86,7 @@ protocol SimulatedSlot: Sendable {
   func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget]
   func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError)
   func resetCard()
+  func release()
   func cancel()
 }
 
@@ -83,9 +94,16 @@ protocol SimulatedSlot: Sendable {
 /// tag commands reach the reader face only through `transport`'s lock, so they may come from any
 /// thread.
 final class SingleTagSlot: SimulatedSlot, APDUTransport {
+  private struct Field {
+    /// The tag was handed to the poll loop and not released since.
+    var delivered = false
+    var cancelled = false
+  }
   private let transport: Locked<SimulatedAPDUTransport>
   private let detect: @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget
-  private let delivered = Locked(false)
+  private let field = Locked(Field())
+  /// Signalled by ``cancel()``: a wait sleeps on it.
+  private let wake = DispatchSemaphore(value: 0)
   private let latency: LatencyModel
   private let arrival = Locked(0)
   let readerName: String
@@ -121,12 +139,18 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
   private var isRemoved: Bool { transport.withLock { $0.isRemoved } }
 
   func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
-    if delivered.withLock({ $0 }) || isRemoved {
-      // The simulated tag stays in the field: a second arrival never comes.
-      if let timeoutMilliseconds { usleep(UInt32(min(timeoutMilliseconds, 2000)) * 1000) }
+    let removed = isRemoved
+    let deliver: Bool = try field.withLock { f throws(PollError) in
+      if f.cancelled { throw .cancelled }
+      guard !f.delivered, !removed else { return false }
+      f.delivered = true
+      return true
+    }
+    guard deliver else {
+      // Delivered and not released, or gone: nothing new arrives.
+      try sleep(timeoutMilliseconds)
       throw .timeout
     }
-    delivered.withLock { $0 = true }
     let wait = latency.arrivalMicroseconds
     arrival.withLock { $0 += wait }
     if wait > 0 { usleep(UInt32(wait)) }
@@ -135,15 +159,33 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
 
   func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
     if isRemoved { return }
+    try sleep(timeoutMilliseconds)
     throw .timeout
   }
 
+  /// Sleeps `milliseconds` (nil: until cancelled) unless cancelled.
+  /// - Throws: ``PollError/cancelled`` after ``cancel()``.
+  private func sleep(_ milliseconds: Int?) throws(PollError) {
+    if field.withLock({ $0.cancelled }) { throw .cancelled }
+    if let milliseconds { _ = wake.wait(timeout: .now() + .milliseconds(max(0, milliseconds))) } else { wake.wait() }
+    if field.withLock({ $0.cancelled }) { throw .cancelled }
+  }
+
   func resetCard() { transport.withLock { $0.card.reset() } }
-  func cancel() {}
+
+  func release() {
+    field.withLock { $0 = Field() }
+    while wake.wait(timeout: .now()) == .success {}  // a cancel nobody waited for
+  }
+
+  func cancel() {
+    field.withLock { $0.cancelled = true }
+    wake.signal()
+  }
 }
 
-/// Numbers the simulated feed readers of this process ("… 00 00", "… 01 00"), as pcscd numbers
-/// readers of the same model, so two feeds in one process have distinct names.
+/// Numbers the simulated readers of this process ("… 00 00", "… 01 00"), as pcscd numbers
+/// readers of the same model, so two simulators in one process have distinct names.
 enum SimulatedReaders {
   private static let count = Locked(0)
   static func next() -> Int {

@@ -2,7 +2,8 @@
 // (NDEF); the types of NFCTransport and NFCTags that NFCSession's public declarations take or
 // return (a poller and what it finds, the tag platform and details, the failures NFCReaderError
 // wraps, reader signals; NDEF status, tag facts, the NTAG21x configuration pages, memory-restore
-// plans, ISO 15693 system information); and `hexString`, for printing tag bytes. A program that
+// plans, ISO 15693 system information); the simulator SessionReaders makes (NFCEmulator's poller,
+// spec and error); and `hexString`, for printing tag bytes. A program that
 // implements its own TagPoller or Transceiver imports NFCTransport itself.
 @_exported import NDEF
 @_exported import func Hex.hexString
@@ -25,3 +26,6 @@
 @_exported import struct NFCTags.MemoryUnitWrite
 @_exported import enum NFCTags.MemoryRegion
 @_exported import struct NFCTags.Type5SystemInfo
+@_exported import class NFCEmulator.SimulatorPoller
+@_exported import struct NFCEmulator.SimulatorSpec
+@_exported import struct NFCEmulator.EmulatorError

@@ -4,19 +4,25 @@ import NFCTags
 import NFCTransport
 
 /// The delegate of an ``NFCNDEFReaderSession``, as in Core NFC. Its methods run on the session's queue.
+///
+/// As in Core NFC, what the delegate implements chooses the session's mode: a delegate that
+/// implements ``readerSession(_:didDetect:)`` gets the tags and works with them itself; one that
+/// does not gets each tag's message through ``readerSession(_:didDetectNDEFs:)`` (the default
+/// ``readerSession(_:didDetect:)`` reads them).
 public protocol NFCNDEFReaderSessionDelegate: AnyObject, Sendable {
   /// The session started polling.
   func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession)
   /// The session ended; it cannot be used again.
   func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: NFCReaderError)
-  /// NDEF messages were read (sessions whose delegate does not take tags).
+  /// NDEF messages were read by the default ``readerSession(_:didDetect:)``.
   func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage])
-  /// Tags were found (sessions whose delegate takes tags). Connect to one with
-  /// ``NFCNDEFReaderSession/connect(to:)``; polling pauses until ``NFCNDEFReaderSession/restartPolling()``
-  /// or ``NFCNDEFReaderSession/invalidate()``.
+  /// Tags were found. Connect to one with ``NFCNDEFReaderSession/connect(to:)``; polling pauses
+  /// until ``NFCNDEFReaderSession/restartPolling()`` or ``NFCNDEFReaderSession/invalidate()``.
+  ///
+  /// The session always calls this method. Implementing it is what takes the tags, as in Core
+  /// NFC; the default implementation reads each tag's message and hands the messages to
+  /// ``readerSession(_:didDetectNDEFs:)`` (see ``NFCNDEFReaderSession``).
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag])
-  /// True to get ``readerSession(_:didDetect:)`` instead of messages (Core NFC: implementing it).
-  var wantsTags: Bool { get }
   /// A tag of a multi-read session could not be identified or read, or held no valid message
   /// (nfctag: Core NFC drops it silently). Single-read sessions are invalidated with the error instead.
   func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError)
@@ -27,10 +33,17 @@ extension NFCNDEFReaderSessionDelegate {
   public func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) {}
   /// Does nothing: a delegate that takes tags gets no messages.
   public func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage]) {}
-  /// Does nothing: a delegate that does not take tags gets messages instead.
-  public func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {}
-  /// False: the session reads the messages and hands them over.
-  public var wantsTags: Bool { false }
+  /// The automatic read, for delegates that do not take tags: reads each tag's NDEF message and
+  /// hands them to ``readerSession(_:didDetectNDEFs:)``; a single-read session then ends (204), a
+  /// multi-read one polls again once the tag has left, so a tag left in place is read once. A tag
+  /// that cannot be read ends a single-read session with the error and goes to
+  /// ``readerSession(_:didFailToReadTag:)`` in a multi-read one.
+  public func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    session.readMessages(of: tags)
+  }
+  /// Always true: the session calls ``readerSession(_:didDetect:)`` for every delegate.
+  @available(*, deprecated, message: "implement readerSession didDetect tags instead: implementing it is what takes tags, as in Core NFC")
+  public var wantsTags: Bool { true }
   /// Does nothing: the session goes on polling, as Core NFC's does.
   public func readerSession(_ session: NFCNDEFReaderSession, didFailToReadTag error: NFCReaderError) {}
 }
@@ -73,17 +86,19 @@ public final class NFCNDEFReaderSession: Sendable {
     engine = SessionEngine(poller: poller, timeout: timeout, queue: queue)
   }
 
-  /// Core NFC's initialiser on a PC/SC reader: `readerName` is a name, a unique prefix of one or
-  /// an index; nil takes the first reader with a tag, else the first reader. A reader that
-  /// cannot be opened ends the session at ``begin()`` (202).
+  /// Core NFC's initialiser on a reader by name: a PC/SC reader's name, a unique prefix of one or
+  /// its index, or a simulated reader (`sim:ntag215`); nil takes the reader `NFC_READER` names,
+  /// else the first PC/SC reader with a tag, else the first reader (see ``SessionReaders``). A
+  /// reader that cannot be opened ends the session at ``begin()`` (202).
   public convenience init(delegate: any NFCNDEFReaderSessionDelegate, queue: DispatchQueue?,
                           invalidateAfterFirstRead: Bool, readerName: String? = nil, timeout: Double = 60) {
     self.init(delegate: delegate, queue: queue, invalidateAfterFirstRead: invalidateAfterFirstRead,
-              poller: PCSCReaders.pollerOrFailure(named: readerName), timeout: timeout)
+              poller: SessionReaders.pollerOrFailure(named: readerName), timeout: timeout)
   }
 
-  /// Core NFC's `readingAvailable`: pcscd answers and at least one reader is attached.
-  public static var readingAvailable: Bool { PCSCReaders.readingAvailable }
+  /// Core NFC's `readingAvailable`: `NFC_READER` names a simulated reader, or pcscd answers and
+  /// at least one reader is attached (``SessionReaders/readingAvailable``).
+  public static var readingAvailable: Bool { SessionReaders.readingAvailable }
 
   /// True while the session polls (after ``begin()``, before invalidation).
   public var isReady: Bool {
@@ -97,7 +112,14 @@ public final class NFCNDEFReaderSession: Sendable {
     engine.begin(SessionEngine.Hooks(
       becameActive: { [self] in delegate?.readerSessionDidBecomeActive(self) },
       deliver: { [self] targets, generation in deliver(targets, generation: generation) },
-      identificationFailed: { [self] error in failed(error) },
+      identificationFailed: { [self] error in
+        if invalidateAfterFirstRead {
+          engine.invalidate(error)
+          return .stop
+        }
+        queue.async { [self] in delegate?.readerSession(self, didFailToReadTag: error) }
+        return .waitForRemoval
+      },
       invalidated: { [self] error in delegate?.readerSession(self, didInvalidateWithError: error) }))
   }
 
@@ -132,46 +154,38 @@ public final class NFCNDEFReaderSession: Sendable {
   // MARK: - What the poll loop found
 
   private func deliver(_ targets: sending [DetectedTarget], generation: Int) -> AfterDelivery {
-    guard let delegate else { return .waitForRemoval }
-    if delegate.wantsTags {
-      let tags = TagConnection.connections(to: targets, engine: engine, generation: generation).map(\.ndefTag)
-      queue.async { [self] in self.delegate?.readerSession(self, didDetect: tags) }
-      return .waitForRestart
+    guard delegate != nil else { return .waitForRemoval }
+    let tags = TagConnection.connections(to: targets, engine: engine, generation: generation).map(\.ndefTag)
+    queue.async { [self] in
+      guard let delegate else { return engine.restartPolling(afterRemoval: true) }
+      delegate.readerSession(self, didDetect: tags)
     }
+    return .waitForRestart
+  }
+
+  /// The automatic read of the default ``NFCNDEFReaderSessionDelegate/readerSession(_:didDetect:)``,
+  /// on the session's queue while polling is paused.
+  func readMessages(of tags: [any NFCNDEFTag]) {
     var messages: [NDEFMessage] = []
-    for target in targets {
+    for tag in tags {
       do {
-        messages.append(try readMessage(target))
+        try connect(to: tag)
+        messages.append(try tag.readNDEF())
       } catch {
-        if case .stop = failed(error) { return .stop }
+        // A tag that cannot be used ends a single-read session; a multi-read one goes on.
+        guard !invalidateAfterFirstRead else { return engine.invalidate(error) }
+        delegate?.readerSession(self, didFailToReadTag: error)
       }
     }
-    guard !messages.isEmpty else { return .waitForRemoval }
-    let read = messages
-    queue.async { [self] in self.delegate?.readerSession(self, didDetectNDEFs: read) }
-    if invalidateAfterFirstRead {
-      engine.invalidate(NFCReaderError(.readerSessionInvalidationErrorFirstNDEFTagRead, "the session ends after the first NDEF tag read"))
-      return .stop
+    guard !messages.isEmpty else { return engine.restartPolling(afterRemoval: true) }
+    guard invalidateAfterFirstRead else {
+      // Before the delegate hears: a restartPolling() it calls comes after this one and wins.
+      engine.restartPolling(afterRemoval: true)
+      delegate?.readerSession(self, didDetectNDEFs: messages)
+      return
     }
-    return .waitForRemoval
-  }
-
-  private func readMessage(_ target: DetectedTarget) throws(NFCReaderError) -> NDEFMessage {
-    let bytes: [UInt8]
-    do { bytes = try makePlatform(for: target).readNDEF() } catch { throw NFCReaderError(error) }
-    guard !bytes.isEmpty else { throw NFCReaderError(.ndefReaderSessionErrorZeroLengthMessage, "the tag holds no NDEF message") }
-    do { return try NDEFMessage(decoding: bytes) } catch { throw NFCReaderError(error) }
-  }
-
-  /// A tag that could not be used: single-read sessions end with the error at once, multi-read
-  /// sessions tell the delegate and wait for the next tag.
-  private func failed(_ error: NFCReaderError) -> AfterDelivery {
-    if invalidateAfterFirstRead {
-      engine.invalidate(error)
-      return .stop
-    }
-    queue.async { [self] in delegate?.readerSession(self, didFailToReadTag: error) }
-    return .waitForRemoval
+    delegate?.readerSession(self, didDetectNDEFs: messages)
+    engine.invalidate(NFCReaderError(.readerSessionInvalidationErrorFirstNDEFTagRead, "the session ends after the first NDEF tag read"))
   }
 }
 

@@ -4,7 +4,8 @@ import NFCTransport
 
 /// A tag found by an ``NFCTagReaderSession``, by the protocol it speaks. Core NFC's `NFCTag`.
 public enum NFCTag: Sendable {
-  /// ISO 14443-3 tags: NFC Forum Types 1 and 2 (NTAG, MIFARE Ultralight, Topaz).
+  /// ISO 14443-3 tags: NFC Forum Type 2 (NTAG, MIFARE Ultralight); Type 1 (Topaz) only for
+  /// sessions that ask for ``NFCTagReaderSession/PollingOption/nfcForumType1``.
   case miFare(NFCMiFareTag)
   /// ISO 14443-4 (ISO-DEP) cards that take ISO 7816 APDUs: NFC Forum Type 4.
   case iso7816(NFCISO7816Tag)
@@ -26,6 +27,7 @@ public enum NFCTag: Sendable {
   /// The polling option that finds this kind of tag.
   var pollingOption: NFCTagReaderSession.PollingOption {
     switch self {
+    case .miFare(let tag) where tag.connection.platformType == .type1: return .nfcForumType1
     case .miFare, .iso7816: return .iso14443
     case .feliCa: return .iso18092
     case .iso15693: return .iso15693
@@ -53,7 +55,10 @@ public enum NFCMiFareFamily: Int, Sendable {
   case unknown = 1, ultralight = 2, plus = 3, desfire = 4
 }
 
-/// An ISO 14443-3 tag: NTAG21x and MIFARE Ultralight (family ultralight), Topaz (unknown).
+/// An ISO 14443-3 tag: NTAG21x and MIFARE Ultralight (family ultralight); Topaz (unknown), whose
+/// commands are NFC Forum Type 1's own frames with the UID's first four bytes at their end (RALL
+/// `00 00 00 UID0–3`, READ `01 ADD 00 UID0–3`), when a session asks for
+/// ``NFCTagReaderSession/PollingOption/nfcForumType1``.
 public final class NFCMiFareTag: NFCNDEFTag {
   /// The connection that carries this tag's commands.
   public let connection: TagConnection

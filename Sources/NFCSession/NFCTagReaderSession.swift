@@ -31,6 +31,15 @@ public final class NFCTagReaderSession: Sendable {
     public static let iso15693 = PollingOption(rawValue: 2)
     /// ISO 18092 / FeliCa (Type 3).
     public static let iso18092 = PollingOption(rawValue: 4)
+    /// NFC Forum Type 1 (Topaz), reported as ``NFCTag/miFare(_:)`` of family
+    /// ``NFCMiFareFamily/unknown`` whose commands are Type 1's own (nfctag; not in Core NFC).
+    ///
+    /// Core NFC's tag reader session finds ISO 7816, ISO 15693, FeliCa and MIFARE tags only
+    /// (Apple, Core NFC documentation, `NFCTagReaderSession`): a Topaz is none of them, and it
+    /// answers none of the MIFARE commands a Core NFC program sends to a `.miFare` tag (READ `30`,
+    /// GET_VERSION `60`), so ``iso14443`` passes it over, as Core NFC would. NDEF sessions read and
+    /// write it as any other NFC Forum tag.
+    public static let nfcForumType1 = PollingOption(rawValue: 0x100)
   }
 
   /// The kinds of tag this session reports; others are passed over.
@@ -57,12 +66,16 @@ public final class NFCTagReaderSession: Sendable {
     engine = SessionEngine(poller: poller, timeout: timeout, queue: queue)
   }
 
-  /// Core NFC's initialiser on a PC/SC reader (see ``NFCNDEFReaderSession``'s).
+  /// Core NFC's initialiser on a reader by name: a PC/SC reader or a simulated one (`sim:ntag215`);
+  /// nil takes the reader `NFC_READER` names (see ``NFCNDEFReaderSession``'s and ``SessionReaders``).
   public convenience init(pollingOption: PollingOption, delegate: any NFCTagReaderSessionDelegate, queue: DispatchQueue? = nil,
                           readerName: String? = nil, timeout: Double = 60) {
     self.init(pollingOption: pollingOption, delegate: delegate, queue: queue,
-              poller: PCSCReaders.pollerOrFailure(named: readerName), timeout: timeout)
+              poller: SessionReaders.pollerOrFailure(named: readerName), timeout: timeout)
   }
+
+  /// Core NFC's `readingAvailable` (``SessionReaders/readingAvailable``).
+  public static var readingAvailable: Bool { SessionReaders.readingAvailable }
 
   /// True while the session polls.
   public var isReady: Bool {
@@ -105,7 +118,7 @@ public final class NFCTagReaderSession: Sendable {
   private func deliver(_ targets: sending [DetectedTarget], generation: Int) -> AfterDelivery {
     let tags = TagConnection.connections(to: targets, engine: engine, generation: generation).map(\.tag)
       .filter { pollingOption.contains($0.pollingOption) }
-    guard !tags.isEmpty else { return .waitForRemoval }
+    guard !tags.isEmpty else { return .passOver }
     queue.async { [self] in delegate?.tagReaderSession(self, didDetect: tags) }
     return .waitForRestart
   }

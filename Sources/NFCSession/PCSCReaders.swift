@@ -3,7 +3,8 @@ import NFCReaders
 import NFCTransport
 import PCSC
 
-/// The machine's PC/SC readers (pcsc-lite), for sessions.
+/// The machine's PC/SC readers (pcsc-lite), for sessions. Sessions open readers by name through
+/// ``SessionReaders``, which adds the simulator and `NFC_READER`.
 public enum PCSCReaders {
   /// The readers pcscd knows, in its order.
   /// - Throws: 202 when pcscd does not answer.
@@ -32,16 +33,6 @@ public enum PCSCReaders {
 
   /// Core NFC's `readingAvailable`: pcscd answers and at least one reader is attached.
   public static var readingAvailable: Bool { ((try? names()) ?? []).isEmpty == false }
-
-  /// ``poller(named:logger:)``, or a poller whose first wait fails with the reason, so that a
-  /// session started on it ends at once with that error (Core NFC reports through the delegate).
-  static func pollerOrFailure(named name: String?) -> any TagPoller {
-    do {
-      return try poller(named: name)
-    } catch {
-      return UnavailablePoller(readerName: name ?? "no reader", error: error.underlyingError as? PollError ?? .failed(error.message))
-    }
-  }
 }
 
 /// A reader that could not be opened: every wait fails with why.

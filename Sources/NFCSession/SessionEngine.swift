@@ -12,6 +12,9 @@ enum AfterDelivery: Sendable {
   case waitForRemoval
   /// The session ends after this tag (single-read sessions); the delivery already invalidated it.
   case stop
+  /// None of the tags is of a kind the session looks for: as ``waitForRemoval``, and a timeout
+  /// still says that no tag was presented.
+  case passOver
 }
 
 /// The polling engine both session kinds run on: one reader, one poll loop on its own dispatch
@@ -81,12 +84,18 @@ final class SessionEngine: Sendable {
       return true
     }
     guard start else { return }
-    hooks.withLock { $0 = newHooks }
     guard ActiveSessions.claim(poller.readerName, by: self) else {
-      state.withLock { $0.loopRunning = false }
-      invalidate(NFCReaderError(.readerSessionInvalidationErrorSystemIsBusy, "another session is using \(poller.readerName)"))
+      // The poller may be the other session's too (a `sim:` reader is one per name): this
+      // session ends without cancelling or releasing it.
+      state.withLock {
+        $0.phase = .invalidated
+        $0.loopRunning = false
+      }
+      let busy = NFCReaderError(.readerSessionInvalidationErrorSystemIsBusy, "another session is using \(poller.readerName)")
+      queue.async { newHooks.invalidated(busy) }
       return
     }
+    hooks.withLock { $0 = newHooks }
     queue.async { newHooks.becameActive() }
     pollQueue.async { [self] in run() }
   }
@@ -160,11 +169,12 @@ final class SessionEngine: Sendable {
 
   private func run() {
     var idleDeadline = deadline()
+    /// What the timeout message says: whether a tag came before, and whether it is still there.
+    var field = FieldHistory.noTagYet
     loop: while phase != .invalidated {
       let remaining = Self.seconds(until: idleDeadline)
       if remaining <= 0 {
-        invalidate(NFCReaderError(.readerSessionInvalidationErrorSessionTimeout,
-                                  "no tag was presented within \(formatted(timeout)) s"))
+        invalidate(NFCReaderError(.readerSessionInvalidationErrorSessionTimeout, field.timeoutMessage(after: timeout)))
         break
       }
       let targets: [DetectedTarget]
@@ -186,6 +196,7 @@ final class SessionEngine: Sendable {
         }
         after = hooks.withLock { $0 }?.identificationFailed(failure) ?? .stop
       }
+      if after != .passOver { field = .tagLeft }
       switch after {
       case .stop:
         break loop
@@ -194,12 +205,12 @@ final class SessionEngine: Sendable {
         guard let restart = waitForRestart() else { break loop }
         releaseCard()
         idleDeadline = deadline()
-        if restart == .afterRemoval { waitForRemoval(until: idleDeadline) }
+        if restart == .afterRemoval, !waitForRemoval(until: idleDeadline) { field = .tagStayed }
         if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
-      case .waitForRemoval:
+      case .waitForRemoval, .passOver:
         releaseCard()
         idleDeadline = deadline()
-        waitForRemoval(until: idleDeadline)
+        if !waitForRemoval(until: idleDeadline), after != .passOver { field = .tagStayed }
         state.withLock { if $0.phase != .invalidated { $0.generation += 1 } }
         if Self.seconds(until: idleDeadline) > 0 { idleDeadline = deadline() }
       }
@@ -238,18 +249,20 @@ final class SessionEngine: Sendable {
 
   /// Blocks until the field is empty, the session ends, or polling restarts; past `deadline` a
   /// tag left in the field ends the session with the timeout (the loop sees no time left).
-  private func waitForRemoval(until deadline: ContinuousClock.Instant?) {
+  /// - Returns: false when the deadline passed with the tag still in the field.
+  private func waitForRemoval(until deadline: ContinuousClock.Instant?) -> Bool {
     while phase != .invalidated, Self.seconds(until: deadline) > 0 {
-      if state.withLock({ s in defer { s.restart = nil }; return s.restart == .now }) { return }
+      if state.withLock({ s in defer { s.restart = nil }; return s.restart == .now }) { return true }
       do {
         try poller.waitForRemoval(timeoutMilliseconds: 250)
-        return
+        return true
       } catch .timeout {
         continue
       } catch {
-        return  // cancelled, or the reader went away: the loop decides what comes next
+        return true  // cancelled, or the reader went away: the loop decides what comes next
       }
     }
+    return phase == .invalidated
   }
 
   /// Marks the card for a reset when it is released (see ``TagPoller/releaseResetting()``).
@@ -271,6 +284,20 @@ final class SessionEngine: Sendable {
     }
     guard let ending, let hooks = hooks.withLock({ h in defer { h = nil }; return h }) else { return }
     queue.async { hooks.invalidated(ending) }
+  }
+}
+
+/// What the field held before a session timed out, for its message: a timeout after a tag was
+/// handled is not "no tag was presented".
+enum FieldHistory {
+  case noTagYet, tagLeft, tagStayed
+
+  func timeoutMessage(after timeout: Double) -> String {
+    switch self {
+    case .noTagYet: return "no tag was presented within \(formatted(timeout)) s"
+    case .tagLeft: return "no new tag was presented within \(formatted(timeout)) s after the last one"
+    case .tagStayed: return "no new tag was presented within \(formatted(timeout)) s after the last one, which is still in the field"
+    }
   }
 }
 

@@ -34,7 +34,7 @@ import Testing
     let directory = Self.directory()
     let poller = try Self.poller("sim:ntag213/ntag213-locked/ntag210+feed=3,seed=5,hand-ms=250,images=\(directory)")
     let written = Locked<[String: Bool]>([:])
-    let recorder = Recorder(wantsTags: true, onTags: { session, tags in
+    let recorder = Recorder(takesTags: true, onTags: { session, tags in
       guard let tag = tags.first else { return }
       let uid = hexString(tag.identifier)
       do {

@@ -95,7 +95,9 @@ final class ScriptedPoller: TagPoller {
   }
 }
 
-/// Records delegate calls; `wait` blocks until the session is invalidated.
+/// Records delegate calls; `wait` blocks until the session is invalidated. With `takesTags`, it
+/// takes the tags (a Core NFC delegate that implements `didDetect tags:`); without, it lets the
+/// session read them, as a delegate that does not implement it.
 final class Recorder: NFCNDEFReaderSessionDelegate {
   private struct Log {
     var active = 0
@@ -105,14 +107,14 @@ final class Recorder: NFCNDEFReaderSessionDelegate {
     var error: NFCReaderError?
   }
   private let log = Locked(Log())
-  let wantsTags: Bool
+  let takesTags: Bool
   let done = DispatchSemaphore(value: 0)
   let onTags: (@Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void)?
   let onMessages: (@Sendable (NFCNDEFReaderSession, [NDEFMessage]) -> Void)?
 
-  init(wantsTags: Bool = false, onTags: (@Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void)? = nil,
+  init(takesTags: Bool = false, onTags: (@Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void)? = nil,
        onMessages: (@Sendable (NFCNDEFReaderSession, [NDEFMessage]) -> Void)? = nil) {
-    self.wantsTags = wantsTags
+    self.takesTags = takesTags
     self.onTags = onTags
     self.onMessages = onMessages
   }
@@ -132,6 +134,7 @@ final class Recorder: NFCNDEFReaderSessionDelegate {
     onMessages?(session, messages)
   }
   func readerSession(_ session: NFCNDEFReaderSession, didDetect tags: [any NFCNDEFTag]) {
+    guard takesTags else { return session.readMessages(of: tags) }
     log.withLock { $0.tags.append(tags) }
     onTags?(session, tags)
   }
@@ -177,7 +180,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
     let target = try tagWith(nil)
     let poller = ScriptedPoller([[try tagWith(nil), try tagWith(nil)], [target]])
     let alerts = Locked<[String]>([])
-    let recorder = Recorder(wantsTags: true, onTags: { session, tags in
+    let recorder = Recorder(takesTags: true, onTags: { session, tags in
       if tags.count > 1 {
         session.alertMessage = "More than 1 tag is detected. Please remove all tags and try again."
         alerts.withLock { $0.append(session.alertMessage) }
@@ -237,7 +240,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
   @Test func commandRules() throws {
     let small = try Type2VirtualTag(chip: .ntag213)
     let found = DispatchSemaphore(value: 0)
-    let recorder = Recorder(wantsTags: true, onTags: { _, _ in found.signal() })
+    let recorder = Recorder(takesTags: true, onTags: { _, _ in found.signal() })
     let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: false,
                                        poller: ScriptedPoller([[small]]), timeout: 10)
     session.begin()
@@ -314,7 +317,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
     let first = try tagWith("a"), second = try tagWith("b")
     let poller = ScriptedPoller([[first], [second]])
     let seen = Locked(0)
-    let recorder = Recorder(wantsTags: true, onTags: { session, tags in
+    let recorder = Recorder(takesTags: true, onTags: { session, tags in
       if seen.withLock({ n in n += 1; return n }) == 1 {
         session.restartPollingAfterRemoval()
         poller.advance()

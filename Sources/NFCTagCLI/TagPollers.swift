@@ -15,16 +15,10 @@ package func makeTagPoller(spec: String?, logger: Logger?,
                            exchangeTimeout: Double = defaultExchangeTimeout) throws(CLIFailure) -> any TagPoller {
   if let spec, spec.hasPrefix("sim:") {
     do {
-      return try SimulatorPoller(spec: try SimulatorSpec(parsing: spec)) { transport throws(PollError) in
-        try detectTarget(on: transport, logger: logger)
-      }
-    } catch let failure as CLIFailure {
-      throw failure
-    } catch let error as EmulatorError {
+      return try SessionReaders.simulator(spec, logger: logger)
+    } catch {
       let advice = error.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
       throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
-    } catch {
-      throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)")
     }
   }
   do {

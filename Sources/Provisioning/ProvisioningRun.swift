@@ -162,7 +162,6 @@ public final class ProvisioningRun: Sendable {
 
 /// One reader's session delegate: takes tags one at a time.
 final class ReaderWorker: NFCNDEFReaderSessionDelegate {
-  let wantsTags = true
   private unowned let run: ProvisioningRun
   let reader: String
   private let busy = Locked(false)

@@ -120,7 +120,6 @@ func moreThanOneTag(on queue: DispatchQueue, console: Console, restart: @escapin
 
 /// The delegate of a one-tag command: the first single tag gets the command, then the session ends.
 final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
-  let wantsTags = true
   let outcome: OneTagOutcome<T>
   private let password: [UInt8]?
   private let console: Console

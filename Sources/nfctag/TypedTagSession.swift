@@ -17,7 +17,7 @@ extension TagSession {
     let poller = try makePoller()
     let prompt = WaitingPrompt(reader: poller.readerName, context: context)
     let delegate = OneTypedTagDelegate(context: context, prompt: prompt, body: body)
-    let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
+    let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092, .nfcForumType1], delegate: delegate,
                                       poller: poller, timeout: options.waitSeconds(continuous: false))
     return try run(session, until: delegate.outcome, prompt: prompt)
   }

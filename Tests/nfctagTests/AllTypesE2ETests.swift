@@ -25,7 +25,7 @@ let everyType: [VirtualKind] = [
 ]
 
 /// Every tag type through the real pcscd: the real `nfctag` binary against `nfctag emulate`.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct EveryTypeEndToEnd {
   @Test(arguments: everyType)
   func writeReadDumpFormatEraseAndLock(kind: VirtualKind) throws {

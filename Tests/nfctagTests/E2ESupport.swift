@@ -20,7 +20,8 @@ var e2ePort: String { VirtualSlot.current.port }
 /// and "Virtual PCD 00 01" (35964). The machine's pcscd is shared, so an end-to-end suite holds
 /// the slots it uses while it runs: one, any that is free (`.virtualReader`), or
 /// both (`.virtualReaders`: two readers, a pcscd restart, the demo's slot).
-/// Suites on different slots run side by side; the rest of the tests run beside them.
+/// The slot is taken for each test case, so the tests of one suite run on both slots side by side
+/// (such a suite is not `.serialized`: the slots keep its tests apart); the rest run beside them.
 enum VirtualSlot: Int, Sendable, CaseIterable, Comparable {
   case first = 0, second = 1
 
@@ -99,6 +100,18 @@ extension Trait where Self == VirtualSlotTrait {
   static var virtualReader: Self { VirtualSlotTrait(count: 1) }
   /// Both vpcd slots: the suite uses "Virtual PCD 00 00" beside `e2eReader` ("00 01"), or restarts pcscd.
   static var virtualReaders: Self { VirtualSlotTrait(count: 2) }
+}
+
+/// Waits until pcscd shows no card in the slot the running test holds (a card of the test before
+/// it on this slot may still be leaving); false after `seconds`.
+@discardableResult
+func waitForEmptySlot(seconds: Double = 5) throws -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if try runNFCTag(["readers", "--json"]).stdout.contains(#""name":"\#(e2eReader)","card":false"#) { return true }
+    usleep(100_000)
+  }
+  return false
 }
 
 /// A running `nfctag emulate`.
@@ -183,7 +196,9 @@ final class ContinuousScan {
   let process = Process()
   private let out = Pipe()
 
+  /// Starts the scan once the slot is empty, so that only the test's own tags are reported.
   init() throws {
+    try waitForEmptySlot()
     process.executableURL = nfctagBinary()
     process.arguments = ["scan", "--continuous", "--json", "--reader", e2eReader]
     process.standardOutput = out

@@ -6,7 +6,7 @@ import Testing
 /// checks one line on stderr, the exit status, no hang, and what the tag holds afterwards (the old
 /// message, the new one or an empty one, never half a message). The table of outcomes is
 /// docs/faults.md's: the test fails when they differ (`NFCTAG_UPDATE_FAULTS=1` rewrites it).
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct FaultsEndToEnd {
   static let oldText = "old message here"
   static let newText = "a new message that takes a dozen pages"

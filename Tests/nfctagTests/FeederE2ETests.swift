@@ -3,7 +3,7 @@ import Testing
 
 /// `nfctag emulate --feed` through the real pcscd and vpcd: tags come one after another, each
 /// read by the real binary until it leaves, and each one's final memory is saved.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct FeederE2ETests {
   /// A running `nfctag emulate --feed`.
   final class Feeder {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Independent clients against `nfctag emulate` through the real pcscd and vpcd.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct PN53xClientEndToEnd {
   /// scripts/pn53x-check.py speaks only PN532 frames through `FF 00 00 00` (pyscard, as libnfc's
   /// acr122_pcsc driver does): GetFirmwareVersion (PN532 UM §7.2.2), InListPassiveTarget (§7.3.5),

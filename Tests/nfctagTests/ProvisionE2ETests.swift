@@ -3,7 +3,7 @@ import Testing
 
 /// `nfctag provision` end to end: the real binary, the real pcscd, tags fed one after another by
 /// `nfctag emulate --feed` on "Virtual PCD 00 01", a real SQLite ledger.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct ProvisionEndToEnd {
   /// A scratch directory with a rows file of `count` rows.
   func job(rows count: Int, name: String = "rows.csv") throws -> (dir: URL, rows: URL) {
@@ -138,7 +138,7 @@ struct ProvisionEndToEnd {
 }
 
 /// The other provisioning cases: crashes, bad tags in the stream, lock, protection, mirror, bad rows.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct ProvisionFaultsEndToEnd {
   let base = ProvisionEndToEnd()
 

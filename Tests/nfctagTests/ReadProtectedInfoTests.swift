@@ -60,7 +60,7 @@ import Testing
 
 /// The same through the real pcscd and `nfctag emulate`: the refused reads and the reselections
 /// go through the ACR122U face.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct ReadProtectedInfoEndToEnd {
   @Test func showsWhatItCanAndExits77() throws {
     let emulator = try Emulator(tag: "ntag213")

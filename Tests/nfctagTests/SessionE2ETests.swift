@@ -3,7 +3,7 @@ import Testing
 
 /// The session layer end to end: the tool's commands, `send`, and the example programs a library
 /// user writes, against the real pcscd and `nfctag emulate`.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct SessionEndToEnd {
   func example(_ name: String) -> URL { nfctagBinary().deletingLastPathComponent().appendingPathComponent(name) }
 
@@ -85,7 +85,7 @@ struct SessionEndToEnd {
 
 /// Authentication ends with the command that authenticated: the card is
 /// reset when the session releases it, so a following command without the password gets 77.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct AuthenticationEndsWithTheCommand {
   @Test func aWriteAfterAnAuthenticatedReadNeedsThePasswordAgain() throws {
     let emulator = try Emulator(tag: "ntag215")
@@ -112,7 +112,7 @@ struct AuthenticationEndsWithTheCommand {
 }
 
 /// `info` with the tag removed part-way: 74 and nothing on stdout.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct InfoWithTheTagRemoved {
   @Test func isAnIOErrorWithNothingHalfPrinted() throws {
     // info on an NTAG215: GET_VERSION, UID, FAST_READ 00-3E, then the dynamic lock page, the

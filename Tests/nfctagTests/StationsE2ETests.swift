@@ -8,7 +8,7 @@ let postgresSkipReason: Comment = "needs PostgreSQL: run `make test` (starts a t
 
 /// Several stations, one PostgreSQL ledger: two processes on the two vpcd slots with
 /// feeders, one killed with SIGKILL and restarted; and eight processes on in-process readers.
-@Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"), .virtualReaders)
+@Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"))
 struct StationsEndToEnd {
   let base = ProvisionEndToEnd()
 
@@ -39,7 +39,7 @@ struct StationsEndToEnd {
     return process.isRunning ? nil : process.terminationStatus
   }
 
-  @Test func twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag() throws {
+  @Test(.virtualReaders) func twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag() throws {
     let (dir, rows) = try base.job(rows: 100)
     let job = "two-stations-\(UUID().uuidString.prefix(8))"
     // Slot 00 00 (35963) for station a, 00 01 (35964) for station b; different seeds, different UIDs.
@@ -75,6 +75,7 @@ struct StationsEndToEnd {
     try base.checkImages(dir, exported: exported)
   }
 
+  /// Simulated readers only: it holds no vpcd slot, and runs beside the suites that do.
   @Test func eightStationsFiveThousandRowsNoDuplicateNoLoss() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-load-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The real `nfctag` binary against the real pcscd, with `nfctag emulate` as the tag.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct TagEndToEnd {
   @Test func readersShowTheVirtualReaderWithACard() throws {
     let emulator = try Emulator()
@@ -178,7 +178,7 @@ struct TagEndToEnd {
 }
 
 /// `scan --continuous` and `doctor` against the real pcscd.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct ContinuousScanEndToEnd {
   @Test func reportsEachArrivalOnceAndEndsWithCtrlC() throws {
     let scanner = try ContinuousScan()

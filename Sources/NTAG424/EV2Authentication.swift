@@ -12,7 +12,7 @@
 /// let answer2 = try transmit(auth.secondCommand)                               // … 91 00
 /// let session = try auth.finish(response: answer2)
 /// ```
-public struct EV2Authentication: Sendable {
+public struct EV2Authentication: Sendable, CustomStringConvertible, CustomReflectable {
   /// The key authenticated with.
   let key: AESKey
   /// The key number authenticated with, 00h–04h.
@@ -21,6 +21,13 @@ public struct EV2Authentication: Sendable {
   let rndA: [UInt8]
   /// The tag's challenge, decrypted.
   let rndB: [UInt8]
+
+  /// "AuthenticateEV2First with key N": never the key or the challenges, from which, with the key,
+  /// the session keys follow.
+  public var description: String { "AuthenticateEV2First with key \(keyNumber)" }
+
+  /// A mirror without the key or the challenges, for `dump(_:)`.
+  public var customMirror: Mirror { Mirror(self, children: ["keyNumber": keyNumber]) }
 
   /// AuthenticateEV2First part 1: `90 71 00 00 02 KeyNo 00 00` (LenCap 0: no PCDCap2).
   ///

@@ -82,4 +82,14 @@ extension EV2AuthenticationTests {
     #expect(!text.contains("80"))   // 0x50 = 80: no byte of either key printed
     #expect(!text.contains("bytes"))
   }
+
+  @Test func anAuthenticationInProgressShowsNoChallenge() throws {
+    let auth = try EV2Authentication(
+      key: .factory, keyNumber: 0, encryptedRndB: bytes("A04C124213C186F22399D33AC2A30215"),
+      rndA: bytes("13C5DB8A5930439FC3DEF9A4C675360F"))
+    var text = ""
+    dump(auth, to: &text)
+    #expect("\(auth)" == "AuthenticateEV2First with key 0")
+    #expect(!text.contains("19") && !text.contains("185"))   // RndA 13h = 19, RndB B9h = 185
+  }
 }

@@ -91,7 +91,7 @@ import Testing
   }
 
   @Test func aMACOverOtherDataIsRefused() throws {
-    var session = try key0Session(commandCounter: 1)
+    let session = try key0Session(commandCounter: 1)
     _ = try session.command(0x5F, header: [0x02], data: bytes("4000E0C1F121200000430000430000"), mode: .full)
     // The right MAC, answered at another CmdCtr (a replayed answer): refused.
     var replay = try key0Session(commandCounter: 2)

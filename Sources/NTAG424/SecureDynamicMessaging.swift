@@ -16,7 +16,8 @@ public struct PICCData: Hashable, Sendable {
   ///   - metaReadKey: the key the file's SDMMetaRead access right names.
   /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)`` when not 16 bytes;
   ///   ``NTAG424Error/invalidPICCData`` when the plaintext is not a valid PICCData, which is what a
-  ///   wrong key produces (all but a few in 2^6 wrong keys are caught here; the SDMMAC catches the rest).
+  ///   wrong key produces (a random tag byte passes Table 21 with probability 3/256, so about one
+  ///   wrong key in 85 gets past this check; the SDMMAC catches those).
   public init(decrypting encrypted: some Collection<UInt8>, metaReadKey: AESKey) throws(NTAG424Error) {
     guard encrypted.count == 16 else {
       throw .invalidLength(field: "encrypted PICCData", expected: 16, actual: encrypted.count)

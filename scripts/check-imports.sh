@@ -14,7 +14,7 @@ system="Glibc Darwin Musl Dispatch Synchronization Foundation FoundationEssentia
 
 # module<TAB>allowed imports, one row per module, from the table's `| \`Module\` | owns | may import |`.
 rows=$(awk -F'|' '
-  /^\| `[A-Za-z-]+` \|/ {
+  /^\| `[A-Za-z0-9-]+` \|/ {
     name = $2; gsub(/[ `]/, "", name)
     allowed = $(NF - 1)
     gsub(/\([^)]*\)/, "", allowed)   # (what for)

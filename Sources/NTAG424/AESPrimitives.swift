@@ -1,0 +1,107 @@
+import Crypto
+import CryptoExtras
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The block operations this module builds on, all from swift-crypto: one AES block, AES-CBC
+/// without padding, AES-CMAC (NIST SP 800-38B) and the 424 DNA's truncation of it.
+///
+/// Nothing here implements AES or CMAC itself. The callers pass lengths they have already
+/// checked (16-byte keys, whole blocks), so a failure of swift-crypto here is a broken
+/// invariant; it still surfaces as ``NTAG424Error/cryptoFailure`` rather than a trap.
+enum AESPrimitives {
+  /// The AES block length in bytes.
+  static let blockLength = 16
+
+  /// AES-128 encryption of one 16-byte block (the "E(K, …)" of the datasheet's IV formulas).
+  static func encryptBlock(_ block: [UInt8], key: AESKey) throws(NTAG424Error) -> [UInt8] {
+    var out = block
+    do {
+      try AES.permute(&out, key: SymmetricKey(data: key.bytes))
+    } catch {
+      throw .cryptoFailure(operation: "AES block encryption")
+    }
+    return out
+  }
+
+  /// AES-128-CBC encryption of whole blocks, no padding added.
+  static func cbcEncrypt(_ plaintext: [UInt8], key: AESKey, iv: [UInt8]) throws(NTAG424Error) -> [UInt8] {
+    guard plaintext.count % blockLength == 0 else {
+      throw .invalidLength(field: "AES-CBC plaintext", expected: roundUp(plaintext.count), actual: plaintext.count)
+    }
+    do {
+      let cbcIV = try AES._CBC.IV(ivBytes: iv)
+      return Array(try AES._CBC.encrypt(plaintext, using: SymmetricKey(data: key.bytes), iv: cbcIV, noPadding: true))
+    } catch {
+      throw .cryptoFailure(operation: "AES-CBC encryption")
+    }
+  }
+
+  /// AES-128-CBC decryption of whole blocks, no padding removed.
+  static func cbcDecrypt(_ ciphertext: [UInt8], key: AESKey, iv: [UInt8]) throws(NTAG424Error) -> [UInt8] {
+    guard ciphertext.count % blockLength == 0 else {
+      throw .invalidLength(field: "AES-CBC ciphertext", expected: roundUp(ciphertext.count), actual: ciphertext.count)
+    }
+    do {
+      let cbcIV = try AES._CBC.IV(ivBytes: iv)
+      return Array(try AES._CBC.decrypt(ciphertext, using: SymmetricKey(data: key.bytes), iv: cbcIV, noPadding: true))
+    } catch {
+      throw .cryptoFailure(operation: "AES-CBC decryption")
+    }
+  }
+
+  /// The full 16-byte AES-CMAC of `message` (NIST SP 800-38B).
+  static func cmac(_ message: [UInt8], key: AESKey) throws(NTAG424Error) -> [UInt8] {
+    do {
+      var mac = try AES.CMAC(key: SymmetricKey(data: key.bytes))
+      mac.update(data: message)
+      return mac.finalize().withUnsafeBytes { Array($0) }
+    } catch {
+      throw .cryptoFailure(operation: "AES-CMAC")
+    }
+  }
+
+  /// MACt: the 8 bytes the 424 DNA sends of a 16-byte CMAC, the even-numbered ones counting
+  /// from 1 (indices 1, 3, …, 15 from 0). NT4H2421Gx datasheet §9.1.9 ("MAC calculation").
+  static func truncate(_ fullMAC: [UInt8]) -> [UInt8] {
+    stride(from: 1, to: fullMAC.count, by: 2).map { fullMAC[$0] }
+  }
+
+  /// MACt(CMAC(key, message)).
+  static func truncatedCMAC(_ message: [UInt8], key: AESKey) throws(NTAG424Error) -> [UInt8] {
+    truncate(try cmac(message, key: key))
+  }
+
+  /// ISO/IEC 9797-1 padding method 2: `80`, then zeros to the next block boundary; a whole
+  /// block when `data` is already aligned. NT4H2421Gx datasheet §9.1.4 ("Encryption").
+  static func pad(_ data: [UInt8]) -> [UInt8] {
+    var out = data
+    out.append(0x80)
+    while out.count % blockLength != 0 { out.append(0) }
+    return out
+  }
+
+  /// Removes ISO/IEC 9797-1 padding method 2.
+  ///
+  /// - Throws: ``NTAG424Error/invalidPadding`` when the last block does not end in `80 00…`.
+  static func unpad(_ data: [UInt8]) throws(NTAG424Error) -> [UInt8] {
+    var end = data.count
+    while end > 0, data[end - 1] == 0, data.count - end < blockLength { end -= 1 }
+    guard end > 0, data[end - 1] == 0x80, data.count - end < blockLength else { throw .invalidPadding }
+    return Array(data[..<(end - 1)])
+  }
+
+  /// Constant-time comparison of two MACs of equal length; false when the lengths differ.
+  static func macsMatch(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
+  }
+
+  private static func roundUp(_ count: Int) -> Int { (count + blockLength - 1) / blockLength * blockLength }
+}

@@ -1,0 +1,173 @@
+import Hex
+
+/// Why a URL is not a SUN message this module can verify. No case holds key material; the values
+/// named are the URL's own, which anyone who tapped the tag has seen.
+public enum SUNURLError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The URL has no query (`?…`) to take the parameters from.
+  case noQuery
+  /// A parameter the form needs is not in the query.
+  case missingParameter(String)
+  /// A parameter appears more than once, so which one the tag wrote is unknown.
+  case duplicateParameter(String)
+  /// A parameter's value is not hexadecimal digits.
+  case notHex(parameter: String)
+  /// A parameter's value has the wrong number of hex digits.
+  case wrongLength(parameter: String, expectedDigits: Int, actualDigits: Int)
+  /// The SDMMAC comes before the file data, so the MAC cannot cover it (NT4H2421Gx datasheet §9.3.7).
+  case macBeforeFileData
+  /// An offset of a layout points outside the URL or before the field it must follow.
+  case offsetOutOfRange(field: String, offset: Int, urlLength: Int)
+
+  /// One line for people.
+  public var description: String {
+    switch self {
+    case .noQuery: return "the URL has no query (?…) holding the SUN parameters"
+    case .missingParameter(let name): return "the URL has no '\(name)' parameter"
+    case .duplicateParameter(let name): return "the URL has the '\(name)' parameter more than once"
+    case .notHex(let name): return "the '\(name)' parameter is not hexadecimal"
+    case .wrongLength(let name, let expected, let actual):
+      return "the '\(name)' parameter has \(actual) hex digits, expected \(expected)"
+    case .macBeforeFileData: return "the MAC parameter comes before the file data it must cover"
+    case .offsetOutOfRange(let field, let offset, let length):
+      return "\(field) offset \(offset) does not fit a URL of \(length) bytes"
+    }
+  }
+}
+
+/// Where a tag put each SUN field inside the URL, as offsets into the URL's bytes (UTF-8, as
+/// received), for URLs whose fields are not named query parameters.
+///
+/// They are the ChangeFileSettings offsets (NT4H2421Gx datasheet §10.7.1) less the offset of the
+/// URL's first byte in the NDEF file.
+public struct SUNURLLayout: Hashable, Sendable {
+  /// Where the 32 hex digits of encrypted PICCData start (PICCDataOffset).
+  public var piccDataOffset: Int
+  /// Where the MACed bytes start (SDMMACInputOffset).
+  public var macInputOffset: Int
+  /// Where the 16 hex digits of the SDMMAC start (SDMMACOffset); the MAC covers
+  /// `macInputOffset ..< macOffset`.
+  public var macOffset: Int
+  /// Where SDMENCFileData starts and how many hex digits it has (SDMENCOffset and half of
+  /// SDMENCLength, datasheet §9.3.6), nil when the URL carries none.
+  public var fileData: (offset: Int, digits: Int)?
+
+  /// A layout from its offsets.
+  public init(piccDataOffset: Int, macInputOffset: Int, macOffset: Int, fileData: (offset: Int, digits: Int)? = nil) {
+    self.piccDataOffset = piccDataOffset
+    self.macInputOffset = macInputOffset
+    self.macOffset = macOffset
+    self.fileData = fileData
+  }
+
+  /// Two layouts are equal when every offset is.
+  public static func == (a: Self, b: Self) -> Bool {
+    a.piccDataOffset == b.piccDataOffset && a.macInputOffset == b.macInputOffset && a.macOffset == b.macOffset
+      && a.fileData?.offset == b.fileData?.offset && a.fileData?.digits == b.fileData?.digits
+  }
+
+  /// Hashes every offset.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(piccDataOffset); hasher.combine(macInputOffset); hasher.combine(macOffset)
+    hasher.combine(fileData?.offset); hasher.combine(fileData?.digits)
+  }
+}
+
+/// The fields of a SUN URL, ready for ``SecureDynamicMessaging/verify(encryptedPICCData:sdmMAC:macInput:encryptedFileData:metaReadKey:fileReadKey:)``.
+///
+/// Two forms: named query parameters (`?p=…&c=…`, with `&enc=…` for SDMENCFileData), or a
+/// ``SUNURLLayout`` of offsets.
+public struct SUNURL: Hashable, Sendable {
+  /// The 16 bytes of encrypted PICCData.
+  public let encryptedPICCData: [UInt8]
+  /// The 8-byte SDMMAC.
+  public let sdmMAC: [UInt8]
+  /// SDMENCFileData's ciphertext, nil when the URL carries none.
+  public let encryptedFileData: [UInt8]?
+  /// The bytes the tag MACed (the URL's own ASCII).
+  public let macInput: [UInt8]
+
+  /// Reads the fields from named query parameters.
+  ///
+  /// The MAC input is empty (SDMMACInputOffset = SDMMACOffset) without file data; with file data it
+  /// runs from the first digit of the file data to the first digit of the MAC, as in NXP AN12196's
+  /// example (`enc=…&cmac=`). Other MAC inputs need ``init(parsing:layout:)``.
+  ///
+  /// - Parameters:
+  ///   - url: the URL as the tag produced it.
+  ///   - piccDataParameter: the name of the encrypted PICCData's parameter.
+  ///   - macParameter: the name of the SDMMAC's parameter.
+  ///   - fileDataParameter: the name of SDMENCFileData's parameter, used when present.
+  /// - Throws: ``SUNURLError``.
+  public init(parsing url: String, piccDataParameter: String = "p", macParameter: String = "c",
+              fileDataParameter: String = "enc") throws(SUNURLError) {
+    let text = Array(url.utf8)
+    guard let question = text.firstIndex(of: UInt8(ascii: "?")) else { throw .noQuery }
+    let end = text.firstIndex(of: UInt8(ascii: "#")) ?? text.count
+    var values: [String: Range<Int>] = [:]
+    var start = question + 1
+    while start <= end {
+      let stop = text[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+      if let equals = text[start..<stop].firstIndex(of: UInt8(ascii: "=")) {
+        let name = String(decoding: text[start..<equals], as: UTF8.self)
+        guard values[name] == nil else { throw .duplicateParameter(name) }
+        values[name] = (equals + 1)..<stop
+      }
+      start = stop + 1
+    }
+    func value(_ name: String) throws(SUNURLError) -> Range<Int> {
+      guard let range = values[name] else { throw .missingParameter(name) }
+      return range
+    }
+    let picc = try value(piccDataParameter), mac = try value(macParameter)
+    encryptedPICCData = try Self.hex(text[picc], parameter: piccDataParameter, digits: 32)
+    sdmMAC = try Self.hex(text[mac], parameter: macParameter, digits: 16)
+    if let file = values[fileDataParameter] {
+      guard file.upperBound <= mac.lowerBound else { throw .macBeforeFileData }
+      let digits = file.count
+      guard digits > 0, digits % 32 == 0 else {
+        throw .wrongLength(parameter: fileDataParameter, expectedDigits: max(32, (digits + 31) / 32 * 32), actualDigits: digits)
+      }
+      encryptedFileData = try Self.hex(text[file], parameter: fileDataParameter, digits: digits)
+      macInput = Array(text[file.lowerBound..<mac.lowerBound])
+    } else {
+      encryptedFileData = nil
+      macInput = []
+    }
+  }
+
+  /// Reads the fields at the offsets a layout gives.
+  ///
+  /// - Throws: ``SUNURLError/offsetOutOfRange(field:offset:urlLength:)`` for an offset past the
+  ///   URL or a MAC input that starts after the MAC; ``SUNURLError/notHex(parameter:)``.
+  public init(parsing url: String, layout: SUNURLLayout) throws(SUNURLError) {
+    let text = Array(url.utf8)
+    func field(_ name: String, at offset: Int, digits: Int) throws(SUNURLError) -> [UInt8] {
+      guard offset >= 0, digits <= text.count, offset <= text.count - digits else {
+        throw .offsetOutOfRange(field: name, offset: offset, urlLength: text.count)
+      }
+      return try Self.hex(text[offset..<(offset + digits)], parameter: name, digits: digits)
+    }
+    encryptedPICCData = try field("PICCData", at: layout.piccDataOffset, digits: 32)
+    sdmMAC = try field("SDMMAC", at: layout.macOffset, digits: 16)
+    guard layout.macInputOffset >= 0, layout.macInputOffset <= layout.macOffset else {
+      throw .offsetOutOfRange(field: "SDMMACInput", offset: layout.macInputOffset, urlLength: text.count)
+    }
+    macInput = Array(text[layout.macInputOffset..<layout.macOffset])
+    if let file = layout.fileData {
+      guard file.digits > 0, file.digits % 32 == 0 else {
+        throw .wrongLength(parameter: "SDMENCFileData", expectedDigits: max(32, (file.digits + 31) / 32 * 32), actualDigits: file.digits)
+      }
+      encryptedFileData = try field("SDMENCFileData", at: file.offset, digits: file.digits)
+    } else {
+      encryptedFileData = nil
+    }
+  }
+
+  private static func hex(_ digits: ArraySlice<UInt8>, parameter: String, digits count: Int) throws(SUNURLError) -> [UInt8] {
+    guard digits.count == count else {
+      throw .wrongLength(parameter: parameter, expectedDigits: count, actualDigits: digits.count)
+    }
+    guard let bytes = parseHex(String(decoding: digits, as: UTF8.self)) else { throw .notHex(parameter: parameter) }
+    return bytes
+  }
+}

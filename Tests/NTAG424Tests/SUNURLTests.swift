@@ -1,0 +1,60 @@
+import Testing
+@testable import NTAG424
+
+/// The URL forms of a SUN message, parsed then verified (NXP AN12196 rev 2.0 §3.4's URLs).
+@Suite struct SUNURLTests {
+  @Test func queryFormOfSUN1() throws {
+    let url = try SUNURL(parsing: "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086",
+                         piccDataParameter: "e")
+    #expect(url.encryptedPICCData == bytes("EF963FF7828658A599F3041510671E88"))
+    #expect(url.sdmMAC == bytes("94EED9EE65337086"))
+    #expect(url.macInput == [] && url.encryptedFileData == nil)
+    let message = try SecureDynamicMessaging.verify(
+      encryptedPICCData: url.encryptedPICCData, sdmMAC: url.sdmMAC, macInput: url.macInput,
+      encryptedFileData: url.encryptedFileData, metaReadKey: .factory, fileReadKey: .factory)
+    #expect(message.readCounter == 61)
+  }
+
+  @Test func queryFormOfSUN2WithFileData() throws {
+    let url = try SUNURL(
+      parsing: "https://www.my424dna.com/?picc_data=FD91EC264309878BE6345CBE53BADF40&enc=CEE9A53E3E463EF1F459635736738962&cmac=ECC1E7F6C6C73BF6",
+      piccDataParameter: "picc_data", macParameter: "cmac")
+    #expect(url.macInput == Array("CEE9A53E3E463EF1F459635736738962&cmac=".utf8))
+    let message = try SecureDynamicMessaging.verify(
+      encryptedPICCData: url.encryptedPICCData, sdmMAC: url.sdmMAC, macInput: url.macInput,
+      encryptedFileData: url.encryptedFileData, metaReadKey: .factory, fileReadKey: .factory)
+    #expect(message.fileData == Array("xxxxxxxxxxxxxxxx".utf8))
+  }
+
+  @Test func offsetsForm() throws {
+    let text = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
+    let layout = SUNURLLayout(piccDataOffset: 27, macInputOffset: 62, macOffset: 62)
+    let url = try SUNURL(parsing: text, layout: layout)
+    #expect(url == (try SUNURL(parsing: text, piccDataParameter: "e")))
+    #expect(throws: SUNURLError.offsetOutOfRange(field: "SDMMAC", offset: 70, urlLength: 78)) {
+      try SUNURL(parsing: text, layout: SUNURLLayout(piccDataOffset: 27, macInputOffset: 62, macOffset: 70))
+    }
+    #expect(throws: SUNURLError.offsetOutOfRange(field: "SDMMACInput", offset: 63, urlLength: 78)) {
+      try SUNURL(parsing: text, layout: SUNURLLayout(piccDataOffset: 27, macInputOffset: 63, macOffset: 62))
+    }
+  }
+
+  @Test func typedErrors() {
+    #expect(throws: SUNURLError.noQuery) { try SUNURL(parsing: "https://example.com/t") }
+    #expect(throws: SUNURLError.missingParameter("c")) {
+      try SUNURL(parsing: "https://example.com/t?p=EF963FF7828658A599F3041510671E88")
+    }
+    #expect(throws: SUNURLError.duplicateParameter("p")) {
+      try SUNURL(parsing: "https://e.com/?p=EF963FF7828658A599F3041510671E88&p=00&c=94EED9EE65337086")
+    }
+    #expect(throws: SUNURLError.wrongLength(parameter: "p", expectedDigits: 32, actualDigits: 30)) {
+      try SUNURL(parsing: "https://e.com/?p=EF963FF7828658A599F3041510671E&c=94EED9EE65337086")
+    }
+    #expect(throws: SUNURLError.notHex(parameter: "c")) {
+      try SUNURL(parsing: "https://e.com/?p=EF963FF7828658A599F3041510671E88&c=94EED9EE6533708G")
+    }
+    #expect(throws: SUNURLError.macBeforeFileData) {
+      try SUNURL(parsing: "https://e.com/?p=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086&enc=CEE9A53E3E463EF1F459635736738962")
+    }
+  }
+}

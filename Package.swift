@@ -9,6 +9,9 @@ let package = Package(
     .library(name: "NDEF", targets: ["NDEF"]),
     .library(name: "PCSC", targets: ["PCSC"]),
     .library(name: "NFCSession", targets: ["NFCSession"]),
+    // Core NFC's own API (names, Foundation types, Error in delegates) over NFCSession: Linux only
+    // (its files are inside `#if os(Linux)`, so on macOS the module is empty and Apple's is used).
+    .library(name: "CoreNFC", targets: ["CoreNFC"]),
     .library(name: "NFCReaders", targets: ["NFCReaders"]),
     .library(name: "NFCEmulator", targets: ["NFCEmulator"]),
     .library(name: "NFCTestSupport", targets: ["NFCTestSupport"]),
@@ -48,6 +51,8 @@ let package = Package(
     // reader or the in-process simulator (`sim:`, NFCEmulator).
     .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking", "NFCEmulator",
                                                .product(name: "Logging", package: "swift-log")]),
+    // Core NFC code unchanged on Linux: Core NFC's public API implemented over NFCSession and NDEF.
+    .target(name: "CoreNFC", dependencies: ["NFCSession", "NDEF", "Locking"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
@@ -113,6 +118,7 @@ let package = Package(
                 resources: [.copy("Fixtures")]),
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
+    .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [

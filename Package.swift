@@ -99,6 +99,10 @@ let package = Package(
     // The seed sample and tutorial, on a real reader: what a library user writes.
     .executableTarget(name: "ScanTags", dependencies: ["NFCSession"], path: "Examples/ScanTags"),
     .executableTarget(name: "WriteText", dependencies: ["NFCSession"], path: "Examples/WriteText"),
+    // Apple's three flows as Core NFC code (`import CoreNFC`), the reader from NFC_READER.
+    .executableTarget(name: "CoreNFCRead", dependencies: ["CoreNFC"], path: "Examples/CoreNFCRead"),
+    .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),
+    .executableTarget(name: "CoreNFCTagCommands", dependencies: ["CoreNFC"], path: "Examples/CoreNFCTagCommands"),
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),

@@ -103,6 +103,60 @@ extension NFCReaderError: CustomNSError {
   }
 }
 
+extension NFCReaderError {
+  // Core NFC's bridged error gives each code as a static member, so that `catch
+  // NFCReaderError.readerTransceiveErrorTagConnectionLost` and `error.code == NFCReaderError.x` read as in Core NFC.
+  /// ``Code-swift.enum/readerErrorUnsupportedFeature`` (1).
+  public static var readerErrorUnsupportedFeature: Code { .readerErrorUnsupportedFeature }
+  /// ``Code-swift.enum/readerErrorSecurityViolation`` (2).
+  public static var readerErrorSecurityViolation: Code { .readerErrorSecurityViolation }
+  /// ``Code-swift.enum/readerErrorInvalidParameter`` (3).
+  public static var readerErrorInvalidParameter: Code { .readerErrorInvalidParameter }
+  /// ``Code-swift.enum/readerErrorInvalidParameterLength`` (4).
+  public static var readerErrorInvalidParameterLength: Code { .readerErrorInvalidParameterLength }
+  /// ``Code-swift.enum/readerErrorParameterOutOfBound`` (5).
+  public static var readerErrorParameterOutOfBound: Code { .readerErrorParameterOutOfBound }
+  /// ``Code-swift.enum/readerErrorRadioDisabled`` (6).
+  public static var readerErrorRadioDisabled: Code { .readerErrorRadioDisabled }
+  /// ``Code-swift.enum/readerTransceiveErrorTagConnectionLost`` (100).
+  public static var readerTransceiveErrorTagConnectionLost: Code { .readerTransceiveErrorTagConnectionLost }
+  /// ``Code-swift.enum/readerTransceiveErrorRetryExceeded`` (101).
+  public static var readerTransceiveErrorRetryExceeded: Code { .readerTransceiveErrorRetryExceeded }
+  /// ``Code-swift.enum/readerTransceiveErrorTagResponseError`` (102).
+  public static var readerTransceiveErrorTagResponseError: Code { .readerTransceiveErrorTagResponseError }
+  /// ``Code-swift.enum/readerTransceiveErrorSessionInvalidated`` (103).
+  public static var readerTransceiveErrorSessionInvalidated: Code { .readerTransceiveErrorSessionInvalidated }
+  /// ``Code-swift.enum/readerTransceiveErrorTagNotConnected`` (104).
+  public static var readerTransceiveErrorTagNotConnected: Code { .readerTransceiveErrorTagNotConnected }
+  /// ``Code-swift.enum/readerTransceiveErrorPacketTooLong`` (105).
+  public static var readerTransceiveErrorPacketTooLong: Code { .readerTransceiveErrorPacketTooLong }
+  /// ``Code-swift.enum/readerSessionInvalidationErrorUserCanceled`` (200).
+  public static var readerSessionInvalidationErrorUserCanceled: Code { .readerSessionInvalidationErrorUserCanceled }
+  /// ``Code-swift.enum/readerSessionInvalidationErrorSessionTimeout`` (201).
+  public static var readerSessionInvalidationErrorSessionTimeout: Code { .readerSessionInvalidationErrorSessionTimeout }
+  /// ``Code-swift.enum/readerSessionInvalidationErrorSessionTerminatedUnexpectedly`` (202).
+  public static var readerSessionInvalidationErrorSessionTerminatedUnexpectedly: Code { .readerSessionInvalidationErrorSessionTerminatedUnexpectedly }
+  /// ``Code-swift.enum/readerSessionInvalidationErrorSystemIsBusy`` (203).
+  public static var readerSessionInvalidationErrorSystemIsBusy: Code { .readerSessionInvalidationErrorSystemIsBusy }
+  /// ``Code-swift.enum/readerSessionInvalidationErrorFirstNDEFTagRead`` (204).
+  public static var readerSessionInvalidationErrorFirstNDEFTagRead: Code { .readerSessionInvalidationErrorFirstNDEFTagRead }
+  /// ``Code-swift.enum/tagCommandConfigurationErrorInvalidParameters`` (300).
+  public static var tagCommandConfigurationErrorInvalidParameters: Code { .tagCommandConfigurationErrorInvalidParameters }
+  /// ``Code-swift.enum/ndefReaderSessionErrorTagNotWritable`` (400).
+  public static var ndefReaderSessionErrorTagNotWritable: Code { .ndefReaderSessionErrorTagNotWritable }
+  /// ``Code-swift.enum/ndefReaderSessionErrorTagUpdateFailure`` (401).
+  public static var ndefReaderSessionErrorTagUpdateFailure: Code { .ndefReaderSessionErrorTagUpdateFailure }
+  /// ``Code-swift.enum/ndefReaderSessionErrorTagSizeTooSmall`` (402).
+  public static var ndefReaderSessionErrorTagSizeTooSmall: Code { .ndefReaderSessionErrorTagSizeTooSmall }
+  /// ``Code-swift.enum/ndefReaderSessionErrorZeroLengthMessage`` (403).
+  public static var ndefReaderSessionErrorZeroLengthMessage: Code { .ndefReaderSessionErrorZeroLengthMessage }
+}
+
+extension NFCReaderError.Code {
+  /// True when `error` is an ``NFCReaderError`` with `code`: what `catch NFCReaderError.x` matches.
+  public static func ~= (code: Self, error: any Error) -> Bool { (error as? NFCReaderError)?.code == code }
+}
+
 /// Core NFC's error for any failure a session or tag command reports.
 func coreNFCError(_ error: any Error) -> NFCReaderError {
   if let error = error as? NFCReaderError { return error }

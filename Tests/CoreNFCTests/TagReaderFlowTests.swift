@@ -152,3 +152,14 @@ func runTagCommands() async -> (log: [String], code: NFCReaderError.Code?) {
     #expect(NFCISO7816APDU(data: Data([0x00, 0xA4, 0x04, 0x00, 0x05, 0xE1])) == nil)
   }
 }
+
+@Suite struct CoreNFCErrorTests {
+  @Test func codesMatchAsInCoreNFC() {
+    let error: any Error = NFCReaderError(.readerTransceiveErrorTagConnectionLost)
+    var matched = false
+    do { throw error } catch NFCReaderError.readerTransceiveErrorTagConnectionLost { matched = true } catch {}
+    #expect(matched)
+    #expect((error as? NFCReaderError)?.code == NFCReaderError.readerTransceiveErrorTagConnectionLost)
+    #expect(!(NFCReaderError.readerSessionInvalidationErrorUserCanceled ~= error))
+  }
+}

@@ -182,3 +182,37 @@ func readMessages() async -> ReadOutcome {
     #expect(!alert.contains("The operation could not be completed"))
   }
 }
+
+/// A multi-read session that stops after the first message, as a delegate may.
+final class FirstMessageReader: NSObject, NFCNDEFReaderSessionDelegate {
+  var session: NFCNDEFReaderSession?
+  var count = 0
+  var finished: ((_ count: Int, _ error: any Error) -> Void)?
+  func begin() {
+    session = NFCNDEFReaderSession(delegate: self, queue: nil, invalidateAfterFirstRead: false)
+    session?.begin()
+  }
+  func readerSession(_ session: NFCNDEFReaderSession, didDetectNDEFs messages: [NFCNDEFMessage]) {
+    count += messages.count
+    session.invalidate()
+  }
+  func readerSession(_ session: NFCNDEFReaderSession, didInvalidateWithError error: Error) {
+    finished?(count, error)
+  }
+}
+
+@Suite struct CoreNFCMultiReadTests {
+  @Test func aMultiReadSessionHandsEachMessageToDidDetectNDEFs() async throws {
+    let uri = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(string: "https://example.org/multi"))
+    let reader = FirstMessageReader()
+    let (count, code) = try await onSimulator("sim:ntag215") {
+      _ = await write(NFCNDEFMessage(records: [uri]))
+      return await withCheckedContinuation { continuation in
+        reader.finished = { count, error in continuation.resume(returning: (count, (error as? NFCReaderError)?.code)) }
+        reader.begin()
+      }
+    }
+    #expect(count == 1)
+    #expect(code == .readerSessionInvalidationErrorUserCanceled)
+  }
+}

@@ -9,9 +9,6 @@ let package = Package(
     .library(name: "NDEF", targets: ["NDEF"]),
     .library(name: "PCSC", targets: ["PCSC"]),
     .library(name: "NFCSession", targets: ["NFCSession"]),
-    // Core NFC's own API (names, Foundation types, Error in delegates) over NFCSession: Linux only
-    // (its files are inside `#if os(Linux)`, so on macOS the module is empty and Apple's is used).
-    .library(name: "CoreNFC", targets: ["CoreNFC"]),
     .library(name: "NFCReaders", targets: ["NFCReaders"]),
     .library(name: "NFCEmulator", targets: ["NFCEmulator"]),
     .library(name: "NFCTestSupport", targets: ["NFCTestSupport"]),
@@ -51,8 +48,6 @@ let package = Package(
     // reader or the in-process simulator (`sim:`, NFCEmulator).
     .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking", "NFCEmulator",
                                                .product(name: "Logging", package: "swift-log")]),
-    // Core NFC code unchanged on Linux: Core NFC's public API implemented over NFCSession and NDEF.
-    .target(name: "CoreNFC", dependencies: ["NFCSession", "NDEF", "Locking"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
@@ -99,10 +94,6 @@ let package = Package(
     // The seed sample and tutorial, on a real reader: what a library user writes.
     .executableTarget(name: "ScanTags", dependencies: ["NFCSession"], path: "Examples/ScanTags"),
     .executableTarget(name: "WriteText", dependencies: ["NFCSession"], path: "Examples/WriteText"),
-    // Apple's three flows as Core NFC code (`import CoreNFC`), the reader from NFC_READER.
-    .executableTarget(name: "CoreNFCRead", dependencies: ["CoreNFC"], path: "Examples/CoreNFCRead"),
-    .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),
-    .executableTarget(name: "CoreNFCTagCommands", dependencies: ["CoreNFC"], path: "Examples/CoreNFCTagCommands"),
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
@@ -122,7 +113,6 @@ let package = Package(
                 resources: [.copy("Fixtures")]),
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
-    .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
@@ -135,3 +125,18 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Core NFC's own API over NFCSession, so that code written for Core NFC builds unchanged on Linux.
+// Declared on Linux only: elsewhere `import CoreNFC` is Apple's framework, which a module of that
+// name from this package would shadow (its files are also inside `#if os(Linux)`).
+#if os(Linux)
+package.products.append(.library(name: "CoreNFC", targets: ["CoreNFC"]))
+package.targets += [
+  .target(name: "CoreNFC", dependencies: ["NFCSession", "NDEF", "Locking"]),
+  // Apple's three flows as Core NFC code (`import CoreNFC`), the reader from NFC_READER.
+  .executableTarget(name: "CoreNFCRead", dependencies: ["CoreNFC"], path: "Examples/CoreNFCRead"),
+  .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),
+  .executableTarget(name: "CoreNFCTagCommands", dependencies: ["CoreNFC"], path: "Examples/CoreNFCTagCommands"),
+  .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession"]),
+]
+#endif

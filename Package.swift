@@ -137,6 +137,7 @@ package.targets += [
   .executableTarget(name: "CoreNFCRead", dependencies: ["CoreNFC"], path: "Examples/CoreNFCRead"),
   .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),
   .executableTarget(name: "CoreNFCTagCommands", dependencies: ["CoreNFC"], path: "Examples/CoreNFCTagCommands"),
-  .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession"]),
+  // The tests run the three examples too (ExampleProgramTests), so they depend on them.
+  .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
 ]
 #endif

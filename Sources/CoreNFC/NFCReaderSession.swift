@@ -16,9 +16,10 @@ internal import NFCSession
 ///
 /// While it polls, a session keeps itself alive (as Core NFC's system does) until it is
 /// invalidated.
-public class NFCReaderSession: @unchecked Sendable {  // its state: NFCSession's session (Sendable) and `keptAlive` (locked)
+public class NFCReaderSession: @unchecked Sendable {  // its state: NFCSession's session (Sendable) and `lifetime` (locked)
   let control: any SessionControl
-  private let keptAlive = Locked<NFCReaderSession?>(nil)
+  /// Whether ``begin()`` was called, and this session while it polls (cleared by ``ended()``).
+  private let lifetime = Locked<(began: Bool, keptAlive: NFCReaderSession?)>((false, nil))
 
   init(control: any SessionControl) { self.control = control }
 
@@ -42,7 +43,15 @@ public class NFCReaderSession: @unchecked Sendable {  // its state: NFCSession's
 
   /// Starts polling. An invalidated session cannot begin again.
   public func begin() {
-    keptAlive.withLock { $0 = self }
+    // Only the first call keeps the session alive: it is the one that starts NFCSession's
+    // session, which always ends with an invalidation (then ``ended()``); later calls start
+    // nothing and hear nothing, as in Core NFC.
+    let first = lifetime.withLock { lifetime -> Bool in
+      guard !lifetime.began else { return false }
+      lifetime = (true, self)
+      return true
+    }
+    guard first else { return }
     control.begin()
   }
 
@@ -53,7 +62,7 @@ public class NFCReaderSession: @unchecked Sendable {  // its state: NFCSession's
   public func invalidate(errorMessage: String) { control.invalidate(errorMessage: errorMessage) }
 
   /// Called after the delegate heard the end: the session no longer keeps itself alive.
-  func ended() { keptAlive.withLock { $0 = nil } }
+  func ended() { lifetime.withLock { $0.keptAlive = nil } }
 }
 
 /// What CoreNFC's sessions ask of NFCSession's two sessions.

@@ -79,10 +79,11 @@ public final class NFCNDEFPayload: Sendable {
   }
 
   /// A well-known Text record (`T`, UTF-8) of `string` in `locale`'s language (BCP 47:
-  /// `en`, `fr-CA`).
+  /// `en`, `fr-CA`; `en` for the root locale); nil when the language code is 64 bytes or more.
   public static func wellKnownTypeTextPayload(string: String, locale: Locale) -> NFCNDEFPayload? {
-    let language = locale.identifier.replacingOccurrences(of: "_", with: "-")
-    guard !language.isEmpty, language.utf8.count < 64 else { return nil }
+    let identifier = locale.identifier.replacingOccurrences(of: "_", with: "-")
+    let language = identifier.isEmpty ? "en" : identifier  // the root locale: no language of its own
+    guard language.utf8.count < 64 else { return nil }
     return NFCNDEFPayload(TextRecord(text: string, language: language).record)
   }
 

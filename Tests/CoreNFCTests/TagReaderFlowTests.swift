@@ -119,7 +119,14 @@ func runTagCommands() async -> (log: [String], code: NFCReaderError.Code?) {
 
 @Suite struct CoreNFCTagReaderFlowTests {
   @Test func iso7816CommandsReachTheType4Card() async throws {
-    let (log, code) = try await onSimulator("sim:type4") { await runTagCommands() }
+    // A message first; the APDUs then set the NDEF file's length to 0, which an NDEF read sees.
+    let uri = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(string: "https://example.org/type4"))
+    let (written, commands, read) = try await onSimulator("sim:type4") {
+      (await write(NFCNDEFMessage(records: [uri])), await runTagCommands(), await readMessages())
+    }
+    #expect(written.alert == "Write NDEF message successful.")
+    #expect(read.code == .ndefReaderSessionErrorZeroLengthMessage)
+    let (log, code) = commands
     #expect(code == .readerSessionInvalidationErrorUserCanceled)
     #expect(log.first == "active")
     #expect(log.dropFirst().first?.hasPrefix("iso7816 ") == true)
@@ -128,7 +135,14 @@ func runTagCommands() async -> (log: [String], code: NFCReaderError.Code?) {
   }
 
   @Test func miFareCommandsWriteAPageTheTagThenHolds() async throws {
-    let (log, code) = try await onSimulator("sim:ntag215") { await runTagCommands() }
+    // A message first; WRITE then puts an empty NDEF TLV in page 4, which an NDEF read sees.
+    let uri = try #require(NFCNDEFPayload.wellKnownTypeURIPayload(string: "https://example.org/ntag"))
+    let (written, commands, read) = try await onSimulator("sim:ntag215") {
+      (await write(NFCNDEFMessage(records: [uri])), await runTagCommands(), await readMessages())
+    }
+    #expect(written.alert == "Write NDEF message successful.")
+    #expect(read.code == .ndefReaderSessionErrorZeroLengthMessage)
+    let (log, code) = commands
     #expect(code == .readerSessionInvalidationErrorUserCanceled)
     #expect(log.dropFirst().first?.hasPrefix("miFare family 2 04") == true)
     #expect(log.dropFirst(2).first == "write 0A")

@@ -130,3 +130,19 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Core NFC's own API over NFCSession, so that code written for Core NFC builds unchanged on Linux.
+// Declared on Linux only: elsewhere `import CoreNFC` is Apple's framework, which a module of that
+// name from this package would shadow (its files are also inside `#if os(Linux)`).
+#if os(Linux)
+package.products.append(.library(name: "CoreNFC", targets: ["CoreNFC"]))
+package.targets += [
+  .target(name: "CoreNFC", dependencies: ["NFCSession", "NDEF", "Locking"]),
+  // Apple's three flows as Core NFC code (`import CoreNFC`), the reader from NFC_READER.
+  .executableTarget(name: "CoreNFCRead", dependencies: ["CoreNFC"], path: "Examples/CoreNFCRead"),
+  .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),
+  .executableTarget(name: "CoreNFCTagCommands", dependencies: ["CoreNFC"], path: "Examples/CoreNFCTagCommands"),
+  // The tests run the three examples too (ExampleProgramTests), so they depend on them.
+  .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
+]
+#endif

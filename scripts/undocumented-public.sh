@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # undocumented-public.sh [MODULE...]: lists the public and open declarations of the library
-# products' modules (by default NDEF PCSC NFCSession NFCReaders NFCEmulator NFCTestSupport, the
+# products' modules (by default NDEF PCSC NFCSession CoreNFC NFCReaders NFCEmulator NFCTestSupport, the
 # .library products of Package.swift) that have no doc comment, as FILE:LINE: declaration, then
 # one count per module. A declaration is documented when the line above it (attribute lines such
 # as `@discardableResult` skipped) is a `///` line or ends a `/** … */` comment. Not counted:
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=("$@")
-[ ${#modules[@]} -gt 0 ] || modules=(NDEF PCSC NFCSession NFCReaders NFCEmulator NFCTestSupport)
+[ ${#modules[@]} -gt 0 ] || modules=(NDEF PCSC NFCSession CoreNFC NFCReaders NFCEmulator NFCTestSupport)
 total=0
 counts=""
 for module in "${modules[@]}"; do

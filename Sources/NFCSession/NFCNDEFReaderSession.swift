@@ -165,7 +165,7 @@ public final class NFCNDEFReaderSession: Sendable {
 
   /// The automatic read of the default ``NFCNDEFReaderSessionDelegate/readerSession(_:didDetect:)``,
   /// on the session's queue while polling is paused.
-  func readMessages(of tags: [any NFCNDEFTag]) {
+  package func readMessages(of tags: [any NFCNDEFTag]) {
     var messages: [NDEFMessage] = []
     for tag in tags {
       do {

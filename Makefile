@@ -132,7 +132,7 @@ tsan-build: deps
 
 ## docs: the DocC documentation of every library product (DOC_TARGETS; swift-docc-plugin, one
 ## call for all, which builds the modules once); any DocC warning fails it.
-DOC_TARGETS = NDEF PCSC NFCSession NFCReaders NFCEmulator NFCTestSupport
+DOC_TARGETS = NDEF PCSC NFCSession NFCReaders NFCEmulator NFCTestSupport CoreNFC
 docs: deps
 	@mkdir -p .build; \
 	  $(SWIFT) package --disable-sandbox generate-documentation $(addprefix --target ,$(DOC_TARGETS)) > .build/docs.log 2>&1 || { cat .build/docs.log; exit 1; }; \

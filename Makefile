@@ -99,7 +99,7 @@ bench: deps bench-deps pcscd release
 ## tsan: under ThreadSanitizer, the suites whose code under test starts threads or shares state
 ## between them (TSAN_SUITES); any report fails it. That is PC/SC (contexts, PnP notification),
 ## the reader drivers and pollers, the sessions (their queue, the exchange lock, invalidation from
-## any thread), the vpcd bridge, the ledgers (SQLite, PostgreSQL through NIO, connection loss), the
+## any thread; CoreNFC's delegate calls and completion handlers on the session's queue), the vpcd bridge, the ledgers (SQLite, PostgreSQL through NIO, connection loss), the
 ## provisioning run (one session per reader), and the end-to-end suites in which the TSan-built
 ## nfctag meets removals, Ctrl-C, pcscd restarts, several readers and stations. The rest stays
 ## with make test only (TSAN_SKIP and what TSAN_SUITES leaves out): codecs, parsers, the per-type
@@ -110,7 +110,7 @@ bench: deps bench-deps pcscd release
 ## threads of a station at work are the ones eightStationsFiveThousandRows and the provisioning
 ## suites run here. NFCTAG_TSAN=1 makes the suites that repeat one scenario (kills, thousands of
 ## rows) repeat it fewer times.
-TSAN_SUITES = ^(LockingTests|PCSCTests|NFCReadersTests|NFCSessionTests|NFCEmulatorVPCDTests|ProvisioningLedgerTests)\. \
+TSAN_SUITES = ^(LockingTests|PCSCTests|NFCReadersTests|NFCSessionTests|CoreNFCTests|NFCEmulatorVPCDTests|ProvisioningLedgerTests)\. \
   ^ProvisioningTests\.ProvisioningRunTests/ \
   ^nfctagTests\.(SessionEndToEnd|AuthenticationEndsWithTheCommand|InfoWithTheTagRemoved|ContinuousScanEndToEnd|TerminalEndToEnd)/ \
   ^nfctagTests\.(StationsEndToEnd|ReadersEndToEnd|ProvisionEndToEnd|FeederE2ETests|ServiceRestartEndToEnd)/ \

@@ -139,7 +139,10 @@ struct ReadersEndToEnd {
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
-                         "--reader", "Virtual PCD 00 00", "--reader", e2eReader, "--json", "--timeout", "8"]
+                         // Idle time allowed for the readers and the feeders to come back after the restart: a
+                         // ThreadSanitizer build on a loaded machine took more than 8 s (the run then ends with
+                         // rows left); a run that finishes its rows ends at once whatever this is.
+                         "--reader", "Virtual PCD 00 00", "--reader", e2eReader, "--json", "--timeout", "30"]
     let eventsFile = dir.appendingPathComponent("events.jsonl")
     _ = FileManager.default.createFile(atPath: eventsFile.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: eventsFile)

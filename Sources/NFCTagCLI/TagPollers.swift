@@ -1,7 +1,4 @@
-import Locking
 import Logging
-import NFCEmulator
-import NFCReaders
 import NFCSession
 
 /// What `--exchange-timeout` is when not given: seconds a PC/SC reader may take to answer one

@@ -83,13 +83,11 @@ extension NFCTool {
     func run(in context: CommandContext) throws {
       let readers: [String]
       let present: [Bool]
-      do {
-        let pcsc = try PCSCContext()
-        readers = try pcsc.listReaders()
-        var states = readers.map { ReaderState(reader: $0) }
-        if !states.isEmpty { try? pcsc.waitForStatusChange(&states, timeoutMilliseconds: 0) }
-        present = states.map { $0.flags.contains(.present) }
-      }
+      let pcsc = try PCSCContext()
+      readers = try pcsc.listReaders()
+      var states = readers.map { ReaderState(reader: $0) }
+      if !states.isEmpty { try? pcsc.waitForStatusChange(&states, timeoutMilliseconds: 0) }
+      present = states.map { $0.flags.contains(.present) }
       let out = StandardOutput(context.output)
       if output.isJSON {
         let items = readers.enumerated().map { index, name in

@@ -43,21 +43,19 @@ extension NDEFCommand {
         if status != ExitStatus.ok { throw ExitCode(status) }
         return
       }
-      do {
-        let raw: [UInt8] = message == "-" ? try readInputOrFail("-", in: context) : Array(message.utf8)
-        if raw.isEmpty, input != .raw {
-          throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
-                           + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
-        }
-        let bytes = try decodeInput(raw, as: input)
-        let decoded: NDEFMessage
-        do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
-          throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
-        }
-        let output = StandardOutput(context.output)
-        output.write(format == .json ? messageJSON(decoded) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
-        output.flush()
+      let raw: [UInt8] = message == "-" ? try readInputOrFail("-", in: context) : Array(message.utf8)
+      if raw.isEmpty, input != .raw {
+        throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
+                         + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
       }
+      let bytes = try decodeInput(raw, as: input)
+      let decoded: NDEFMessage
+      do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
+        throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
+      }
+      let output = StandardOutput(context.output)
+      output.write(format == .json ? messageJSON(decoded) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
+      output.flush()
     }
 
     /// Streams stdin: memory bounded by the longest line, whatever the input length; one JSON
@@ -108,19 +106,17 @@ struct EncodeKindCommand<Kind: MessageKind>: MessageKindCommand {
   var output: ByteEncoding = .hex
 
   func run(in context: CommandContext) throws {
-    do {
-      let bytes: [UInt8]
-      do { bytes = try kind.makeMessage(in: context).encodedAllowingEmpty() } catch let error as NDEFError {
-        throw CLIFailure(ExitStatus.dataError, "cannot encode: \(error)")
-      }
-      let out = StandardOutput(context.output)
-      switch output {
-      case .hex: out.write(hexString(bytes) + "\n")
-      case .raw: out.write(bytes)
-      case .base64: out.write(encodeBase64(bytes) + "\n")
-      }
-      out.flush()
+    let bytes: [UInt8]
+    do { bytes = try kind.makeMessage(in: context).encodedAllowingEmpty() } catch let error as NDEFError {
+      throw CLIFailure(ExitStatus.dataError, "cannot encode: \(error)")
     }
+    let out = StandardOutput(context.output)
+    switch output {
+    case .hex: out.write(hexString(bytes) + "\n")
+    case .raw: out.write(bytes)
+    case .base64: out.write(encodeBase64(bytes) + "\n")
+    }
+    out.flush()
   }
 }
 

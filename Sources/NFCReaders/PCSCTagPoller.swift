@@ -206,6 +206,13 @@ extension PCSCTagPoller {
       }
     }
     pnp[0].currentState = pnp[0].eventState
+    // The reader may have come back between the caller's look and this baseline: no change would
+    // then ever come (a pcscd restart registers its readers before its clients reconnect).
+    // (A listed reader that is unavailable brings the caller back here: the pause bounds that loop.)
+    if (try? contextForWaits.listReaders())?.contains(readerName) == true {
+      usleep(100_000)
+      return
+    }
     while true {
       if isCancelled { throw .cancelled }
       let slice = deadline.map { max(0, min($0 - monotonicMilliseconds(), 1000)) } ?? 1000

@@ -83,6 +83,8 @@ struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
     if test.isSuite || missing <= 0 { return try await function() }
     let slots = await VirtualSlots.shared.acquire(missing)
     let held = VirtualSlot.held.union(slots)
+    let start = Date()
+    defer { SlotTimes.record(test: test, slots: slots.count, seconds: Date().timeIntervalSince(start)) }
     do {
       try await VirtualSlot.$held.withValue(held) {
         try await VirtualSlot.$current.withValue(held.count > 1 ? .second : slots.first ?? .second) { try await function() }
@@ -92,6 +94,21 @@ struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
       throw error
     }
     await VirtualSlots.shared.release(slots)
+  }
+}
+
+/// With NFCTAG_SLOT_TIMES=FILE, each test's time holding vpcd slots is appended to FILE (seconds,
+/// slots, test): what to shorten first when `make test` grows (their sum over two is its floor).
+enum SlotTimes {
+  private static let file = ProcessInfo.processInfo.environment["NFCTAG_SLOT_TIMES"]
+
+  static func record(test: Test, slots: Int, seconds: Double) {
+    guard let file else { return }
+    let fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    let line = Array((String(format: "%7.2f", seconds) + " \(slots) \(test.name)\n").utf8)
+    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // one write: O_APPEND keeps lines whole
   }
 }
 

@@ -146,7 +146,9 @@ struct ReadersEndToEnd {
     let eventsFile = dir.appendingPathComponent("events.jsonl")
     _ = FileManager.default.createFile(atPath: eventsFile.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: eventsFile)
-    process.standardError = FileHandle.nullDevice
+    let errorsFile = dir.appendingPathComponent("run.log")
+    _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
+    process.standardError = try FileHandle(forWritingTo: errorsFile)
     try process.run()
     usleep(3_000_000)
     // Both readers go away with pcscd and come back with it.
@@ -167,7 +169,12 @@ struct ReadersEndToEnd {
     let done = exported.filter { $0[2] == "done" }.count
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }.count
     // A tag in hand when pcscd went away may keep its row (its tag left with the restart).
-    #expect(done + bound == 40 && bound <= 2, "done \(done), bound \(bound)")
+    #expect(done + bound == 40 && bound <= 2, """
+      done \(done), bound \(bound); events, ledger and logs in \(dir.path)
+      run: \((try? String(contentsOf: errorsFile, encoding: .utf8)) ?? "")
+      events after the restart: \(events.drop { !$0.contains("unplugged") }.joined(separator: "\n"))
+      other nfctag processes: \((try? runProgram("/usr/bin/pgrep", ["-af", "nfctag"]).stdout) ?? "")
+      """)
     // The feeders save the tags still in the field when they stop.
     base.stopFeeder(feedA)
     base.stopFeeder(feedB)

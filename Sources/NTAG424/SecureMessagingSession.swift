@@ -56,11 +56,12 @@ public struct SecureMessagingSession: Sendable {
     self.capabilities = nil
   }
 
-  init(unchecked ti: [UInt8], keys: SessionKeys, keyNumber: UInt8, capabilities: AuthenticationCapabilities) {
+  init(unchecked ti: [UInt8], keys: SessionKeys, keyNumber: UInt8, capabilities: AuthenticationCapabilities?,
+       commandCounter: UInt16 = 0) {
     self.transactionIdentifier = ti
     self.keys = keys
     self.keyNumber = keyNumber
-    self.commandCounter = 0
+    self.commandCounter = commandCounter
     self.capabilities = capabilities
   }
 

@@ -52,6 +52,9 @@ let package = Package(
     .target(name: "NTAG424", dependencies: [
       "Hex", "NDEF", .product(name: "Crypto", package: "swift-crypto"),
       .product(name: "CryptoExtras", package: "swift-crypto")]),
+    // The NTAG 424 DNA's native commands over a Type 4 link, with NTAG424's secure messaging.
+    // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
+    .target(name: "NTAG424Tag", dependencies: ["NTAG424", "NFCTransport"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
@@ -118,6 +121,7 @@ let package = Package(
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex", "NDEF"]),
+    .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [

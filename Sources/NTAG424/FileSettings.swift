@@ -1,5 +1,6 @@
 /// The SDMOptions byte of a file's settings (NT4H2421Gx datasheet §10.7.1).
 public struct SDMOptions: OptionSet, Hashable, Sendable {
+  /// The byte as sent.
   public let rawValue: UInt8
   /// A set from the byte as sent.
   public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -12,7 +12,7 @@ package struct SDMKeyOptions: ParsableArguments {
   @Option(help: ArgumentHelp("An environment variable holding the SDMFileRead key, 32 hex digits.", valueName: "name"))
   package var fileKeyEnv: String?
   @Option(help: ArgumentHelp(
-    "A file whose first line is a master key (32 hex digits): both keys derived from it (AN10922, docs/ntag424.md).",
+    "A file whose first line is a master key (32 hex digits): both keys derived from it (AN10922; see ntag424.md).",
     valueName: "file"))
   package var masterKeyFile: String?
   @Option(help: ArgumentHelp("An environment variable holding the master key, 32 hex digits.", valueName: "name"))
@@ -54,7 +54,7 @@ package struct SDMCommand: ParsableCommand {
         key, the CMAC (--mac-param) checked with the SDMFileRead key, then the file data \
         (--enc-param, when the URL has it) decrypted. Keys are 32 hex digits in a file or an \
         environment variable, never on the command line; a key not given is the factory key \
-        00…00 (with a warning). Exit 0 when authentic, 65 when not, with the reason (bad CMAC, \
+        00...00 (with a warning). Exit 0 when authentic, 65 when not, with the reason (bad CMAC, \
         bad PICCData, wrong key role, a replayed counter). With --counter-store, a counter not \
         above the last one accepted for the same UID is refused as a replay; the file keeps UIDs \
         and counters only.

@@ -137,8 +137,11 @@ public final class NTAG424DNA {
   public func writeData(file: UInt8, offset: Int = 0, data: [UInt8], mode: CommunicationMode) throws(NTAG424DNAError) {
     let what = "WriteData (file \(file))"
     guard !data.isEmpty else { return }
-    // CmdHeader 7 bytes, MAC 8, Full mode's padding up to 16, in a 255-byte data field.
-    let chunk = switch mode { case .plain: 248; case .mac: 240; case .full: 239 }
+    // A short APDU's data field (255 bytes, less when the link carries less) holds CmdHeader (7),
+    // the data, the MAC (8) outside Plain, and in Full the padding to whole 16-byte blocks.
+    var room = min(255, link.capabilities.maxCommandLength - 6) - 7 - (mode == .plain ? 0 : 8)
+    if mode == .full { room = room / 16 * 16 - 1 }
+    let chunk = max(1, room)
     var done = 0
     repeat {
       let part = Array(data[done..<min(data.count, done + chunk)])

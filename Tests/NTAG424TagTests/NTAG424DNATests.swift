@@ -190,6 +190,17 @@ func session(ti: String, enc: String, mac: String, keyNumber: UInt8 = 0, counter
     #expect(link.finish() == .clean)
   }
 
+  /// Data longer than one APDU carries goes in several WriteData commands, each at its offset.
+  @Test func longDataIsWrittenInSeveralCommands() throws {
+    let data = (0..<300).map { UInt8(truncatingIfNeeded: $0) }
+    let link = EmbeddedTransceiver([
+      (hex("90 8D 00 00 FF 02 000000 F80000") + Array(data[0..<248]) + [0x00], .success(hex("9100"))),   // 248 bytes at 0
+      (hex("90 8D 00 00 3B 02 F80000 340000") + Array(data[248...]) + [0x00], .success(hex("9100"))),    // 52 bytes at 248
+    ], capabilities: LinkCapabilities(maxResponseLength: 256, maxCommandLength: 261, rawCommands: true))
+    try NTAG424DNA(link: link).writeData(file: 2, data: data, mode: .plain)
+    #expect(link.finish() == .clean)
+  }
+
   @Test func aChainedAnswerIsJoined() throws {
     let link = EmbeddedTransceiver([
       (hex("90 AD 00 00 07 02 000000 000000 00"), .success(hex("0102 91AF"))),

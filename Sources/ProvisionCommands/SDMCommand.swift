@@ -31,6 +31,9 @@ package struct SDMKeyOptions: ParsableArguments {
   }
 }
 
+/// `sdm verify --format`'s values.
+package enum SDMOutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable { case text, json }
+
 /// `nfctag sdm`: NTAG 424 DNA Secure Dynamic Messaging (SUN).
 ///
 /// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``),
@@ -70,12 +73,18 @@ package struct SDMCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A file of the last counter accepted per UID; a counter not above it is a replay.",
                                valueName: "file"))
     package var counterStore: String?
-    @Flag(help: "Print one JSON object.") package var json = false
+    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
+    /// `--json`: the hidden alias of `--format json`, as for the other commands.
+    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
     @Flag(name: .shortAndLong, help: "No warnings (factory keys); errors only on stderr.") package var quiet = false
 
     package init() {}
 
+    /// True for JSON output: `--format json`, or `--json`.
+    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+
     package func validate() throws {
+      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
       let names = [piccParam, macParam, encParam]
       guard names.allSatisfy({ !$0.isEmpty && !$0.contains("=") && !$0.contains("&") }) else {
         throw ValidationError("--picc-param, --mac-param and --enc-param take a parameter name (no '=' or '&').")

@@ -41,9 +41,12 @@ import Testing
   }
 
   @Test func sun1AsJSON() throws {
-    let r = try runTool(["sdm", "verify", Self.sun1, "--picc-param", "e", "--json", "--quiet"])
+    let r = try runTool(["sdm", "verify", Self.sun1, "--picc-param", "e", "--format", "json", "--quiet"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout == #"{"authentic":true,"uid":"04de5f1eacc040","counter":61}"# + "\n")
+    // --json, the hidden alias the other commands keep, says the same; with --format text it disagrees.
+    #expect(try runTool(["sdm", "verify", Self.sun1, "--picc-param", "e", "--json", "--quiet"]).stdout == r.stdout)
+    #expect(try runTool(["sdm", "verify", Self.sun1, "--picc-param", "e", "--json", "--format", "text"]).status == 64)
   }
 
   @Test func sun2DecryptsTheFileData() throws {
@@ -56,7 +59,7 @@ import Testing
       file data: 78787878787878787878787878787878 ("xxxxxxxxxxxxxxxx")
 
       """)
-    let json = try runTool(["sdm", "verify", Self.sun2, "--json"] + Self.sun2Params)
+    let json = try runTool(["sdm", "verify", Self.sun2, "--format", "json"] + Self.sun2Params)
     #expect(json.stdout.contains(#""fileData":"78787878787878787878787878787878""#))
   }
 
@@ -90,7 +93,7 @@ import Testing
     }
     let cmac = try runTool(["sdm", "verify", Self.flipBit(in: Self.sun1, parameter: "c", digit: 3), "--picc-param", "e", "--quiet"])
     #expect(cmac.stderr.hasPrefix("nfctag: not authentic: bad CMAC"))
-    let json = try runTool(["sdm", "verify", Self.flipBit(in: Self.sun1, parameter: "c", digit: 3), "--picc-param", "e", "--json", "--quiet"])
+    let json = try runTool(["sdm", "verify", Self.flipBit(in: Self.sun1, parameter: "c", digit: 3), "--picc-param", "e", "--format", "json", "--quiet"])
     #expect(json.status == 65)
     #expect(json.stdout.hasPrefix(#"{"authentic":false,"reason":"not authentic: bad CMAC"#))
   }

@@ -50,8 +50,11 @@ let package = Package(
                                                .product(name: "Logging", package: "swift-log")]),
     // NTAG 424 DNA cryptography: key derivation, secure messaging, SUN. No I/O; AES and CMAC from swift-crypto.
     .target(name: "NTAG424", dependencies: [
-      "Hex", .product(name: "Crypto", package: "swift-crypto"),
+      "Hex", "NDEF", .product(name: "Crypto", package: "swift-crypto"),
       .product(name: "CryptoExtras", package: "swift-crypto")]),
+    // The NTAG 424 DNA's native commands over a Type 4 link, with NTAG424's secure messaging.
+    // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
+    .target(name: "NTAG424Tag", dependencies: ["NTAG424", "NFCTransport"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
@@ -90,7 +93,7 @@ let package = Package(
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
-      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking",
+      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking", "NTAG424",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
@@ -117,7 +120,8 @@ let package = Package(
                 resources: [.copy("Fixtures")]),
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
-    .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex"]),
+    .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex", "NDEF"]),
+    .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
@@ -126,7 +130,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "nfctag-provision", "NFCTagCLI", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
+      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libFuzzer over every parser of untrusted input: NDEF and its JSON, and everything a tag or a
 # reader sends (TLVs, CCs, the Type 3 attribute block, the Type 4 CC file, Type 5 system info,
-# ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag).
+# ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag;
+# the NTAG 424 DNA's answers, GetVersion, file settings, and SUN URLs).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (make fuzz FUZZ_SECONDS=60; make fuzz-ci: 30 s each)
 #        FUZZ_RUNS=10000000 scripts/fuzz.sh [TARGET|all]  (a number of executions instead of a time:
@@ -17,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -34,6 +35,7 @@ entry() {
     vpcd) echo Fuzz/VPCDFuzz.swift ;;
     hostile-tag) echo Fuzz/HostileTagFuzz.swift ;;
     detection) echo Fuzz/DetectionFuzz.swift ;;
+    ntag424) echo Fuzz/NTAG424Fuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
 }
@@ -53,6 +55,10 @@ sources() {
     vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
+    # NTAG424's parsers only: the files that need no swift-crypto.
+    ntag424) echo Sources/Hex Sources/NTAG424/NTAG424Error.swift Sources/NTAG424/CommunicationMode.swift \
+               Sources/NTAG424/ByteReader.swift Sources/NTAG424/AccessRights.swift Sources/NTAG424/FileSettings.swift \
+               Sources/NTAG424/ChipVersion.swift Sources/NTAG424/NativeCommands.swift Sources/NTAG424/SUNURL.swift ;;
   esac
 }
 
@@ -115,16 +121,21 @@ seed() {
       printf '\x06\x3b\x81\x80\x01\x80\x80\x02\x6a\x81\x47\x04\x01\x02\x03\x04\x05\x06\x80\x80\x4f\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00' > "$dir/part3-type4"
       # ACR122U, FeliCa: firmware, GET DATA, the polling answer.
       printf '\x60\x0aACR122U207\x48\x01\x02\x03\x04\x05\x06\x07\x08\x54\xd5\x4b\x01\x01\x12\x01\x01\x02\x03\x04\x05\x06\x07\x08\x00\xf1\x00\x00\x00\x01\x43\x00\x88\xb4' > "$dir/acr122u-felica" ;;
+    ntag424)  # selector (0 file settings, 1 GetVersion, 2 small answers, 3 SUN URL, 4 URL at offsets), then the bytes
+      printf '\x00\x00\x40\xee\xee\x00\x01\x00\xd1\xfe\x00\x1f\x00\x00\x44\x00\x00\x44\x00\x00\x20\x00\x00\x6a\x00\x00' > "$dir/settings"
+      printf '\x01\x04\x04\x02\x30\x00\x11\x05\x04\x04\x02\x01\x02\x11\x05\x04\x11\x22\x33\x44\x55\x66\xa1\xb2\xc3\xd4\xe0\x21\x24' > "$dir/version"
+      printf '\x03https://ntag.nxp.com/424?p=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086' > "$dir/sun" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;
   esac
 }
 
-# Targets that share their sources share one binary: "ndef" (NDEF and its JSON) and "tags"
+# Targets that share their sources share one binary: "ndef" (NDEF and its JSON), "ntag424" (its
+# parsers, without swift-crypto) and "tags"
 # (everything a tag or a reader sends); FUZZ_TARGET tells the binary which entry point to run.
-# Two compilations instead of one per target: most of a build is the same NFCTags and NFCEmulator.
-group() { [ "$1" = ndef ] && echo ndef || echo tags; }
+# Three compilations instead of one per target: most of a build is the same NFCTags and NFCEmulator.
+group() { case "$1" in ndef|ntag424) echo "$1" ;; *) echo tags ;; esac; }
 group_targets() { local t; for t in $TARGETS; do if [ "$(group "$t")" = "$1" ]; then echo "$t"; fi; done; }
 # The sources of a group: the union of its targets' sources (each file once).
 group_sources() { local t; for t in $(group_targets "$1"); do sources "$t"; done | tr ' ' '\n' | sort -u; }

@@ -30,6 +30,12 @@ public enum NTAG424Error: Error, Hashable, Sendable, CustomStringConvertible {
   case sdmMACMismatch
   /// swift-crypto refused an operation whose inputs this module had already checked.
   case cryptoFailure(operation: String)
+  /// A tag's answer to a native command does not have the form the datasheet gives it (a length,
+  /// a reserved value, bytes left over): `reason` says which rule it broke.
+  case malformedResponse(command: UInt8, reason: String)
+  /// A value handed to a command builder or the SDM planner cannot be sent as it is (an offset
+  /// past 2^24, a key number above 4, settings the tag would refuse): `reason` says which.
+  case invalidParameter(String)
 
   /// One line for people; never any key or decrypted byte.
   public var description: String {
@@ -54,6 +60,10 @@ public enum NTAG424Error: Error, Hashable, Sendable, CustomStringConvertible {
       return "the SDMMAC does not verify (forged or altered message, or wrong SDMFileRead key)"
     case .cryptoFailure(let operation):
       return "\(operation) failed"
+    case .malformedResponse(let command, let reason):
+      return "malformed answer to command \(hex(command)): \(reason)"
+    case .invalidParameter(let reason):
+      return reason
     }
   }
 

@@ -1,13 +1,3 @@
-/// How a native command's data travels: NT4H2421Gx datasheet §9.1.8–§9.1.10.
-public enum CommunicationMode: Sendable, Hashable {
-  /// CommMode.Plain: no MAC, no encryption; the command counter still advances (§9.1.8).
-  case plain
-  /// CommMode.MAC: an 8-byte MACt after the command data and after the response data (§9.1.9).
-  case mac
-  /// CommMode.Full: the data encrypted (AES-CBC, padding 80 00…), then MACed as in MAC mode (§9.1.10).
-  case full
-}
-
 /// An AES secure-messaging session with a 424 DNA after AuthenticateEV2First, without I/O.
 ///
 /// ``command(_:header:data:mode:)`` builds the command APDU for the current CmdCtr;
@@ -56,11 +46,12 @@ public struct SecureMessagingSession: Sendable {
     self.capabilities = nil
   }
 
-  init(unchecked ti: [UInt8], keys: SessionKeys, keyNumber: UInt8, capabilities: AuthenticationCapabilities) {
+  init(unchecked ti: [UInt8], keys: SessionKeys, keyNumber: UInt8, capabilities: AuthenticationCapabilities?,
+       commandCounter: UInt16 = 0) {
     self.transactionIdentifier = ti
     self.keys = keys
     self.keyNumber = keyNumber
-    self.commandCounter = 0
+    self.commandCounter = commandCounter
     self.capabilities = capabilities
   }
 

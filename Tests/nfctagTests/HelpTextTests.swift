@@ -15,7 +15,7 @@ import Testing
 
   @Test func theTreeHasEveryCommand() {
     let names = Self.commands().map { $0._commandName }
-    for name in ["read", "write", "provision", "ledger", "emulate", "text"] {
+    for name in ["read", "write", "provision", "ledger", "sdm", "verify", "emulate", "text"] {
       #expect(names.contains(name), "\(name) missing from \(names)")
     }
   }

@@ -1,0 +1,249 @@
+import NFCTransport
+import NTAG424
+
+/// An NTAG 424 DNA on a Type 4 link: its native commands, wrapped in ISO/IEC 7816-4 APDUs, with
+/// secure messaging once authenticated (NT4H2421Gx datasheet §9.1, §10).
+///
+/// The frames and the cryptography are NTAG424's (``SecureMessagingSession``, ``EV2Authentication``,
+/// the parsers); this class sends them and joins chained answers (`91 AF`). With a session every
+/// command goes in the communication mode its access rights call for, and every response MAC is
+/// checked: a wrong one throws ``NTAG424DNAError/tag(_:command:)`` with
+/// ``NTAG424Error/responseMACMismatch(command:)``. Any error status ends the session, as it ends
+/// the tag's authentication.
+///
+/// ```swift
+/// let tag = NTAG424DNA(link: link)
+/// try tag.selectApplication()
+/// try tag.authenticate(keyNumber: 0, key: .factory)
+/// let settings = try tag.fileSettings(file: NativeCommand.ndefFile)
+/// ```
+/// - Warning: Not thread-safe: one command at a time.
+public final class NTAG424DNA {
+  /// The link to the tag; answers keep SW1 SW2.
+  public let link: any Transceiver
+  /// The secure-messaging session, nil before authentication.
+  public private(set) var session: SecureMessagingSession?
+
+  /// The application's DF name, the NDEF Tag Application's (NT4H2421Gx datasheet §8.2.1).
+  public static let applicationName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+
+  /// A tag on `link`, with a session already established (a test transcript's), or none.
+  public init(link: any Transceiver, session: SecureMessagingSession? = nil) {
+    self.link = link
+    self.session = session
+  }
+
+  /// True when a session can take commands.
+  public var isAuthenticated: Bool { session.map { !$0.hasEnded } ?? false }
+
+  // MARK: Selection and authentication
+
+  /// ISOSelectFile of the application by DF name: `00 A4 04 0C 07 D2760000850101 00`
+  /// (NT4H2421Gx datasheet §10.9.1). Ends any session: the tag drops it on a SELECT.
+  ///
+  /// - Throws: ``NTAG424DNAError/applicationNotFound(_:)``, ``NTAG424DNAError/transceive(_:command:)``.
+  public func selectApplication() throws(NTAG424DNAError) {
+    session = nil
+    let reply = try send([0x00, 0xA4, 0x04, 0x0C, 0x07] + Self.applicationName + [0x00], what: "SELECT (424 DNA application)")
+    guard let sw = StatusWord(trailerOf: reply), reply.count == 2 else {
+      throw .transceive(.malformedResponse(reply), command: "SELECT (424 DNA application)")
+    }
+    guard sw.isSuccess else { throw .applicationNotFound(sw) }
+  }
+
+  /// Authenticates with key `keyNumber`: AuthenticateEV2First without a session,
+  /// AuthenticateEV2NonFirst inside one (TI and CmdCtr kept).
+  ///
+  /// - Parameters:
+  ///   - keyNumber: 0–4.
+  ///   - key: its value.
+  ///   - rndA: the host's challenge, nil for a random one (tests pass a transcript's).
+  /// - Throws: ``NTAG424DNAError/tag(_:command:)`` with ``NTAG424Error/status(command:sw1:sw2:)``
+  ///   `91 AE` for a wrong key, ``NTAG424Error/authenticationFailed``; transceive errors.
+  public func authenticate(keyNumber: UInt8, key: AESKey, rndA: [UInt8]? = nil) throws(NTAG424DNAError) {
+    if let session, !session.hasEnded {
+      try authenticateNonFirst(keyNumber: keyNumber, key: key, rndA: rndA, continuing: session)
+      return
+    }
+    let what = "AuthenticateEV2First (key \(keyNumber))"
+    session = nil
+    let first = try send(try tagStep(what) { () throws(NTAG424Error) in try EV2Authentication.firstCommand(keyNumber: keyNumber) }, what: what)
+    let encryptedRndB = try challenge(first, what: what, code: NativeCommand.authenticateEV2First)
+    let auth = try tagStep(what) { () throws(NTAG424Error) in
+      try EV2Authentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
+    }
+    let second = try send(try tagStep(what) { () throws(NTAG424Error) in try auth.secondCommand }, what: what)
+    session = try tagStep(what) { () throws(NTAG424Error) in try auth.finish(response: second) }
+  }
+
+  private func authenticateNonFirst(keyNumber: UInt8, key: AESKey, rndA: [UInt8]?,
+                                    continuing current: SecureMessagingSession) throws(NTAG424DNAError) {
+    let what = "AuthenticateEV2NonFirst (key \(keyNumber))"
+    session = nil
+    let first = try send(try tagStep(what) { () throws(NTAG424Error) in
+      try EV2NonFirstAuthentication.firstCommand(keyNumber: keyNumber)
+    }, what: what)
+    let encryptedRndB = try challenge(first, what: what, code: NativeCommand.authenticateEV2NonFirst)
+    let auth = try tagStep(what) { () throws(NTAG424Error) in
+      try EV2NonFirstAuthentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
+    }
+    let second = try send(try tagStep(what) { () throws(NTAG424Error) in try auth.secondCommand }, what: what)
+    session = try tagStep(what) { () throws(NTAG424Error) in try auth.finish(response: second, continuing: current) }
+  }
+
+  /// E(Kx, RndB) from the answer to part 1, which must end in `91 AF`.
+  private func challenge(_ reply: [UInt8], what: String, code: UInt8) throws(NTAG424DNAError) -> [UInt8] {
+    guard reply.count >= 2 else { throw .transceive(.malformedResponse(reply), command: what) }
+    let sw1 = reply[reply.count - 2], sw2 = reply[reply.count - 1]
+    guard sw1 == 0x91, sw2 == 0xAF else { throw .tag(.status(command: code, sw1: sw1, sw2: sw2), command: what) }
+    return Array(reply.dropLast(2))
+  }
+
+  // MARK: Commands
+
+  /// GetVersion: the three frames joined and parsed; in MAC mode inside a session.
+  public func version() throws(NTAG424DNAError) -> ChipVersion {
+    let data = try run(NativeCommand.getVersion, what: "GetVersion", mode: isAuthenticated ? .mac : .plain)
+    return try tagStep("GetVersion") { () throws(NTAG424Error) in try ChipVersion(parsing: data) }
+  }
+
+  /// GetFileSettings of `file`: in MAC mode inside a session, Plain outside (NT4H2421Gx datasheet §10.7.2).
+  public func fileSettings(file: UInt8) throws(NTAG424DNAError) -> FileProperties {
+    let data = try run(NativeCommand.getFileSettings, header: [file], what: "GetFileSettings (file \(file))",
+                       mode: isAuthenticated ? .mac : .plain)
+    return try tagStep("GetFileSettings") { () throws(NTAG424Error) in try FileProperties(parsing: data) }
+  }
+
+  /// ChangeFileSettings of `file` in CommMode.Full; needs a session with the file's Change key
+  /// (NT4H2421Gx datasheet §10.7.1).
+  public func changeFileSettings(file: UInt8, to settings: FileSettings) throws(NTAG424DNAError) {
+    let what = "ChangeFileSettings (file \(file))"
+    let data = try tagStep(what) { () throws(NTAG424Error) in try settings.changeData() }
+    _ = try run(NativeCommand.changeFileSettings, header: [file], data: data, what: what, mode: .full, needsSession: true)
+  }
+
+  /// ReadData of `length` bytes at `offset` (0: to the end of the file) in `mode`, the file's
+  /// communication mode for the key in use (Plain for free access) (NT4H2421Gx datasheet §10.8.1).
+  public func readData(file: UInt8, offset: Int = 0, length: Int, mode: CommunicationMode) throws(NTAG424DNAError) -> [UInt8] {
+    let what = "ReadData (file \(file))"
+    let header = try tagStep(what) { () throws(NTAG424Error) in
+      try NativeCommand.dataHeader(file: file, offset: offset, length: length)
+    }
+    return try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
+  }
+
+  /// WriteData of `data` at `offset` in `mode`, in as many commands as the frame size needs
+  /// (NT4H2421Gx datasheet §10.8.2).
+  public func writeData(file: UInt8, offset: Int = 0, data: [UInt8], mode: CommunicationMode) throws(NTAG424DNAError) {
+    let what = "WriteData (file \(file))"
+    guard !data.isEmpty else { return }
+    // A short APDU's data field (255 bytes, less when the link carries less) holds CmdHeader (7),
+    // the data, the MAC (8) outside Plain, and in Full the padding to whole 16-byte blocks.
+    var room = min(255, link.capabilities.maxCommandLength - 6) - 7 - (mode == .plain ? 0 : 8)
+    if mode == .full { room = room / 16 * 16 - 1 }
+    let chunk = max(1, room)
+    var done = 0
+    repeat {
+      let part = Array(data[done..<min(data.count, done + chunk)])
+      let header = try tagStep(what) { () throws(NTAG424Error) in
+        try NativeCommand.dataHeader(file: file, offset: offset + done, length: part.count)
+      }
+      _ = try run(NativeCommand.writeData, header: header, data: part, what: what, mode: mode, needsSession: mode != .plain)
+      done += part.count
+    } while done < data.count
+  }
+
+  /// ChangeKey of key `keyNumber` in CommMode.Full; needs a session with key 0. Changing key 0
+  /// itself ends the session (NT4H2421Gx datasheet §10.6.1).
+  ///
+  /// - Parameter oldKey: the key's current value, for keys 1–4 (sent XORed with the new one).
+  public func changeKey(keyNumber: UInt8, to newKey: AESKey, version: UInt8, oldKey: AESKey = .factory) throws(NTAG424DNAError) {
+    let what = "ChangeKey (key \(keyNumber))"
+    guard var current = session, !current.hasEnded else { throw .notAuthenticated(command: what) }
+    let command = try tagStep(what) { () throws(NTAG424Error) in
+      try current.changeKeyCommand(keyNumber: keyNumber, newKey: newKey, newVersion: version, oldKey: oldKey)
+    }
+    let reply = try exchangeFrames(command, what: what)
+    defer { session = current }
+    try tagStep(what) { () throws(NTAG424Error) in try current.changeKeyResponse(keyNumber: keyNumber, reply) }
+  }
+
+  /// GetKeyVersion of key `keyNumber`: MAC mode inside a session, Plain outside (NT4H2421Gx datasheet §10.6.2).
+  public func keyVersion(keyNumber: UInt8) throws(NTAG424DNAError) -> UInt8 {
+    let data = try run(NativeCommand.getKeyVersion, header: [keyNumber], what: "GetKeyVersion (key \(keyNumber))",
+                       mode: isAuthenticated ? .mac : .plain)
+    return try tagStep("GetKeyVersion") { () throws(NTAG424Error) in try NativeCommand.parseKeyVersion(data) }
+  }
+
+  /// GetCardUID, CommMode.Full; needs a session (NT4H2421Gx datasheet §10.5.3): the real UID even
+  /// when the tag shows a random ID.
+  public func cardUID() throws(NTAG424DNAError) -> [UInt8] {
+    let data = try run(NativeCommand.getCardUID, what: "GetCardUID", mode: .full, needsSession: true)
+    return try tagStep("GetCardUID") { () throws(NTAG424Error) in try NativeCommand.parseCardUID(data) }
+  }
+
+  /// GetFileCounters of `file`: SDMReadCtr; Full mode inside a session, Plain outside (SDMCtrRet
+  /// free) (NT4H2421Gx datasheet §10.7.3).
+  public func fileCounter(file: UInt8) throws(NTAG424DNAError) -> UInt32 {
+    let data = try run(NativeCommand.getFileCounters, header: [file], what: "GetFileCounters (file \(file))",
+                       mode: isAuthenticated ? .full : .plain)
+    return try tagStep("GetFileCounters") { () throws(NTAG424Error) in try NativeCommand.parseFileCounter(data) }
+  }
+
+  /// Read_Sig: the 56-byte originality signature, Full mode inside a session, Plain outside.
+  /// Not verified here (swift-crypto has no secp224r1): see ``NativeCommand/parseSignature(_:)``.
+  public func readSignature() throws(NTAG424DNAError) -> [UInt8] {
+    let data = try run(NativeCommand.readSignature, header: [0x00], what: "Read_Sig", mode: isAuthenticated ? .full : .plain)
+    return try tagStep("Read_Sig") { () throws(NTAG424Error) in try NativeCommand.parseSignature(data) }
+  }
+
+  // MARK: Exchanges
+
+  /// Builds a command (in the session when there is one), sends it, joins the frames, checks the
+  /// answer (status, MAC, decryption) and returns its plain data.
+  private func run(_ code: UInt8, header: [UInt8] = [], data: [UInt8] = [], what: String,
+                   mode: CommunicationMode, needsSession: Bool = false) throws(NTAG424DNAError) -> [UInt8] {
+    if var current = session, !current.hasEnded {
+      let command = try tagStep(what) { () throws(NTAG424Error) in
+        try current.command(code, header: header, data: data, mode: mode)
+      }
+      let reply: [UInt8]
+      do { reply = try exchangeFrames(command, what: what) } catch {
+        session = nil  // the tag's state is unknown: authenticate again
+        throw error
+      }
+      defer { session = current }
+      return try tagStep(what) { () throws(NTAG424Error) in try current.response(to: code, reply, mode: mode) }
+    }
+    guard !needsSession, mode == .plain else { throw .notAuthenticated(command: what) }
+    let command = try tagStep(what) { () throws(NTAG424Error) in try NativeCommand.plainCommand(code, header: header, data: data) }
+    let reply = try exchangeFrames(command, what: what)
+    guard reply.count >= 2 else { throw .transceive(.malformedResponse(reply), command: what) }
+    let sw1 = reply[reply.count - 2], sw2 = reply[reply.count - 1]
+    guard sw1 == 0x91, sw2 == 0x00 else { throw .tag(.status(command: code, sw1: sw1, sw2: sw2), command: what) }
+    return Array(reply.dropLast(2))
+  }
+
+  /// Sends `command`; while the tag answers `91 AF`, asks for the next frame (`90 AF 00 00 00`).
+  /// Returns every frame's data joined, then the last status.
+  private func exchangeFrames(_ command: [UInt8], what: String) throws(NTAG424DNAError) -> [UInt8] {
+    var data: [UInt8] = []
+    var next = command
+    for _ in 0..<16 {
+      let reply = try send(next, what: what)
+      guard reply.count >= 2 else { throw .transceive(.malformedResponse(reply), command: what) }
+      guard reply[reply.count - 2] == 0x91, reply[reply.count - 1] == 0xAF else { return data + reply }
+      data += reply.dropLast(2)
+      next = [0x90, NativeCommand.additionalFrame, 0x00, 0x00, 0x00]
+    }
+    throw .tooManyFrames(command: what)
+  }
+
+  private func send(_ apdu: [UInt8], what: String) throws(NTAG424DNAError) -> [UInt8] {
+    do { return try link.transceive(apdu) } catch { throw .transceive(error, command: what) }
+  }
+
+  private func tagStep<T>(_ what: String, _ body: () throws(NTAG424Error) -> T) throws(NTAG424DNAError) -> T {
+    do { return try body() } catch { throw .tag(error, command: what) }
+  }
+}

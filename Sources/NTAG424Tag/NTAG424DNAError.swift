@@ -1,0 +1,33 @@
+import NFCTransport
+import NTAG424
+
+/// Why a command to a 424 DNA failed. The cases keep their cause; none holds key material.
+///
+/// A response MAC that does not verify is ``tag(_:)`` with ``NTAG424Error/responseMACMismatch(command:)``:
+/// an error of its own, never data.
+public enum NTAG424DNAError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The exchange failed below the tag (removed, no answer, reader error).
+  case transceive(TransceiveError, command: String)
+  /// SELECT of the application by its DF name did not answer `90 00`: not a 424 DNA (or a tag
+  /// without the NDEF application).
+  case applicationNotFound(StatusWord)
+  /// The tag refused the command (`91 AE` wrong key, `91 9D` permission…), or its answer did not
+  /// verify or parse (``NTAG424Error``).
+  case tag(NTAG424Error, command: String)
+  /// The command needs an authenticated session and there is none (or it ended): authenticate first.
+  case notAuthenticated(command: String)
+  /// The tag kept answering `91 AF` past the frames the command can have.
+  case tooManyFrames(command: String)
+
+  /// One line for people.
+  public var description: String {
+    switch self {
+    case .transceive(let error, let command): return "\(command) failed: \(error)"
+    case .applicationNotFound(let sw):
+      return "not an NTAG 424 DNA: SELECT of application D2760000850101 answered \(hexString(sw.bytes))"
+    case .tag(let error, let command): return "\(command): \(error)"
+    case .notAuthenticated(let command): return "\(command) needs an authenticated session; authenticate first"
+    case .tooManyFrames(let command): return "\(command): the tag sent more answer frames than the command has"
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import NFCTagCLI
+
+/// The SDM keys by role, each from a file or an environment variable (never the command line).
+package struct SDMKeyOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("A file whose first line is the SDMMetaRead key (PICCData), 32 hex digits.", valueName: "file"))
+  package var metaKeyFile: String?
+  @Option(help: ArgumentHelp("An environment variable holding the SDMMetaRead key, 32 hex digits.", valueName: "name"))
+  package var metaKeyEnv: String?
+  @Option(help: ArgumentHelp("A file whose first line is the SDMFileRead key (the CMAC), 32 hex digits.", valueName: "file"))
+  package var fileKeyFile: String?
+  @Option(help: ArgumentHelp("An environment variable holding the SDMFileRead key, 32 hex digits.", valueName: "name"))
+  package var fileKeyEnv: String?
+  @Option(help: ArgumentHelp(
+    "A file whose first line is a master key (32 hex digits): both keys derived from it (AN10922; see ntag424.md).",
+    valueName: "file"))
+  package var masterKeyFile: String?
+  @Option(help: ArgumentHelp("An environment variable holding the master key, 32 hex digits.", valueName: "name"))
+  package var masterKeyEnv: String?
+
+  package init() {}
+
+  package func validate() throws {
+    if metaKeyFile != nil && metaKeyEnv != nil { throw ValidationError("give the meta-read key with one of --meta-key-file or --meta-key-env.") }
+    if fileKeyFile != nil && fileKeyEnv != nil { throw ValidationError("give the file-read key with one of --file-key-file or --file-key-env.") }
+    if masterKeyFile != nil && masterKeyEnv != nil { throw ValidationError("give the master key with one of --master-key-file or --master-key-env.") }
+    let byRole = metaKeyFile != nil || metaKeyEnv != nil || fileKeyFile != nil || fileKeyEnv != nil
+    if byRole && (masterKeyFile != nil || masterKeyEnv != nil) {
+      throw ValidationError("a master key derives both keys: give it, or the keys by role, not both.")
+    }
+  }
+}
+
+/// `sdm verify --format`'s values.
+package enum SDMOutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable { case text, json }
+
+/// `nfctag sdm`: NTAG 424 DNA Secure Dynamic Messaging (SUN).
+///
+/// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``),
+/// which links swift-crypto.
+package struct SDMCommand: ParsableCommand {
+  package static let configuration = CommandConfiguration(
+    commandName: "sdm",
+    abstract: "Check the SUN URLs NTAG 424 DNA tags produce (Secure Dynamic Messaging).",
+    discussion: "See ntag424.md in the documentation folder: URL placeholders, key roles, exit statuses.",
+    subcommands: [Verify.self])
+
+  package init() {}
+
+  /// `sdm verify URL`: offline check of one SUN URL.
+  package struct Verify: ToolCommand {
+    package static let configuration = CommandConfiguration(
+      commandName: "verify",
+      abstract: "Check that a SUN URL comes from a tag holding the keys; print its UID, counter and file data.",
+      discussion: """
+        Offline: no reader. PICCData (the --picc-param parameter) is decrypted with the SDMMetaRead \
+        key, the CMAC (--mac-param) checked with the SDMFileRead key, then the file data \
+        (--enc-param, when the URL has it) decrypted. Keys are 32 hex digits in a file or an \
+        environment variable, never on the command line; a key not given is the factory key \
+        00...00 (with a warning). Exit 0 when authentic, 65 when not, with the reason (bad CMAC, \
+        bad PICCData, wrong key role, a replayed counter). With --counter-store, a counter not \
+        above the last one accepted for the same UID is refused as a replay; the file keeps UIDs \
+        and counters only.
+        """)
+    @Argument(help: "The URL the tag produced.") package var url: String
+    @OptionGroup package var keys: SDMKeyOptions
+    @Option(help: ArgumentHelp("The query parameter holding encrypted PICCData.", valueName: "name"))
+    package var piccParam = "p"
+    @Option(help: ArgumentHelp("The query parameter holding the CMAC (SDMMAC).", valueName: "name"))
+    package var macParam = "c"
+    @Option(help: ArgumentHelp("The query parameter holding encrypted file data, when present.", valueName: "name"))
+    package var encParam = "enc"
+    @Option(help: ArgumentHelp("A file of the last counter accepted per UID; a counter not above it is a replay.",
+                               valueName: "file"))
+    package var counterStore: String?
+    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
+    /// `--json`: the hidden alias of `--format json`, as for the other commands.
+    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+    @Flag(name: .shortAndLong, help: "No warnings (factory keys); errors only on stderr.") package var quiet = false
+
+    package init() {}
+
+    /// True for JSON output: `--format json`, or `--json`.
+    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+
+    package func validate() throws {
+      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
+      let names = [piccParam, macParam, encParam]
+      guard names.allSatisfy({ !$0.isEmpty && !$0.contains("=") && !$0.contains("&") }) else {
+        throw ValidationError("--picc-param, --mac-param and --enc-param take a parameter name (no '=' or '&').")
+      }
+      guard Set(names).count == 3 else { throw ValidationError("--picc-param, --mac-param and --enc-param must differ.") }
+    }
+
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
+  }
+}

@@ -81,19 +81,26 @@ struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
     let needed = test.traits.compactMap { ($0 as? VirtualSlotTrait)?.count }.max() ?? count
     let missing = max(needed, count) - VirtualSlot.held.count
     if test.isSuite || missing <= 0 { return try await function() }
-    let slots = await VirtualSlots.shared.acquire(missing)
-    let held = VirtualSlot.held.union(slots)
-    let start = Date()
-    defer { SlotTimes.record(test: test, slots: slots.count, seconds: Date().timeIntervalSince(start)) }
-    do {
-      try await VirtualSlot.$held.withValue(held) {
-        try await VirtualSlot.$current.withValue(held.count > 1 ? .second : slots.first ?? .second) { try await function() }
-      }
-    } catch {
-      await VirtualSlots.shared.release(slots)
-      throw error
+    try await withVirtualSlots(missing, test: test, function)
+  }
+}
+
+/// Runs `body` holding `count` more vpcd slots (taken at once, given back after), with
+/// `e2eReader`/`e2ePort` naming them: for a test that needs a slot for a part of its work only.
+func withVirtualSlots<T>(_ count: Int, test: Test? = Test.current, _ body: () async throws -> T) async throws -> T {
+  let slots = await VirtualSlots.shared.acquire(count)
+  let held = VirtualSlot.held.union(slots)
+  let start = Date()
+  defer { SlotTimes.record(test: test, slots: slots.count, seconds: Date().timeIntervalSince(start)) }
+  do {
+    let result = try await VirtualSlot.$held.withValue(held) {
+      try await VirtualSlot.$current.withValue(held.count > 1 ? .second : slots.first ?? .second) { try await body() }
     }
     await VirtualSlots.shared.release(slots)
+    return result
+  } catch {
+    await VirtualSlots.shared.release(slots)
+    throw error
   }
 }
 
@@ -102,12 +109,12 @@ struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
 enum SlotTimes {
   private static let file = ProcessInfo.processInfo.environment["NFCTAG_SLOT_TIMES"]
 
-  static func record(test: Test, slots: Int, seconds: Double) {
+  static func record(test: Test?, slots: Int, seconds: Double) {
     guard let file else { return }
     let fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0o644)
     guard fd >= 0 else { return }
     defer { close(fd) }
-    let line = Array((String(format: "%7.2f", seconds) + " \(slots) \(test.name)\n").utf8)
+    let line = Array((String(format: "%7.2f", seconds) + " \(slots) \(test?.name ?? "?")\n").utf8)
     _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // one write: O_APPEND keeps lines whole
   }
 }

@@ -174,6 +174,41 @@ private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, 
     }
   }
 
+  /// Inside an authentication GetVersion's command carries a MAC and its last frame the MAC over
+  /// all three frames (Table 22, note 1); GetFileCounters with SDMCtrRet key 1 answers in
+  /// CommMode.Full to key 1 only.
+  @Test func authenticatedGetVersionAndKeyedFileCounters() throws {
+    let tag = try NTAG424DNAVirtualTag()
+    tag.selectApplication()
+    var session = try authenticate(tag, keyNumber: 0)
+    let part1 = tag.send(try session.command(0x60, mode: .mac))
+    let part2 = tag.send("90AF000000")
+    let part3 = tag.send("90AF000000")
+    #expect(part1.suffix(2) == [0x91, 0xAF] && part2.suffix(2) == [0x91, 0xAF])
+    let joined = part1.dropLast(2) + part2.dropLast(2) + part3
+    let version = try session.response(to: 0x60, joined, mode: .mac)              // the MAC over all three verifies
+    #expect(version == tag.versionFrames.flatMap { $0 })
+    var tampered = Array(joined)
+    tampered[0] ^= 0x01
+    var other = try authenticate(tag, keyNumber: 0)
+    _ = tag.send(try other.command(0x60, mode: .mac))
+    _ = tag.send("90AF000000")
+    let last = tag.send("90AF000000")
+    #expect(throws: NTAG424Error.responseMACMismatch(command: 0x60)) {
+      try other.response(to: 0x60, tampered.prefix(14) + last, mode: .mac)
+    }
+
+    // SDM with the counter in plain (SDMMetaRead Eh), SDMCtrRet key 1, no SDMMAC.
+    var setup = try authenticate(tag, keyNumber: 0)
+    #expect(try exchange(tag, &setup, 0x5F, header: [0x02], data: hex424("40 E0EE 41 F1EF 000000"), mode: .full) == [])
+    tag.selectApplication()
+    #expect(tag.send("90AD0000070200000006000000") == Array("000001".utf8) + hex424("9100"))
+    #expect(tag.send("90F60000010200") == hex424("91AE"))                        // SDMCtrRet is key 1
+    var key1 = try authenticate(tag, keyNumber: 1)
+    #expect(try exchange(tag, &key1, 0xF6, header: [0x02], mode: .mac, responseMode: .full) == hex424("010000 0000"))
+    #expect(tag.send("90F60000010100") == hex424("919D"))                        // file 01 has no SDM
+  }
+
   /// The ACR122U face: InDataExchange carries the native APDUs, InCommunicateThru ISO-DEP blocks;
   /// the Part 3 face passes them on; the ATR carries the ATS's historical byte.
   @Test func throughTheReaderFaces() throws {

@@ -64,6 +64,7 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
     /// PICCData's RandomPadding (5 bytes).
     public var piccDataPadding: [UInt8]
 
+    /// Fixed values; a wrong length makes the tag answer `91 EE` (RndB) or `91 7E` (TI) when used.
     public init(rndB: [UInt8], transactionIdentifier: [UInt8], piccDataPadding: [UInt8] = [0, 0, 0, 0, 0]) {
       self.rndB = rndB
       self.transactionIdentifier = transactionIdentifier

@@ -40,7 +40,7 @@ struct NTAG424FileSettings: Equatable, Sendable {
     return out
   }
 
-  /// The files as shipped (NT4H2421Gx datasheet §8.2.2): the CC file 01 (32 bytes, read free,
+  /// The files as shipped (NT4H2421Gx datasheet §8.2): the CC file 01 (32 bytes, read free,
   /// the rest key 0), the NDEF file 02 (256 bytes, read and write free, change key 0) and the
   /// proprietary file 03 (128 bytes, CommMode.Full, read key 2, write and read-write key 3).
   static let factory: [NTAG424FileSettings] = [

@@ -56,7 +56,8 @@ let package = Package(
     // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
     .target(name: "NTAG424Tag", dependencies: ["NTAG424", "NFCTransport"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
-    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
+    // NTAG424: the virtual 424 DNA's card-side cryptography (swift-crypto).
+    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking", "NTAG424"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
@@ -122,7 +123,7 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex", "NDEF"]),
     .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
-    .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
+    .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport", "NTAG424"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking"]),

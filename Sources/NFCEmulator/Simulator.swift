@@ -16,6 +16,9 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   case ntag213Locked = "ntag213-locked"
   case felicaLiteS = "felica-lite-s"
   case type4
+  /// An NXP NTAG 424 DNA: the Type 4 tag with AES keys, secure messaging and SUN
+  /// (``NTAG424DNAVirtualTag``).
+  case ntag424dna
   case icodeSLIX2 = "icode-slix2"
 
   /// A tag with factory content.
@@ -35,6 +38,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, uid: uid)
     case .felicaLiteS: return try makeFeliCaLiteS(uid: uid)
     case .type4: return try makeType4Tag(uid: uid)
+    case .ntag424dna: return try NTAG424DNAVirtualTag(uid: uid)
     case .icodeSLIX2: return try makeICODESLIX2(uid: uid)
     }
   }
@@ -54,6 +58,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, image: image)
     case .felicaLiteS: return try makeFeliCaLiteS(image: image, uid: uid)
     case .type4: return try Type4VirtualTag(image: image, uid: uid)
+    case .ntag424dna: return try NTAG424DNAVirtualTag(image: image, uid: uid)
     case .icodeSLIX2: return try ICODESLIX2VirtualTag(image: image, uid: uid)
     }
   }

@@ -56,8 +56,10 @@ let package = Package(
     // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
     .target(name: "NTAG424Tag", dependencies: ["NTAG424", "NFCTransport"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
-    // NTAG424: the virtual 424 DNA's card-side cryptography (swift-crypto).
-    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking", "NTAG424"]),
+    .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
+    // The virtual NTAG 424 DNA: registers itself as NFCEmulator's `ntag424dna` factory. Apart from
+    // NFCEmulator so that nfctag, which links NFCEmulator, links no swift-crypto (NTAG424).
+    .target(name: "NTAG424Emulator", dependencies: ["NFCEmulator", "NTAG424", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
@@ -123,7 +125,9 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex", "NDEF"]),
     .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
-    .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport", "NTAG424"]),
+    .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
+    .testTarget(name: "NTAG424EmulatorTests", dependencies: [
+      "NTAG424Emulator", "NFCEmulator", "NTAG424", "NFCTags", "NFCReaders", "NFCSession", "NFCTransport", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking"]),

@@ -1,3 +1,4 @@
+import NFCEmulator
 import NTAG424
 
 /// The native commands (CLA 90h, NT4H2421Gx datasheet §10.4–§10.8, Table 22).

@@ -1,6 +1,13 @@
 import NFCTransport
 import NTAG424
-@testable import NFCEmulator
+import NFCEmulator
+@testable import NTAG424Emulator
+
+/// Installs the virtual 424 DNA as NFCEmulator's `ntag424dna` factory, as nfctag-provision does at
+/// start: every test that makes the tag by its kind (`sim:ntag424dna`, a feed, an image file)
+/// calls it first. Idempotent, and the same factory for every caller, so tests running in
+/// parallel may all call it.
+func registerVirtualNTAG424() { NTAG424Emulator.register() }
 
 /// Bytes from a transcript's hex, spaces allowed; a typo in a test's own constant traps.
 func hex424(_ text: String) -> [UInt8] {
@@ -26,6 +33,7 @@ extension NTAG424DNAVirtualTag {
   }
 
   /// SELECT of the NDEF application by name (`00 A4 04 0C 07 D2760000850101`).
+  @discardableResult
   func selectApplication() -> [UInt8] { send("00A4040C07D276000085010100") }
 
   /// A secure-messaging session with known keys, as a transcript's state (tests only).

@@ -1,3 +1,4 @@
+import NFCEmulator
 import NFCTransport
 import NTAG424
 

@@ -4,7 +4,8 @@ import NFCTags
 import NFCTransport
 import NTAG424
 import Testing
-@testable import NFCEmulator
+import NFCEmulator
+@testable import NTAG424Emulator
 
 /// A tap: the field off and on, then detection and the platform, through `face`.
 private func tap(_ face: any VirtualCard, readerName: String) throws -> (any NDEFTagPlatform, DetectedTarget) {

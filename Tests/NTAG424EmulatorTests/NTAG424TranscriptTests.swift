@@ -1,6 +1,7 @@
 import NTAG424
 import Testing
-@testable import NFCEmulator
+import NFCEmulator
+@testable import NTAG424Emulator
 
 /// The virtual NTAG 424 DNA against NXP AN12196 rev 2.0's recorded commands: with the transcript's
 /// RndB and TI fixed, or its session installed where the transcript does not show how it began, the

@@ -1,3 +1,4 @@
+import NFCEmulator
 import NTAG424
 
 /// What an unauthenticated read of an SDM-enabled file returns: the file's bytes with the mirrors

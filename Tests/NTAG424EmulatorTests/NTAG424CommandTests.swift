@@ -2,7 +2,8 @@ import Foundation
 import NFCTransport
 @testable import NTAG424
 import Testing
-@testable import NFCEmulator
+import NFCEmulator
+@testable import NTAG424Emulator
 
 private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt8(pn532.count + 1), 0xD4] + pn532 }
 private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, command + 1] + data + [0x90, 0x00] }
@@ -231,6 +232,7 @@ private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, 
 
   /// `sim:ntag424dna`, the feeder's distinct UIDs, and the kind's name on the command line.
   @Test func simulatorFeederAndKind() throws {
+    registerVirtualNTAG424()
     let spec = try SimulatorSpec(parsing: "sim:ntag424dna")
     #expect(spec.kind == .ntag424dna && spec.face == .acr122u)
     #expect(try SimulatorSpec(parsing: "sim:ntag424dna@part3").face == .part3)
@@ -248,6 +250,7 @@ private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, 
   /// An image file keeps keys, key versions, file settings, SDMReadCtr and the failed-authentication
   /// counters: the tag reloaded from it authenticates with the changed key and reports the same.
   @Test func imageFileKeepsKeysSettingsAndCounters() throws {
+    registerVirtualNTAG424()
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("ntag424-\(UUID().uuidString).bin").path
     defer { try? FileManager.default.removeItem(atPath: path) }
     let (file, opened) = try ImageFile.open(path: path, kind: .ntag424dna, uid: hex424("04112233445566"))

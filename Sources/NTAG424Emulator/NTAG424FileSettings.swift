@@ -1,3 +1,4 @@
+import NFCEmulator
 import NTAG424
 
 /// One StandardData file's settings on a virtual NTAG 424 DNA: communication mode, access rights,

@@ -57,6 +57,9 @@ let package = Package(
     .target(name: "NTAG424Tag", dependencies: ["NTAG424", "NFCTransport"]),
     // Software reader and tags, and the vpcd bridge that shows them to pcscd.
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
+    // The virtual NTAG 424 DNA: registers itself as NFCEmulator's `ntag424dna` factory. Apart from
+    // NFCEmulator so that nfctag, which links NFCEmulator, links no swift-crypto (NTAG424).
+    .target(name: "NTAG424Emulator", dependencies: ["NFCEmulator", "NTAG424", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
@@ -93,7 +96,7 @@ let package = Package(
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
-      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking", "NTAG424",
+      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Emulator",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
@@ -123,6 +126,8 @@ let package = Package(
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex", "NDEF"]),
     .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
+    .testTarget(name: "NTAG424EmulatorTests", dependencies: [
+      "NTAG424Emulator", "NFCEmulator", "NTAG424", "NFCTags", "NFCReaders", "NFCSession", "NFCTransport", "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking"]),
@@ -130,7 +135,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
+      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Emulator", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -175,7 +175,7 @@ func frameBound(_ kind: VirtualTagKind, _ result: TypeRoundTrips) -> Int? {
   case .ntag210, .ntag213, .ntag213Locked, .ntag215, .ntag216, .ultralight, .ultralightEV1:
     return result.detection + chunks(span, result.maxAnswer / 4 * 4)
   case .felicaLiteS: return result.detection + chunks(chunks(span, 16) + 1, 4)
-  case .type4: return result.detection + 4 + chunks(span - 32, result.maxAnswer)
+  case .type4, .ntag424dna: return result.detection + 4 + chunks(span - 32, result.maxAnswer)
   case .icodeSLIX2: return result.detection + 3 + chunks(span, result.maxAnswer / 4 * 4)
   }
 }

@@ -7,6 +7,10 @@ import Darwin
 /// A memory image file: the raw memory in address order. Written back atomically (temporary file,
 /// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
 /// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short.
+///
+/// An NTAG 424 DNA's image (`ntag424dna`, `NTAG424DNAVirtualTag` in NTAG424Emulator) holds its five AES keys in
+/// clear, with the key versions, file settings and counters: image files are test material, never
+/// a place for production keys.
 public final class ImageFile {
   /// The file's path, as given.
   public let path: String

@@ -6,7 +6,10 @@ import Darwin
 #endif
 
 /// The virtual tag kinds, by the names the command line uses. One table, so new models add a row;
-/// each model's factory lives beside it (Type1/, Type2/, …).
+/// each model's factory lives beside it (Type1/, Type2/, …), or, for a model in another module
+/// (``externalModel``: the NTAG 424 DNA, in NTAG424Emulator), is the one that module registers in
+/// ``VirtualTagFactories``. Every name parses in every program; a kind whose factory is not
+/// registered throws ``EmulatorError/Reason/kindNotLinked(_:)`` when a tag of it is made.
 public enum VirtualTagKind: String, CaseIterable, Sendable {
   case topaz96, topaz512
   case ntag210, ntag213, ntag215, ntag216, ultralight
@@ -16,9 +19,15 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   case ntag213Locked = "ntag213-locked"
   case felicaLiteS = "felica-lite-s"
   case type4
+  /// An NXP NTAG 424 DNA: the Type 4 tag with AES keys, secure messaging and SUN. Its model,
+  /// `NTAG424DNAVirtualTag`, is in the NTAG424Emulator module (AES over swift-crypto): built only
+  /// once that module's `register()` has run (``VirtualTagFactories``).
+  case ntag424dna
   case icodeSLIX2 = "icode-slix2"
 
   /// A tag with factory content.
+  /// - Throws: ``EmulatorError``: a UID the model refuses, or
+  ///   ``EmulatorError/Reason/kindNotLinked(_:)`` for a kind whose factory is not registered.
   public func makeTag(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
     switch self {
     case .topaz96: return try Type1VirtualTag(chip: .topaz96, uid: uid)
@@ -35,6 +44,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, uid: uid)
     case .felicaLiteS: return try makeFeliCaLiteS(uid: uid)
     case .type4: return try makeType4Tag(uid: uid)
+    case .ntag424dna: return try VirtualTagFactories.shared.makeTag(self, uid: uid)
     case .icodeSLIX2: return try makeICODESLIX2(uid: uid)
     }
   }
@@ -42,6 +52,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   /// A tag from a memory image (the raw memory in address order). `uid` names the tag when the
   /// image does not hold its UID (Type 4 files, Type 5 blocks); Types 1–3 keep theirs in memory,
   /// so the image's wins there.
+  /// - Throws: ``EmulatorError``: an image or UID the model refuses, or
+  ///   ``EmulatorError/Reason/kindNotLinked(_:)`` for a kind whose factory is not registered.
   public func makeTag(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) -> any VirtualTag {
     switch self {
     case .topaz96: return try Type1VirtualTag(chip: .topaz96, image: image)
@@ -54,6 +66,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .ultralightEV1: return try Type2VirtualTag(chip: .ultralightEV1, image: image)
     case .felicaLiteS: return try makeFeliCaLiteS(image: image, uid: uid)
     case .type4: return try Type4VirtualTag(image: image, uid: uid)
+    case .ntag424dna: return try VirtualTagFactories.shared.makeTag(self, image: image, uid: uid)
     case .icodeSLIX2: return try ICODESLIX2VirtualTag(image: image, uid: uid)
     }
   }

@@ -34,8 +34,23 @@ package func exitStatus(for code: NFCReaderError.Code) -> Int32 {
 package func cliFailure(for error: any Error) -> CLIFailure {
   if let failure = error as? CLIFailure { return failure }
   if let mapped = error as? any MappedFailure { return mapped.cliFailure }
+  if let emulator = error as? EmulatorError, case .kindNotLinked = emulator.reason {
+    return cliFailure(for: emulator, otherwise: ExitStatus.unavailable, emulator.message)
+  }
   let nfc = NFCReaderError(error)
   return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc))
+}
+
+/// A virtual tag's set-up failure (`emulate`, `--reader sim:`): a kind whose model this program
+/// does not link (``EmulatorError/Reason/kindNotLinked(_:)``: the NTAG 424 DNA in nfctag) is 69
+/// with the library's line as it is, a fact with no advice; any other failure is `status` with
+/// `line`, as the caller words it (a bad `sim:` spec 64, an image the model refuses 65, a feed's
+/// image folder 73).
+package func cliFailure(for error: EmulatorError, otherwise status: Int32, _ line: String) -> CLIFailure {
+  switch error.reason {
+  case .kindNotLinked: return CLIFailure(ExitStatus.unavailable, error.message)
+  case .failed: return CLIFailure(status, line)
+  }
 }
 
 /// What to do about `error`, from its code and, where one code covers several cases, its cause.

@@ -15,7 +15,7 @@ package func makeTagPoller(spec: String?, logger: Logger?,
       return try SessionReaders.simulator(spec, logger: logger)
     } catch {
       let advice = error.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
-      throw CLIFailure(ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
+      throw cliFailure(for: error, otherwise: ExitStatus.usage, "bad simulator reader '\(spec)': \(error)\(advice)")
     }
   }
   do {

@@ -1,14 +1,20 @@
 import ArgumentParser
 import NFCTagCLI
+import NTAG424Emulator
 import ProvisionCommands
 
 /// nfctag-provision: nfctag's `provision` and `ledger` commands, with the provisioning modules
 /// (Foundation, SwiftNIO, swift-crypto) that nfctag itself does not link. nfctag parses the
 /// command line, then hands it over unchanged (`exec`); run directly, this program takes the same
 /// command lines (`nfctag-provision provision …`, `nfctag-provision ledger status …`).
+///
+/// It links the virtual NTAG 424 DNA (NTAG424Emulator, swift-crypto) and registers it at start,
+/// so its `sim:ntag424dna` readers, feeds and image files have the tag; in nfctag that kind is
+/// refused (docs/exit-codes.md).
 @main
 struct NFCTagProvision: ParsableCommand {
   static func main() {
+    NTAG424Emulator.register()
     mainInContext { command, context in try perform(command, in: context) }
   }
 

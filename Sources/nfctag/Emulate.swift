@@ -71,8 +71,11 @@ extension NFCTool {
       guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
       if let uid {
         // The tag model knows its UID length: a wrong one is a wrong command line (64), not bad data.
+        // A kind this program does not link cannot check it: `run` refuses the kind itself.
         if let kind = VirtualTagKind(rawValue: tag) {
-          do { _ = try kind.makeTag(uid: uid.bytes) } catch { throw ValidationError("--uid: \(error.message)") }
+          do { _ = try kind.makeTag(uid: uid.bytes) } catch where error.reason == .failed {
+            throw ValidationError("--uid: \(error.message)")
+          } catch {}
         }
       }
     }
@@ -92,7 +95,7 @@ extension NFCTool {
           virtualTag = try kind.makeTag(uid: uidBytes)
         }
       } catch {
-        throw CLIFailure(ExitStatus.dataError, error.description)
+        throw cliFailure(for: error, otherwise: ExitStatus.dataError, error.description)
       }
       var face: any VirtualCard
       let faults = faults

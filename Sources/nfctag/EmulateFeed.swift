@@ -31,7 +31,7 @@ extension NFCTool.Emulate {
       feeder = try TagFeeder(settings: settings, face: reader)
     } catch {
       let status = error.workingFace == nil && imageDir != nil ? ExitStatus.cantCreate : ExitStatus.usage
-      throw CLIFailure(status, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? ""))
+      throw cliFailure(for: error, otherwise: status, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? ""))
     }
     let progress = Locked(FeedProgress(count: count, quiet: quiet, errors: context.errors))
     let slot = port >= 35963 ? format2(Int(port) - 35963) : "??"

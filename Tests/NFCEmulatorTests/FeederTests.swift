@@ -32,8 +32,9 @@ import Testing
     #expect(FeederUIDs.uid(for: .ntag213, seed: 0, index: 1) != FeederUIDs.uid(for: .ntag213, seed: 1, index: 1))
   }
 
+  /// Every kind NFCEmulator builds itself; the NTAG 424 DNA's are checked in NTAG424EmulatorTests.
   @Test func everyKindGetsAUIDItsModelAccepts() throws {
-    for kind in VirtualTagKind.allCases {
+    for kind in VirtualTagKind.allCases where kind.externalModel == nil {
       for (seed, index) in [(0 as UInt64, 1), (1, 2), (UInt64.max, 3), (1 << 40, 999_999)] {
         let uid = FeederUIDs.uid(for: kind, seed: seed, index: index)
         let tag = try kind.makeTag(uid: uid)

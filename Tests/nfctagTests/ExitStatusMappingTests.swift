@@ -4,6 +4,7 @@ import Testing
 @testable import nfctag_provision
 @testable import NFCEmulatorVPCD
 @testable import NFCTagCLI
+import NFCEmulator
 import NFCSession
 import NFCTransport
 import PCSC
@@ -130,6 +131,32 @@ import ProvisioningLedger
     expectDocumented(PCSCFailure(.noReadersAvailable, operation: "SCardListReaders"), "no reader is attached")
     expectDocumented(PCSCFailure(.sharingViolation, operation: "SCardConnect", reader: "R"), "another session uses the reader")
     #expect(cliFailure(for: PCSCFailure(.noService, operation: "SCardEstablishContext")).message.contains("is pcscd running?"))
+  }
+
+  static let emulatorReasons: [EmulatorError.Reason] = [.failed, .kindNotLinked(.ntag424dna)]
+
+  /// A virtual tag's set-up failure (`emulate`, `--reader sim:`): a kind this program does not
+  /// link is 69 with the library's line, whatever status the caller gives other failures, through
+  /// either entry point; any other failure keeps the caller's status and line (a bad `sim:` spec
+  /// here, 64).
+  @Test(arguments: emulatorReasons) func emulatorError(_ reason: EmulatorError.Reason) {
+    switch reason {
+    case .kindNotLinked(let kind):
+      let error = EmulatorError.kindNotLinked(kind)
+      let line = "the virtual NTAG 424 DNA is in the NTAG424Emulator module, which this program does not link"
+      expectDocumented(error, "a virtual tag kind this program does not link")
+      #expect(cliFailure(for: error).message == line)
+      for status in [ExitStatus.usage, ExitStatus.dataError, ExitStatus.cantCreate] {
+        let failure = cliFailure(for: error, otherwise: status, "bad simulator reader 'sim:\(kind.rawValue)': \(error)")
+        #expect(failure.code == ExitStatus.unavailable && failure.message == line)
+      }
+    case .failed:
+      let error = EmulatorError("unknown tag kind 'nope' in 'sim:nope'")
+      let failure = cliFailure(for: error, otherwise: ExitStatus.usage, "bad simulator reader 'sim:nope': \(error)")
+      #expect(failure.message == "bad simulator reader 'sim:nope': unknown tag kind 'nope' in 'sim:nope'")
+      let statuses = Set(Self.rows.filter { $0.text.contains("bad `--reader sim:` spec") }.map(\.status))
+      #expect(statuses == [failure.code])
+    }
   }
 
   static func phrase(_ reason: VPCDBridgeError.Reason) -> String {

@@ -27,12 +27,13 @@ import Testing
     return [packageRoot.appendingPathComponent("README.md")] + names.map { docs.appendingPathComponent($0) }
   }()
 
-  struct Block {
+  struct Block: Sendable, CustomTestStringConvertible {
     var file: String
     var line: Int
     var commands: [(line: Int, text: String)]
     var skip: String?
     var expected: [(substring: String, status: Int32)]
+    var testDescription: String { "\(file):\(line)" }
   }
 
   /// The fenced `sh` blocks of a markdown text, with their annotations.
@@ -185,34 +186,46 @@ import Testing
                    environment: environment(dir), timeout: 60)
   }
 
-  // Both vpcd slots are held only around what needs pcscd (the blocks with such a command, those
-  // commands inline): the rest runs on the in-process simulator beside the end-to-end suites.
-  @Test func everyFencedCommandRuns() async throws {
-    var ran = 0
-    var blockNumber = 0
-    for file in Self.files {
-      let text = try String(contentsOf: file, encoding: .utf8)
-      for block in Self.blocks(in: text, file: file.lastPathComponent) {
-        blockNumber += 1
-        if block.skip != nil { continue }
-        let dir = try scratch("block\(blockNumber)")
-        if block.commands.contains(where: { $0.text.contains("run.ledger") }) {
-          let setup = try run("nfctag provision rows.csv --url 'https://example.com/t/{id}' --ledger run.ledger", in: dir)
-          #expect(setup.status == 0, "run.ledger: \(setup.stderr)")
-        }
-        if e2eEnabled, block.commands.contains(where: { Self.needsPcscd($0.text) }) {
-          ran += try await withVirtualSlots(2) { try runBlock(block, in: dir) }
-        } else {
-          ran += try runBlock(block, in: dir)
-        }
-      }
-    }
-    #expect(ran >= 30, "only \(ran) commands ran")
+  /// Every fenced `sh` block of the docs, with its file and number (each a test case: they run in
+  /// parallel, each in its own scratch folder).
+  static let allBlocks: [Block] = files.flatMap { file in
+    blocks(in: (try? String(contentsOf: file, encoding: .utf8)) ?? "", file: file.lastPathComponent)
   }
 
-  /// Runs a fenced block's commands in `dir`; returns how many ran.
-  func runBlock(_ block: Block, in dir: URL) throws -> Int {
-    var ran = 0
+  /// Every complete inline command of the docs, with its file.
+  static let allInlineCommands: [InlineCommand] = files.flatMap { file in
+    inlineCommands(in: (try? String(contentsOf: file, encoding: .utf8)) ?? "").map { InlineCommand(file: file.lastPathComponent, text: $0) }
+  }
+
+  struct InlineCommand: Sendable, CustomTestStringConvertible {
+    var file: String
+    var text: String
+    var testDescription: String { "\(file): \(text)" }
+  }
+
+  @Test func theDocsShowEnoughCommands() {
+    #expect(Self.allBlocks.filter { $0.skip == nil }.flatMap(\.commands).count >= 30)
+    #expect(Self.allInlineCommands.count >= 8)
+  }
+
+  // Both vpcd slots are held only around what needs pcscd (the blocks with such a command, those
+  // commands inline): the rest runs on the in-process simulator beside the end-to-end suites.
+  @Test(arguments: allBlocks) func everyFencedCommandRuns(_ block: Block) async throws {
+    if block.skip != nil { return }
+    let dir = try scratch("block-\(block.file)-\(block.line)")
+    if block.commands.contains(where: { $0.text.contains("run.ledger") }) {
+      let setup = try run("nfctag provision rows.csv --url 'https://example.com/t/{id}' --ledger run.ledger", in: dir)
+      #expect(setup.status == 0, "run.ledger: \(setup.stderr)")
+    }
+    if e2eEnabled, block.commands.contains(where: { Self.needsPcscd($0.text) }) {
+      try await withVirtualSlots(2) { try runBlock(block, in: dir) }
+    } else {
+      try runBlock(block, in: dir)
+    }
+  }
+
+  /// Runs a fenced block's commands in `dir`.
+  func runBlock(_ block: Block, in dir: URL) throws {
     let pcscdNeeded = block.commands.contains { $0.text.contains("nfctag reader ") }
     let emulator = e2eEnabled && pcscdNeeded ? try Emulator(tag: "ntag215") : nil
     defer { emulator?.stop() }
@@ -224,28 +237,18 @@ import Testing
       let expected = block.expected.first { command.contains($0.substring) }?.status ?? 0
       let r = try run(command, in: dir)
       #expect(r.status == expected, "\(place): exit \(r.status), expected \(expected): \(r.stderr)")
-      ran += 1
     }
-    return ran
   }
 
-  @Test func everyInlineCommandRuns() async throws {
-    var ran = 0
-    for file in Self.files {
-      let text = try String(contentsOf: file, encoding: .utf8)
-      for command in Self.inlineCommands(in: text) {
-        if Self.needsPcscd(command), !e2eEnabled { continue }
-        let dir = try scratch("inline\(ran)")
-        // A command that reads a message from standard input (`ndef decode --format json`) gets one.
-        let input = "d101085402656e68656c6c6f\n"
-        let r = Self.needsPcscd(command)
-          ? try await withVirtualSlots(2) { try run(command, in: dir, stdin: input) }
-          : try run(command, in: dir, stdin: input)
-        #expect(r.status == 0, "\(file.lastPathComponent): \(command): exit \(r.status): \(r.stderr)")
-        ran += 1
-      }
-    }
-    #expect(ran >= 8, "only \(ran) inline commands ran")
+  @Test(arguments: allInlineCommands) func everyInlineCommandRuns(_ command: InlineCommand) async throws {
+    if Self.needsPcscd(command.text), !e2eEnabled { return }
+    let dir = try scratch("inline-\(UUID().uuidString)")
+    // A command that reads a message from standard input (`ndef decode --format json`) gets one.
+    let input = "d101085402656e68656c6c6f\n"
+    let r = Self.needsPcscd(command.text)
+      ? try await withVirtualSlots(2) { try run(command.text, in: dir, stdin: input) }
+      : try run(command.text, in: dir, stdin: input)
+    #expect(r.status == 0, "\(command.file): \(command.text): exit \(r.status): \(r.stderr)")
   }
 
   /// The extractor itself: continuations, comments, annotations.

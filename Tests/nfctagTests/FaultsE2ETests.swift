@@ -107,54 +107,86 @@ struct FaultsEndToEnd {
     var command: String, apdu: String, fault: String, status: Int32, content: String, line: String
   }
 
-  @Test func everyFaultOnEveryCommandGivesOneLineAnExitStatusAndAWholeMessage() throws {
+  /// Each target is a test case of its own (they run on both vpcd slots side by side) and checks
+  /// its rows of the table; ``theTableHoldsARowPerTargetAndFault`` checks that nothing else is there.
+  @Test(arguments: targets.indices)
+  func everyFaultOnEveryCommandGivesOneLineAnExitStatusAndAWholeMessage(_ index: Int) throws {
+    let target = Self.targets[index]
     var rows: [Row] = []
-    for target in Self.targets {
-      let sent = try apdus(target.command)
-      let n = try #require(target.pick(sent), "\(target.command): \(sent)")
-      for kind in Self.kinds {
-        let fault = "\(kind)@\(n)"
-        let image = try freshImage("tag.bin")
-        let emulator = try Emulator(tag: "ntag213", image: image, extra: ["--fault", fault])
-        let start = Date()
-        let r = try runNFCTag(target.command + ["--reader", e2eReader, "--timeout", "5", "--exchange-timeout", "1"], timeout: 30)
-        let elapsed = Date().timeIntervalSince(start)
-        emulator.stop()
-        let label = "\(target.command.joined(separator: " ")) with \(fault)"
-        let said = emulator.stderrText()
-        #expect(said.contains("fault \(fault) injected"), "\(label): \(said)")
-        #expect(elapsed < 8, "\(label): took \(elapsed) s")
-        let lines = r.stderr.split(separator: "\n")
-        if r.status != 0 {
-          #expect(lines.count == 1 && lines.first?.hasPrefix("nfctag: ") == true, "\(label): \(r.stderr)")
-        }
-        #expect([0, 74, 77].contains(r.status), "\(label): \(r.status) \(r.stderr)")
-        let after = try content(of: image)
-        #expect(target.allowed.contains(after), "\(label): the tag holds \(after)")
-        rows.append(Row(command: target.command.first == "write" ? "write text …" : target.command.joined(separator: " "),
-                        apdu: "\(n): \(target.what), `\(tagCommand(sent[n - 1]))`", fault: kind,
-                        status: r.status, content: after, line: r.status == 0 ? "" : String(lines.first ?? "")))
+    let sent = try apdus(target.command)
+    let n = try #require(target.pick(sent), "\(target.command): \(sent)")
+    for kind in Self.kinds {
+      let fault = "\(kind)@\(n)"
+      let image = try freshImage("tag.bin")
+      let emulator = try Emulator(tag: "ntag213", image: image, extra: ["--fault", fault])
+      let start = Date()
+      let r = try runNFCTag(target.command + ["--reader", e2eReader, "--timeout", "5", "--exchange-timeout", "1"], timeout: 30)
+      let elapsed = Date().timeIntervalSince(start)
+      emulator.stop()
+      let label = "\(target.command.joined(separator: " ")) with \(fault)"
+      let said = emulator.stderrText()
+      #expect(said.contains("fault \(fault) injected"), "\(label): \(said)")
+      #expect(elapsed < 8, "\(label): took \(elapsed) s")
+      let lines = r.stderr.split(separator: "\n")
+      if r.status != 0 {
+        #expect(lines.count == 1 && lines.first?.hasPrefix("nfctag: ") == true, "\(label): \(r.stderr)")
       }
+      #expect([0, 74, 77].contains(r.status), "\(label): \(r.status) \(r.stderr)")
+      let after = try content(of: image)
+      #expect(target.allowed.contains(after), "\(label): the tag holds \(after)")
+      rows.append(Row(command: target.command.first == "write" ? "write text …" : target.command.joined(separator: " "),
+                      apdu: "\(n): \(target.what), `\(tagCommand(sent[n - 1]))`", fault: kind,
+                      status: r.status, content: after, line: r.status == 0 ? "" : String(lines.first ?? "")))
     }
     try checkTable(rows)
   }
 
-  /// docs/faults.md holds the table these runs gave.
+  @Test func theTableHoldsARowPerTargetAndFault() throws {
+    let rows = try Self.documentedRows()
+    #expect(rows.count == Self.targets.count * Self.kinds.count, "docs/faults.md's table has \(rows.count) rows")
+  }
+
+  static func line(_ row: Row) -> String {
+    "| `\(row.command)` | \(row.apdu) | \(row.fault) | \(row.status) | \(row.content) | \(row.line.isEmpty ? "—" : "`\(row.line)`") |"
+  }
+
+  static let header = "| command | APDU with the fault | fault | exit | tag after | stderr |\n|---|---|---|---|---|---|\n"
+
+  /// The table's rows in docs/faults.md, and the text around them.
+  static func documentedRows() throws -> [String] {
+    let (_, table, _) = try tableParts()
+    return table.split(separator: "\n").map(String.init).filter { $0.hasPrefix("| `") }
+  }
+
+  static func tableParts() throws -> (before: String, table: String, after: String) {
+    let text = try String(contentsOf: docs, encoding: .utf8)
+    let start = try #require(text.range(of: begin + "\n"), "docs/faults.md has no table marker")
+    let stop = try #require(text.range(of: end, range: start.upperBound..<text.endIndex), "docs/faults.md has no end marker")
+    return (String(text[..<start.upperBound]), String(text[start.upperBound..<stop.lowerBound]), String(text[stop.lowerBound...]))
+  }
+
+  /// docs/faults.md holds the rows these runs gave, in their order, for this target (its command
+  /// and APDU); NFCTAG_UPDATE_FAULTS=1 writes them in (where the target's rows were, else at the end).
   func checkTable(_ rows: [Row]) throws {
-    var table = "| command | APDU with the fault | fault | exit | tag after | stderr |\n|---|---|---|---|---|---|\n"
-    for row in rows {
-      table += "| `\(row.command)` | \(row.apdu) | \(row.fault) | \(row.status) | \(row.content) | \(row.line.isEmpty ? "—" : "`\(row.line)`") |\n"
-    }
-    let text = try String(contentsOf: Self.docs, encoding: .utf8)
-    let start = try #require(text.range(of: Self.begin + "\n"), "docs/faults.md has no table marker")
-    let stop = try #require(text.range(of: Self.end, range: start.upperBound..<text.endIndex), "docs/faults.md has no end marker")
-    let documented = String(text[start.upperBound..<stop.lowerBound])
+    guard let first = rows.first else { return }
+    let prefix = "| `\(first.command)` | \(first.apdu) |"
+    let lines = rows.map(Self.line)
     if ProcessInfo.processInfo.environment["NFCTAG_UPDATE_FAULTS"] == "1" {
-      try (String(text[..<start.upperBound]) + table + String(text[stop.lowerBound...])).write(to: Self.docs, atomically: true, encoding: .utf8)
+      try Self.updateLock.withLock {
+        let (before, _, after) = try Self.tableParts()
+        var table = try Self.documentedRows()
+        let at = table.firstIndex { $0.hasPrefix(prefix) } ?? table.endIndex
+        table.removeAll { $0.hasPrefix(prefix) }
+        table.insert(contentsOf: lines, at: min(at, table.endIndex))
+        try (before + Self.header + table.map { $0 + "\n" }.joined() + after).write(to: Self.docs, atomically: true, encoding: .utf8)
+      }
     } else {
-      #expect(documented == table, "docs/faults.md differs from what the faults gave (NFCTAG_UPDATE_FAULTS=1 rewrites it):\n\(table)")
+      let documented = try Self.documentedRows().filter { $0.hasPrefix(prefix) }
+      #expect(documented == lines, "docs/faults.md differs from what the faults gave (NFCTAG_UPDATE_FAULTS=1 rewrites it):\n\(lines.joined(separator: "\n"))")
     }
   }
+
+  static let updateLock = NSLock()
 
   /// pcscd stopped while a write waits for an answer, then started again: the write ends with
   /// one line and 74, soon; the tag holds a whole message (here the empty one: the NDEF length

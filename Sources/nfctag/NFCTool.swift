@@ -25,6 +25,6 @@ struct NFCTool: ParsableCommand {
       NDEFCommand.self,
       ListReaders.self, Scan.self, Read.self, Dump.self, Write.self,
       Format.self, Erase.self, Lock.self, Info.self, Password.self, Send.self, Reader.self, Doctor.self, Emulate.self,
-      ProvisionCommand.self, LedgerCommand.self, SDMCommand.self,
+      ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self,
     ])
 }

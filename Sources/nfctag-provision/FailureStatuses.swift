@@ -68,7 +68,7 @@ extension NTAG424DNAError: MappedFailure {
   /// | a key refused (`91 AE`, an answer that does not prove the key, `91 AD` delay) or a command not permitted (`91 9D`) | 77 |
   /// | a response MAC that does not verify, a command the tag found corrupted (`91 1E`), decrypted data without its padding | 74 |
   /// | the link failed below the tag (removed, no answer): Core NFC's table | 74 (100), 65 (102)… |
-  /// | not a 424 DNA (SELECT of its application refused), an offset or length past a file (`91 BE`), any other refusal or malformed answer | 65 |
+  /// | not a 424 DNA (SELECT of its application refused, a native command answered with an ISO status), an offset or length past a file (`91 BE`), any other refusal or malformed answer | 65 |
   /// | a command sent without the session it needs, a key number or parameter this program should have refused | 70 |
   var exitStatus: Int32 {
     switch self {
@@ -107,6 +107,8 @@ extension NTAG424DNAError: MappedFailure {
     case .authenticationFailed, .status(_, 0x91, 0xAE):
       return " (wrong key: give the tag's key 0 with --auth-key-file or --auth-key-env; each failure counts towards the tag's limit)"
     case .status(_, 0x91, 0x9D): return " (permission denied: the file's access rights do not allow it with this key)"
+    case .status(_, let sw1, _) where sw1 != 0x91:
+      return " (an ISO status to a native command: the tag does not take NTAG 424 DNA commands, so it is not an NTAG 424 DNA)"
     case .status(_, 0x91, 0x1E), .responseMACMismatch, .invalidPadding:
       return " (the exchange did not verify: tap again; if it persists, the answer is not the tag's own)"
     default: return ""

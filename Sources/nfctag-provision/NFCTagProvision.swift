@@ -28,7 +28,7 @@ struct NFCTagProvision: ParsableCommand {
 
   static let configuration = CommandConfiguration(
     commandName: "nfctag",
-    abstract: "nfctag's provision, ledger and sdm commands (nfctag runs this program for them).",
+    abstract: "nfctag's provision, ledger, sdm and keys commands (nfctag runs this program for them).",
     subcommands: [ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self])
 }
 

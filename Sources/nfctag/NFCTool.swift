@@ -5,7 +5,7 @@ import ProvisionCommands
 /// The `nfctag` command: read, write and emulate NFC Forum tags through PC/SC readers.
 @main
 struct NFCTool: ParsableCommand {
-  /// `provision`, `ledger` and `sdm` run in nfctag-provision (``HandOver``); the command line is parsed
+  /// `provision`, `ledger`, `sdm` and `keys` run in nfctag-provision (``HandOver``); the command line is parsed
   /// here, so help and usage errors come from this program.
   static func main() {
     mainInContext { _, _ in try HandOver.toProvisioningProgram() }

@@ -16,8 +16,16 @@ extension KeysCommand.Versions: PerformedCommand {
     context.console.info("exchanges: \(outcome.exchanges)")
     let output = StandardOutput(context.output)
     if json {
-      let keys = outcome.value.enumerated().map { #"{"key":\#($0.offset),"version":\#($0.element)}"# }
-      output.write(#"{"uid":"\#(hexString(outcome.uid))","keys":[\#(keys.joined(separator: ","))]}"# + "\n")
+      let keys = outcome.value.enumerated().map { key in
+        var o = JSONObjectWriter()
+        o.number("key", key.offset)
+        o.number("version", Int(key.element))
+        return o.finish()
+      }
+      var o = JSONObjectWriter()
+      o.string("uid", hexString(outcome.uid))
+      o.array("keys", keys)
+      output.write(o.finish() + "\n")
     } else {
       output.write(outcome.value.enumerated().map { "key \($0.offset): version \(hexString([$0.element]))" }
         .joined(separator: "\n") + "\n")
@@ -61,7 +69,11 @@ extension KeysCommand.Change: PerformedCommand {
     }
     let output = StandardOutput(context.output)
     if json {
-      output.write(#"{"key":\#(number),"version":\#(newVersion),"exchanges":\#(outcome.exchanges)}"# + "\n")
+      var o = JSONObjectWriter()
+      o.number("key", Int(number))
+      o.number("version", Int(newVersion))
+      o.number("exchanges", outcome.exchanges)
+      output.write(o.finish() + "\n")
     } else {
       output.write("key \(number) changed: version \(hexString([newVersion]))\n")
     }

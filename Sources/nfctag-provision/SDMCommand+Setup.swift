@@ -46,9 +46,11 @@ extension SDMCommand.Setup: PerformedCommand {
   /// The steps on the tag (NT4H2421Gx datasheet §10; the sequence of NXP AN12196 §5.9):
   /// 1. ISOSelectFile of the NDEF application; AuthenticateEV2First with key 0 (2 exchanges).
   /// 2. WriteData of the NDEF file in the architecture's tear-safe order: NLEN zeroed, the message,
-  ///    then NLEN (NFC Forum Type 4 Tag 2.0 §5.4.2's update procedure). A removal in between
-  ///    leaves an empty NDEF file, never a length over bytes of another message. The file's
-  ///    CommMode is Plain (as shipped, and as the plan sets it): MACed only by the session's CmdCtr.
+  ///    then NLEN (the order docs/architecture.md's "Writes" gives every platform, after the NFC
+  ///    Forum Type 4 Tag specification's NDEF update procedure). A removal in between leaves an
+  ///    empty NDEF file, never a length over bytes of another message. The file's CommMode is
+  ///    Plain (as shipped, and as the plan sets it), so the writes go in Plain; the session's
+  ///    CmdCtr still counts them.
   /// 3. ChangeFileSettings in CommMode.Full (§10.7.1).
   /// 4. ISOSelectFile of the application again, which ends the authentication (§10.9.1), then
   ///    ReadData in Plain: an unauthenticated read, on which SDM fills in the mirrors and the

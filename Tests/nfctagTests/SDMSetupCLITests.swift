@@ -1,5 +1,12 @@
 import Foundation
+import NFCTransport
+import NTAG424
+import NTAG424Emulator
+import NTAG424Tag
 import Testing
+@testable import NFCTagCLI
+@testable import nfctag_provision
+import ProvisionCommands
 
 /// `nfctag sdm setup` and `nfctag keys versions|change`, in process, on a virtual NTAG 424 DNA
 /// whose state lives in an image file (`sim:ntag424dna:IMAGE`: `SimulatorSpec`'s `:IMAGE`), so
@@ -174,5 +181,41 @@ import Testing
     let bad = try runTool(["keys", "change", "--key", "1", "--new-key-env", "X", "--version", "1", "--reader", reader("u3")],
                           environment: ["X": "not a key"])
     #expect(bad.status == 64 && !bad.stderr.contains("not a key"), "\(bad.stderr)")
+  }
+}
+
+/// `sdm setup`'s commands in order, on the virtual tag directly: the tear-safe write (NLEN zeroed,
+/// the message, NLEN), ChangeFileSettings, then a new selection and an unauthenticated read.
+@Suite struct SDMSetupOrderTests {
+  /// A link straight to the virtual tag that keeps every command.
+  final class RecordingLink: Transceiver {
+    let tag: NTAG424DNAVirtualTag
+    var commands: [[UInt8]] = []
+    init(_ tag: NTAG424DNAVirtualTag) { self.tag = tag }
+    var capabilities: LinkCapabilities { LinkCapabilities(maxResponseLength: 250, maxCommandLength: 250, rawCommands: true) }
+    func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+      commands.append(command)
+      guard case .data(let answer) = tag.respond(to: command) else { throw .timeout }
+      return answer
+    }
+  }
+
+  @Test func theCommandsAndTheirOrder() throws {
+    let virtual = try NTAG424DNAVirtualTag()
+    let link = RecordingLink(virtual)
+    let plan = try SDMPlan.plan(template: "https://example.com/t?p={picc}&c={cmac}")
+    let context = CommandContext(output: CapturedOutput(), errors: CapturedOutput(), inputDescriptor: -1, environment: { _ in nil })
+    let read = try SDMCommand.Setup.write(plan, on: NTAG424DNA(link: link), authKey: .factory, console: context.console)
+    // CLA and INS of each command: SELECT, AuthenticateEV2First (two parts), WriteData ×3,
+    // ChangeFileSettings, SELECT, ReadData.
+    #expect(link.commands.map { [$0[0], $0[1]] } == [[0x00, 0xA4], [0x90, 0x71], [0x90, 0xAF], [0x90, 0x8D], [0x90, 0x8D],
+                                                    [0x90, 0x8D], [0x90, 0x5F], [0x00, 0xA4], [0x90, 0xAD]])
+    // WriteData's header: file 02, offset (3 bytes LE), length (3 bytes LE), then the data.
+    let writes = link.commands.filter { $0[1] == 0x8D }.map { Array($0[5...]) }
+    #expect(Array(writes[0].prefix(9)) == [0x02, 0, 0, 0, 2, 0, 0, 0x00, 0x00])
+    #expect(Array(writes[1].prefix(7)) == [0x02, 2, 0, 0, UInt8(plan.ndefFile.count - 2), 0, 0])
+    #expect(Array(writes[2].prefix(9)) == [0x02, 0, 0, 0, 2, 0, 0] + Array(plan.ndefFile.prefix(2)))
+    #expect(read.count == plan.ndefFile.count && read.prefix(2) == plan.ndefFile.prefix(2))
+    #expect(virtual.readCounter(file: 2) == 1)
   }
 }

@@ -42,12 +42,12 @@ package struct KeysCommand: ParsableCommand {
       commandName: "change",
       abstract: "Change one of the tag's keys (0-4) and its version, authenticated with key 0.",
       discussion: """
-        Authenticates with key 0 (--auth-key-file or --auth-key-env; the factory key by default), \\
-        changes key --key to the new key with version --version, then reads the version back. \\
-        Keys 1-4 need their current value (--old-key-file or --old-key-env; the factory key by \\
-        default). Key 0's current value is the authentication key; changing it ends the \\
-        session, and a key 0 that is lost locks the tag's settings for good, so it needs --yes. \\
-        Change keys 1-4 first and key 0 last. Keys are 32 hex digits in a file or an environment \\
+        Authenticates with key 0 (--auth-key-file or --auth-key-env; the factory key by default), \
+        changes key --key to the new key with version --version, then reads the version back. \
+        Keys 1-4 need their current value (--old-key-file or --old-key-env; the factory key by \
+        default). Key 0's current value is the authentication key; changing it ends the \
+        session, and a key 0 that is lost locks the tag's settings for good, so it needs --yes. \
+        Change keys 1-4 first and key 0 last. Keys are 32 hex digits in a file or an environment \
         variable, never on the command line, and never printed.
         """)
     @Option(help: ArgumentHelp("The key to change, 0-4.", valueName: "n")) package var key: Int

@@ -16,6 +16,9 @@ package struct NTAG424ReaderOptions: ParsableArguments {
   @Option(parsing: .unconditional, help: "Seconds a PC/SC reader may take to answer one command before the tag counts as lost (default 5).")
   package var exchangeTimeout: Double?
 
+  @Flag(help: "Print every APDU in and out, with timings, on stderr (keys never appear: they travel encrypted under the session keys).")
+  package var trace = false
+
   @Flag(name: .shortAndLong, help: "Errors only: no warnings (factory keys) or confirmations.")
   package var quiet = false
 

@@ -24,7 +24,11 @@ struct NTAG424TagSession {
   /// session. A tag that is not ISO 7816 (Type 4) is not a 424 DNA (65); Ctrl-C while waiting is
   /// user cancel (130).
   func run<T: Sendable>(_ body: @escaping @Sendable (NTAG424DNA, [UInt8]) throws -> T) throws(CLIFailure) -> Outcome<T> {
-    let poller = try makeTagPoller(spec: options.reader, logger: nil, exchangeTimeout: options.exchangeSeconds)
+    // The trace shows the APDUs as sent: AuthenticateEV2First carries only challenges encrypted
+    // with the key, ChangeKey and Full-mode data only ciphertext under the session keys, so no
+    // key appears in it (NT4H2421Gx datasheet §9.1.5, §9.1.10, §10.6.1).
+    let poller = try makeTagPoller(spec: options.reader, logger: options.trace ? context.trace.logger() : nil,
+                                   exchangeTimeout: options.exchangeSeconds)
     let delegate = NTAG424Delegate(console: context.console, body: body)
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
                                       poller: poller, timeout: options.waitSeconds)

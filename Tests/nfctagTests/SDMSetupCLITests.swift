@@ -163,6 +163,27 @@ import ProvisionCommands
     #expect(swapped.status == 65 && swapped.stderr.contains("wrong key role"), "\(swapped.stderr)")
   }
 
+  /// --trace shows every APDU of a key change and a set-up with non-factory keys, and no key
+  /// (in any case, spaced or not) in them.
+  @Test func theTraceHoldsNoKey() throws {
+    let reader = reader("trace")
+    let values = ["00112233445566778899aabbccddeeff", "b45775776cb224c75bcde7ca3704e933"]
+    let k0 = try file("trace0.hex", values[0]), k1 = try file("trace1.hex", values[1])
+    let change1 = try runTool(["keys", "change", "--key", "1", "--new-key-file", k1, "--version", "1", "--reader", reader,
+                               "--trace", "--quiet"])
+    let change0 = try runTool(["keys", "change", "--key", "0", "--new-key-file", k0, "--version", "1", "--yes",
+                               "--reader", reader, "--trace", "--quiet"])
+    let setup = try runTool(["sdm", "setup", "--url", Self.template, "--reader", reader, "--trace", "--auth-key-file", k0,
+                             "--file-key-file", k1, "--quiet"])
+    for r in [change1, change0, setup] {
+      #expect(r.status == 0, "\(r.stderr)")
+      #expect(r.stderr.uppercased().contains("90 C4") || r.stderr.uppercased().contains("90C4") || r.stderr.uppercased().contains("90 5F")
+              || r.stderr.uppercased().contains("905F"), "a trace: \(r.stderr.prefix(400))")
+      let flat = r.stderr.lowercased().filter { $0.isHexDigit }
+      for value in values { #expect(!flat.contains(value), "a key in the trace") }
+    }
+  }
+
   /// A tag that is not a 424 DNA: a plain Type 4 tag has no 424 DNA application (65), a Type 2
   /// tag is not ISO 7816 at all (65).
   @Test(arguments: ["sim:type4", "sim:ntag215"]) func notA424DNA(_ reader: String) throws {

@@ -96,7 +96,7 @@ let package = Package(
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
-      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Emulator",
+      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
@@ -135,7 +135,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Emulator", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
+      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
   ],
   swiftLanguageModes: [.v6]
 )

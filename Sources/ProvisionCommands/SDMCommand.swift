@@ -41,9 +41,9 @@ package enum SDMOutputFormat: String, ExpressibleByArgument, CaseIterable, Senda
 package struct SDMCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "sdm",
-    abstract: "Check the SUN URLs NTAG 424 DNA tags produce (Secure Dynamic Messaging).",
+    abstract: "Set up NTAG 424 DNA tags to produce SUN URLs, and check the URLs (Secure Dynamic Messaging).",
     discussion: "See ntag424.md in the documentation folder: URL placeholders, key roles, exit statuses.",
-    subcommands: [Verify.self])
+    subcommands: [Setup.self, Verify.self])
 
   package init() {}
 
@@ -90,6 +90,44 @@ package struct SDMCommand: ParsableCommand {
         throw ValidationError("--picc-param, --mac-param and --enc-param take a parameter name (no '=' or '&').")
       }
       guard Set(names).count == 3 else { throw ValidationError("--picc-param, --mac-param and --enc-param must differ.") }
+    }
+
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
+  }
+
+  /// `sdm setup --url TEMPLATE`: writes the URL and turns SDM on, then checks one tap.
+  package struct Setup: ToolCommand {
+    package static let configuration = CommandConfiguration(
+      commandName: "setup",
+      abstract: "Write a SUN URL onto an NTAG 424 DNA and turn Secure Dynamic Messaging on; check one tap.",
+      discussion: """
+        The URL template marks where the tag writes each field: {picc} (encrypted UID and \
+        counter), {cmac} (the MAC), {uid} and {ctr} (plain), {enc:N} (encrypted file data). The \
+        tool computes every offset, authenticates with key 0 (--auth-key-file or --auth-key-env; \
+        the factory key by default), writes the NDEF file (its length zeroed first, then the data, \
+        then the length), changes the file settings (PICCData with key 2, the MAC with key 1, \
+        read free, write and change with key 0), then reads the file once without a key, as a \
+        phone does, and verifies the URL the tag produced with --meta-key-* (key 2's value) and \
+        --file-key-* (key 1's value) before it says done. Keys are 32 hex digits in a file or an \
+        environment variable, never on the command line.
+        """)
+    @Option(help: ArgumentHelp("The URL template, with {picc} and {cmac} (or {uid}, {ctr}, {enc:N}).", valueName: "template"))
+    package var url: String
+    @OptionGroup package var reader: NTAG424ReaderOptions
+    @OptionGroup package var keys: SDMRoleKeyOptions
+    @OptionGroup package var auth: NTAG424AuthKeyOptions
+    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
+    /// `--json`: the hidden alias of `--format json`, as for the other commands.
+    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+
+    package init() {}
+
+    /// True for JSON output: `--format json`, or `--json`.
+    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+
+    package func validate() throws {
+      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
+      guard url.contains("{") else { throw ValidationError("--url needs placeholders: {picc} and {cmac}, or {uid} and {ctr}.") }
     }
 
     package func run(in context: CommandContext) throws { try context.handOver(self) }

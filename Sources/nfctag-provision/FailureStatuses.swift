@@ -1,6 +1,9 @@
 import NFCTagCLI
 import Provisioning
 import ProvisioningLedger
+import NFCSession
+import NTAG424
+import NTAG424Tag
 
 // The exit statuses (docs/exit-codes.md) of the failure types only nfctag-provision sees, one
 // function per type. NFCTagCLI's `cliFailure(for:)`, the tool's one entry point from a failure to
@@ -53,6 +56,62 @@ extension TagFailure: MappedFailure {
     case .ledger(let error): return error.cliFailure
     case .tag(let error): return NFCTagCLI.cliFailure(for: error)
     case .render, .step: return CLIFailure(exitStatus, sanitizeLine(description))
+    }
+  }
+}
+
+extension NTAG424DNAError: MappedFailure {
+  /// An NTAG 424 DNA command's failure (NT4H2421Gx datasheet §10, Table 23 for the `91 xx` codes):
+  ///
+  /// | failure | status |
+  /// |---|---|
+  /// | a key refused (`91 AE`, an answer that does not prove the key, `91 AD` delay) or a command not permitted (`91 9D`) | 77 |
+  /// | a response MAC that does not verify, a command the tag found corrupted (`91 1E`), decrypted data without its padding | 74 |
+  /// | the link failed below the tag (removed, no answer): Core NFC's table | 74 (100), 65 (102)… |
+  /// | not a 424 DNA (SELECT of its application refused, a native command answered with an ISO status), an offset or length past a file (`91 BE`), any other refusal or malformed answer | 65 |
+  /// | a command sent without the session it needs, a key number or parameter this program should have refused | 70 |
+  var exitStatus: Int32 {
+    switch self {
+    case .transceive(let error, _): return NFCTagCLI.exitStatus(for: NFCReaderError(error).code)
+    case .applicationNotFound, .tooManyFrames: return ExitStatus.dataError
+    case .notAuthenticated: return ExitStatus.software
+    case .tag(let error, _): return Self.exitStatus(for: error)
+    }
+  }
+
+  private static func exitStatus(for error: NTAG424Error) -> Int32 {
+    switch error {
+    case .authenticationFailed: return ExitStatus.noPermission
+    case .status(_, let sw1, let sw2) where sw1 == 0x91:
+      switch sw2 {
+      case 0xAE, 0xAD, 0x9D: return ExitStatus.noPermission
+      case 0x1E: return ExitStatus.ioError
+      default: return ExitStatus.dataError
+      }
+    case .status: return ExitStatus.dataError
+    case .responseMACMismatch, .invalidPadding: return ExitStatus.ioError
+    case .invalidLength, .malformedResponse, .invalidPICCData, .sdmMACMismatch: return ExitStatus.dataError
+    case .sessionEnded, .invalidKeyNumber, .cryptoFailure, .invalidParameter: return ExitStatus.software
+    }
+  }
+
+  package var cliFailure: CLIFailure { CLIFailure(exitStatus, sanitizeLine(description) + advice) }
+
+  /// What to do, after the fact: only this program names its options.
+  private var advice: String {
+    guard case .tag(let error, _) = self else {
+      if case .transceive = self, exitStatus == ExitStatus.ioError { return "; tap again" }
+      return ""
+    }
+    switch error {
+    case .authenticationFailed, .status(_, 0x91, 0xAE):
+      return " (wrong key: give the tag's key 0 with --auth-key-file or --auth-key-env; each failure counts towards the tag's limit)"
+    case .status(_, 0x91, 0x9D): return " (permission denied: the file's access rights do not allow it with this key)"
+    case .status(_, let sw1, _) where sw1 != 0x91:
+      return " (an ISO status to a native command: the tag does not take NTAG 424 DNA commands, so it is not an NTAG 424 DNA)"
+    case .status(_, 0x91, 0x1E), .responseMACMismatch, .invalidPadding:
+      return " (the exchange did not verify: tap again; if it persists, the answer is not the tag's own)"
+    default: return ""
     }
   }
 }

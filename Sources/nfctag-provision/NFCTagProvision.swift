@@ -28,8 +28,8 @@ struct NFCTagProvision: ParsableCommand {
 
   static let configuration = CommandConfiguration(
     commandName: "nfctag",
-    abstract: "nfctag's provision, ledger and sdm commands (nfctag runs this program for them).",
-    subcommands: [ProvisionCommand.self, LedgerCommand.self, SDMCommand.self])
+    abstract: "nfctag's provision, ledger, sdm and keys commands (nfctag runs this program for them).",
+    subcommands: [ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self])
 }
 
 /// A command whose work this program does, once its context hands it over: each command's

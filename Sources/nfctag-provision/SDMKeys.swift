@@ -36,7 +36,7 @@ struct SDMKeys {
     source = .byRole(metaRead: meta ?? .factory, fileRead: file ?? .factory)
   }
 
-  private static func key(file: String?, env: String?, role: String, options: (file: String, env: String),
+  static func key(file: String?, env: String?, role: String, options: (file: String, env: String),
                           in context: CommandContext) throws(CLIFailure) -> AESKey? {
     let text: [UInt8], origin: String
     if let file {

@@ -5,7 +5,7 @@ import ProvisionCommands
 /// The `nfctag` command: read, write and emulate NFC Forum tags through PC/SC readers.
 @main
 struct NFCTool: ParsableCommand {
-  /// `provision`, `ledger` and `sdm` run in nfctag-provision (``HandOver``); the command line is parsed
+  /// `provision`, `ledger`, `sdm` and `keys` run in nfctag-provision (``HandOver``); the command line is parsed
   /// here, so help and usage errors come from this program.
   static func main() {
     mainInContext { _, _ in try HandOver.toProvisioningProgram() }
@@ -25,6 +25,6 @@ struct NFCTool: ParsableCommand {
       NDEFCommand.self,
       ListReaders.self, Scan.self, Read.self, Dump.self, Write.self,
       Format.self, Erase.self, Lock.self, Info.self, Password.self, Send.self, Reader.self, Doctor.self, Emulate.self,
-      ProvisionCommand.self, LedgerCommand.self, SDMCommand.self,
+      ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self,
     ])
 }

@@ -6,11 +6,13 @@ import Testing
 ///
 /// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`
 ///   in a scratch folder of its own per block, in order, with fixtures (`key.txt`, `pw.txt`, `commands.txt`,
-///   `rows.csv`, `template.json`, `secret.txt`, `run.ledger`, `$TAG_PWD`, a `$HOME`). `nfctag` on
+///   `rows.csv`, `template.json`, `secret.txt`, `run.ledger`, `$TAG_PWD`, a `$HOME`, and the AES
+///   keys `key0.hex`, `key1.hex`, `key2.hex`). `nfctag` on
 ///   the `PATH` is a wrapper that runs the built binary with every tag command's `--reader`
 ///   (given or not) turned into the in-process simulator (`sim:ntag215:…`; `sim:type4:…` for
-///   `send --apdu`; a feed of tags for `provision`, one per `--reader`), and an idle timeout for
-///   `scan --continuous`.
+///   `send --apdu`; `sim:ntag424dna:…`, one image per block, for `sdm setup` and `keys`, which
+///   nfctag hands to nfctag-provision; a feed of tags for `provision`, one per `--reader`), and
+///   an idle timeout for `scan --continuous`.
 /// - Commands that need pcscd (`readers`, `doctor`, `reader`, `emulate`) run only in the
 ///   end-to-end mode (`make test`): `reader` on "Virtual PCD 00 01" with an emulated tag,
 ///   `emulate` on "Virtual PCD 00 00" for 3 s, then Ctrl-C.
@@ -167,6 +169,9 @@ import Testing
     try write("secret.txt", "a provisioning secret of more than sixteen bytes\n")
     try write("rows.csv", "id,name\n" + (1...20).map { "\($0),item \($0)\n" }.joined())
     try write("template.json", #"{"records":[{"uri":"https://example.com/t/{id}"}]}"# + "\n")
+    try write("key0.hex", "00112233445566778899aabbccddeeff\n")
+    try write("key1.hex", "b45775776cb224c75bcde7ca3704e933\n")
+    try write("key2.hex", "0c3b25d92b38ae443229dd59ad34b85d\n")
     return dir
   }
 
@@ -176,6 +181,7 @@ import Testing
       "PATH": wrapper.deletingLastPathComponent().path + ":" + path, "HOME": dir.path,
       "DOCTEST_NFCTAG": nfctagBinary().path, "DOCTEST_SIM": "sim:ntag215:" + dir.appendingPathComponent("sim-ntag215.bin").path,
       "DOCTEST_SIM_TYPE4": "sim:type4:" + dir.appendingPathComponent("sim-type4.bin").path,
+      "DOCTEST_SIM_NTAG424": "sim:ntag424dna:" + dir.appendingPathComponent("sim-ntag424dna.bin").path,
       "DOCTEST_PCSC_READER": e2eReader, "TAG_PWD": "1a2b3c4d",
     ]
   }
@@ -308,6 +314,8 @@ import Testing
         args = readers(args, lambda n: sim)
         if "--continuous" in args and "--timeout" not in args:
             args += ["--timeout", "1"]
+    elif sub == "keys" or (sub == "sdm" and "setup" in args):
+        args = readers(args, lambda n: os.environ["DOCTEST_SIM_NTAG424"])
     elif sub == "provision":
         args = readers(args, lambda n: "sim:ntag215+feed=150,seed=%d" % (n + 1))
         if "--timeout" not in args:

@@ -7,6 +7,8 @@ import Testing
 import NFCEmulator
 import NFCSession
 import NFCTransport
+import NTAG424
+import NTAG424Tag
 import PCSC
 import Provisioning
 import ProvisioningLedger
@@ -167,5 +169,61 @@ import ProvisioningLedger
 
   @Test(arguments: [VPCDBridgeError.Reason.unreachable, .slotInUse]) func vpcdBridge(_ reason: VPCDBridgeError.Reason) {
     expectDocumented(VPCDBridgeError(reason: reason, message: "vpcd"), Self.phrase(reason))
+  }
+
+  /// The NTAG 424 DNA commands' failures (`sdm setup`, `keys`): every case of NTAG424DNAError,
+  /// and every NTAG424Error a command can end with, the `91 xx` statuses the datasheet names among them.
+  static let ntag424Errors: [NTAG424DNAError] = [
+    .transceive(.tagRemoved, command: "WriteData (file 2)"),
+    .transceive(.timeout, command: "ChangeKey (key 1)"),
+    .transceive(.malformedResponse([0x91]), command: "GetKeyVersion (key 0)"),
+    .applicationNotFound(StatusWord(0x6A, 0x82)),
+    .notAuthenticated(command: "ChangeKey (key 0)"),
+    .tooManyFrames(command: "GetVersion"),
+  ] + ([
+    .authenticationFailed,
+    .status(command: 0xAF, sw1: 0x91, sw2: 0xAE), .status(command: 0x71, sw1: 0x91, sw2: 0xAD),
+    .status(command: 0x8D, sw1: 0x91, sw2: 0x9D), .status(command: 0x8D, sw1: 0x91, sw2: 0xBE),
+    .status(command: 0x5F, sw1: 0x91, sw2: 0x1E), .status(command: 0x5F, sw1: 0x91, sw2: 0x7E),
+    .status(command: 0xA4, sw1: 0x6A, sw2: 0x82),
+    .responseMACMismatch(command: 0x5F), .invalidPadding,
+    .invalidLength(field: "TI", expected: 4, actual: 3), .malformedResponse(command: 0x64, reason: "2 bytes"),
+    .invalidPICCData, .sdmMACMismatch,
+    .sessionEnded, .invalidKeyNumber(5), .cryptoFailure(operation: "AES"), .invalidParameter("offset"),
+  ] as [NTAG424Error]).map { NTAG424DNAError.tag($0, command: "a command") }
+
+  static func phrase(_ error: NTAG424DNAError) -> String {
+    switch error {
+    case .transceive(.tagRemoved, _), .transceive(.timeout, _): "the tag was removed or a transmission failed"
+    case .transceive: "102 tag response error"
+    case .applicationNotFound: "a tag that is not an NTAG 424 DNA"
+    case .notAuthenticated: "an NTAG 424 DNA command sent without the session it needs"
+    case .tooManyFrames: "a malformed 424 DNA answer"
+    case .tag(let error, _):
+      switch error {
+      case .authenticationFailed: "an answer that does not prove the key"
+      case .status(_, 0x91, 0xAE): "`91 AE` authentication error"
+      case .status(_, 0x91, 0xAD): "`91 AD` authentication delay"
+      case .status(_, 0x91, 0x9D): "`91 9D` permission denied"
+      case .status(_, 0x91, 0xBE): "`91 BE` boundary error"
+      case .status(_, 0x91, 0x1E): "`91 1E` integrity error"
+      case .status: "another status the 424 DNA refuses a command with"
+      case .responseMACMismatch, .invalidPadding: "an NTAG 424 DNA answer whose response MAC does not verify"
+      case .invalidLength, .malformedResponse, .invalidPICCData, .sdmMACMismatch: "a malformed 424 DNA answer"
+      case .sessionEnded, .invalidKeyNumber, .cryptoFailure, .invalidParameter: "an internal error"
+      }
+    }
+  }
+
+  @Test(arguments: ntag424Errors) func ntag424Error(_ error: NTAG424DNAError) {
+    expectDocumented(error, Self.phrase(error))
+    // The line names no key and is one line.
+    #expect(!cliFailure(for: error).message.contains("\n"))
+  }
+
+  /// A wrong key's line says which option gives key 0, and that failures count.
+  @Test func aWrongKeyNamesTheOption() {
+    let failure = cliFailure(for: NTAG424DNAError.tag(.status(command: 0xAF, sw1: 0x91, sw2: 0xAE), command: "AuthenticateEV2First (key 0)"))
+    #expect(failure.code == 77 && failure.message.contains("--auth-key-file"), "\(failure.message)")
   }
 }

@@ -71,4 +71,19 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.hasSuffix(#"{"event":"summary","done":2,"failed":0,"skipped":0,"remaining":0}"# + "\n"), "\(r.stdout)")
   }
+
+  /// `sdm setup` and `keys` through the built programs: nfctag hands them over (`exec`) and
+  /// nfctag-provision, which registers the tag, runs them on one image file.
+  @Test func nfctagHandsSdmSetupAndKeysOver() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let reader = "sim:ntag424dna:" + dir.appendingPathComponent("tag.bin").path
+    let setup = try runNFCTag(["sdm", "setup", "--url", "https://example.com/t?p={picc}&c={cmac}", "--reader", reader,
+                               "--format", "json", "--quiet"], timeout: 30)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    #expect(setup.stdout.contains(#""counter":1,"verified":true,"exchanges":9}"#), "\(setup.stdout)")
+    let versions = try runNFCTag(["keys", "versions", "--reader", reader], timeout: 30)
+    #expect(versions.status == 0, "\(versions.stderr)")
+    #expect(versions.stdout.hasPrefix("key 0: version 00\n"), "\(versions.stdout)")
+  }
 }

@@ -1,0 +1,91 @@
+import ArgumentParser
+import NFCTagCLI
+
+/// `nfctag keys versions|change`: an NTAG 424 DNA's five application keys.
+///
+/// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``),
+/// which links swift-crypto.
+package struct KeysCommand: ParsableCommand {
+  package static let configuration = CommandConfiguration(
+    commandName: "keys",
+    abstract: "Show the versions of an NTAG 424 DNA's keys, or change a key.",
+    discussion: "See ntag424.md in the documentation folder: key roles, what changing key 0 means, exit statuses.",
+    subcommands: [Versions.self, Change.self])
+
+  package init() {}
+
+  /// `keys versions`: GetKeyVersion of keys 0–4, no key needed.
+  package struct Versions: ToolCommand {
+    package static let configuration = CommandConfiguration(
+      commandName: "versions",
+      abstract: "Print the version of each of the tag's five keys (no key needed).",
+      discussion: "A factory key has version 00; `keys change --version V` sets it with the key.")
+    @OptionGroup package var reader: NTAG424ReaderOptions
+    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
+    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+
+    package init() {}
+
+    /// True for JSON output: `--format json`, or `--json`.
+    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+
+    package func validate() throws {
+      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
+    }
+
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
+  }
+
+  /// `keys change --key N`: ChangeKey, authenticated with key 0.
+  package struct Change: ToolCommand {
+    package static let configuration = CommandConfiguration(
+      commandName: "change",
+      abstract: "Change one of the tag's keys (0-4) and its version, authenticated with key 0.",
+      discussion: """
+        Authenticates with key 0 (--auth-key-file or --auth-key-env; the factory key by default), \
+        changes key --key to the new key with version --version, then reads the version back. \
+        Keys 1-4 need their current value (--old-key-file or --old-key-env; the factory key by \
+        default). Key 0's current value is the authentication key; changing it ends the \
+        session, and a key 0 that is lost locks the tag's settings for good, so it needs --yes. \
+        Change keys 1-4 first and key 0 last. Keys are 32 hex digits in a file or an environment \
+        variable, never on the command line, and never printed.
+        """)
+    @Option(help: ArgumentHelp("The key to change, 0-4.", valueName: "n")) package var key: Int
+    @Option(help: ArgumentHelp("A file whose first line is the key's current value (keys 1-4), 32 hex digits.", valueName: "file"))
+    package var oldKeyFile: String?
+    @Option(help: ArgumentHelp("An environment variable holding the key's current value, 32 hex digits.", valueName: "name"))
+    package var oldKeyEnv: String?
+    @Option(help: ArgumentHelp("A file whose first line is the new key, 32 hex digits.", valueName: "file"))
+    package var newKeyFile: String?
+    @Option(help: ArgumentHelp("An environment variable holding the new key, 32 hex digits.", valueName: "name"))
+    package var newKeyEnv: String?
+    @Option(help: ArgumentHelp("The new key's version, 0-255.", valueName: "v")) package var version: Int
+    @OptionGroup package var auth: NTAG424AuthKeyOptions
+    @Flag(help: "Confirm a change of key 0 (a lost key 0 cannot be recovered).") package var yes = false
+    @OptionGroup package var reader: NTAG424ReaderOptions
+    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
+    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+
+    package init() {}
+
+    /// True for JSON output: `--format json`, or `--json`.
+    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+
+    package func validate() throws {
+      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
+      guard (0...4).contains(key) else { throw ValidationError("--key must be 0 to 4.") }
+      guard (0...255).contains(version) else { throw ValidationError("--version must be 0 to 255.") }
+      if oldKeyFile != nil && oldKeyEnv != nil { throw ValidationError("give the old key with one of --old-key-file or --old-key-env.") }
+      if newKeyFile != nil && newKeyEnv != nil { throw ValidationError("give the new key with one of --new-key-file or --new-key-env.") }
+      if newKeyFile == nil && newKeyEnv == nil { throw ValidationError("give the new key with --new-key-file or --new-key-env.") }
+      if key == 0 && !yes {
+        throw ValidationError("changing key 0 needs --yes: key 0 authorises every change, and a tag whose key 0 is lost cannot be changed again.")
+      }
+      if key == 0, oldKeyFile != nil || oldKeyEnv != nil, auth.authKeyFile != nil || auth.authKeyEnv != nil {
+        throw ValidationError("key 0's current value is the authentication key: give it with --old-key-* or --auth-key-*, not both.")
+      }
+    }
+
+    package func run(in context: CommandContext) throws { try context.handOver(self) }
+  }
+}

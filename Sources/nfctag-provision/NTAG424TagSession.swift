@@ -1,0 +1,123 @@
+import Dispatch
+import Locking
+import NFCSession
+import NFCTagCLI
+import NFCTransport
+import NTAG424Tag
+import ProvisionCommands
+
+/// One NTAG 424 DNA command of the tool (`sdm setup`, `keys`) on the reader `--reader` names,
+/// through an ``NFCTagReaderSession``: the session owns waiting, "more than one tag", timeouts,
+/// Ctrl-C and errors; the command gets an ``NTAG424DNA`` on the connected ISO 7816 tag.
+struct NTAG424TagSession {
+  let options: NTAG424ReaderOptions
+  let context: CommandContext
+
+  /// What the command's body returned, with the tag it ran on and the exchanges it took.
+  struct Outcome<T: Sendable>: Sendable {
+    var value: T
+    var uid: [UInt8]
+    var exchanges: Int
+  }
+
+  /// Waits for one tag, connects, runs `body` with the tag on the session's queue and ends the
+  /// session. A tag that is not ISO 7816 (Type 4) is not a 424 DNA (65); Ctrl-C while waiting is
+  /// user cancel (130).
+  func run<T: Sendable>(_ body: @escaping @Sendable (NTAG424DNA, [UInt8]) throws -> T) throws(CLIFailure) -> Outcome<T> {
+    // The trace shows the APDUs as sent: AuthenticateEV2First carries only challenges encrypted
+    // with the key, ChangeKey and Full-mode data only ciphertext under the session keys, so no
+    // key appears in it (NT4H2421Gx datasheet §9.1.5, §9.1.10, §10.6.1).
+    let poller = try makeTagPoller(spec: options.reader, logger: options.trace ? context.trace.logger() : nil,
+                                   exchangeTimeout: options.exchangeSeconds)
+    let delegate = NTAG424Delegate(console: context.console, body: body)
+    let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
+                                      poller: poller, timeout: options.waitSeconds)
+    context.keepAlive(session)
+    let interrupt = context.interrupts.listen { session.invalidate() }
+    defer { interrupt.stop() }
+    session.begin()
+    return try delegate.wait()
+  }
+}
+
+/// The delegate of a 424 DNA command: the first single tag gets the command, then the session ends.
+private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate {
+  private let console: Console
+  private let body: @Sendable (NTAG424DNA, [UInt8]) throws -> T
+  private let outcome = Locked<Result<NTAG424TagSession.Outcome<T>, CLIFailure>?>(nil)
+  private let done = DispatchSemaphore(value: 0)
+
+  init(console: Console, body: @escaping @Sendable (NTAG424DNA, [UInt8]) throws -> T) {
+    self.console = console
+    self.body = body
+  }
+
+  func tagReaderSession(_ session: NFCTagReaderSession, didDetect tags: [NFCTag]) {
+    guard tags.count == 1, let tag = tags.first else {
+      console.notice("more than one tag is in the field: remove all but one")
+      session.queue.asyncAfter(deadline: .now() + .milliseconds(500)) { session.restartPolling() }
+      return
+    }
+    let result: Result<NTAG424TagSession.Outcome<T>, CLIFailure>
+    do {
+      try session.connect(to: tag)
+      let connection = tag.ndefTag.connection
+      console.info("reader: \(sanitizeLine(connection.readerName)); tag: \(sanitizeLine(connection.cardName)), UID \(hexString(connection.identifier, separator: ":"))")
+      guard case .iso7816(let iso) = tag else {
+        throw CLIFailure(ExitStatus.dataError, "not an NTAG 424 DNA: the tag is not an ISO 7816 (Type 4) tag")
+      }
+      let link = ISO7816TagLink(iso)
+      let value = try body(NTAG424DNA(link: link), connection.identifier)
+      result = .success(.init(value: value, uid: connection.identifier, exchanges: link.exchanges))
+    } catch {
+      result = .failure(cliFailure(for: error))
+    }
+    outcome.withLock { $0 = result }
+    session.invalidate()
+  }
+
+  func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {
+    outcome.withLock {
+      if $0 == nil {
+        $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
+                      ? CLIFailure(ExitStatus.interrupted, "cancelled") : cliFailure(for: error))
+      }
+    }
+    done.signal()
+  }
+
+  /// Blocks until the session ended.
+  func wait() throws(CLIFailure) -> NTAG424TagSession.Outcome<T> {
+    done.wait()
+    let result = outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
+    return try result.get()
+  }
+}
+
+/// A connected ISO 7816 tag as the ``Transceiver`` ``NTAG424DNA`` sends its APDUs through: each
+/// exchange is the session's `sendCommand(apdu:)`, so it goes where every tag command of the tool
+/// goes (the session's checks, its exchange lock). Counts the exchanges.
+final class ISO7816TagLink: Transceiver {
+  private let tag: NFCISO7816Tag
+  /// Exchanges made so far.
+  private(set) var exchanges = 0
+
+  init(_ tag: NFCISO7816Tag) { self.tag = tag }
+
+  /// Short APDUs only, within what every ISO-DEP link of NFCReaders and the simulator carries
+  /// (the ACR122U's 252 bytes, the Part 3 link's 250).
+  var capabilities: LinkCapabilities { LinkCapabilities(maxResponseLength: 250, maxCommandLength: 250, rawCommands: true) }
+
+  func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard let apdu = NFCISO7816APDU(data: command) else { throw .unsupported("a malformed APDU of \(command.count) bytes") }
+    exchanges += 1
+    do {
+      let answer = try tag.sendCommand(apdu: apdu)
+      return answer.data + [answer.sw1, answer.sw2]
+    } catch {
+      if let cause = error.underlyingError as? TransceiveError { throw cause }
+      if error.code == .readerTransceiveErrorTagConnectionLost { throw .tagRemoved }
+      throw .transport(error.message)
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import NFCSession
+import NFCTagCLI
+import NFCTransport
+import NTAG424
+import NTAG424Tag
+import ProvisionCommands
+
+extension SDMCommand.Setup: PerformedCommand {
+  /// Plans the NDEF file and its settings from the template, writes them with key 0, reads the
+  /// file back as a phone does and verifies the SUN it holds; prints done (0).
+  func perform(in context: CommandContext) throws {
+    context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
+    let plan: SDMPlan
+    do { plan = try SDMPlan.plan(template: url) } catch {
+      throw CLIFailure(ExitStatus.usage, sanitizeLine("--url: \(error)"))
+    }
+    let keys = try NTAG424Keys.sdmRoles(keys, in: context)
+    let authKey = try NTAG424Keys.authKey(auth, in: context)
+    let console = context.console
+    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
+      try Self.write(plan, on: tag, authKey: authKey, console: console)
+    }
+    let readBack = outcome.value
+    console.info("exchanges: \(outcome.exchanges)")
+    let result = try Self.check(readBack, of: plan, keys: keys, uid: outcome.uid)
+    let output = StandardOutput(context.output)
+    if json {
+      var o = JSONObjectWriter()
+      o.bool("done", true)
+      o.string("url", result.url)
+      if let uid = result.message?.uid { o.string("uid", hexString(uid)) }
+      if let counter = result.message?.readCounter { o.number("counter", Int(counter)) }
+      o.bool("verified", result.message != nil)
+      o.number("exchanges", outcome.exchanges)
+      output.write(o.finish() + "\n")
+    } else {
+      var lines = ["done: \(result.message == nil ? "written (no {picc} and {cmac}: nothing to verify)" : "the tag produced an authentic SUN URL")",
+                   "url:       \(result.url)"]
+      if let uid = result.message?.uid { lines.append("uid:       \(hexString(uid))") }
+      if let counter = result.message?.readCounter { lines.append("counter:   \(counter)") }
+      output.write(lines.joined(separator: "\n") + "\n")
+    }
+    output.flush()
+  }
+
+  /// The steps on the tag (NT4H2421Gx datasheet §10; the sequence of NXP AN12196 §5.9):
+  /// 1. ISOSelectFile of the NDEF application; AuthenticateEV2First with key 0 (2 exchanges).
+  /// 2. WriteData of the NDEF file in the architecture's tear-safe order: NLEN zeroed, the message,
+  ///    then NLEN (the order docs/architecture.md's "Writes" gives every platform, after the NFC
+  ///    Forum Type 4 Tag specification's NDEF update procedure). A removal in between leaves an
+  ///    empty NDEF file, never a length over bytes of another message. The file's CommMode is
+  ///    Plain (as shipped, and as the plan sets it), so the writes go in Plain; the session's
+  ///    CmdCtr still counts them.
+  /// 3. ChangeFileSettings in CommMode.Full (§10.7.1).
+  /// 4. ISOSelectFile of the application again, which ends the authentication (§10.9.1), then
+  ///    ReadData in Plain: an unauthenticated read, on which SDM fills in the mirrors and the
+  ///    counter rises (§9.3), as a phone's ISOReadBinary does.
+  /// Returns the file as read.
+  static func write(_ plan: SDMPlan, on tag: NTAG424DNA, authKey: AESKey, console: Console) throws -> [UInt8] {
+    let file = NativeCommand.ndefFile
+    try tag.selectApplication()
+    try tag.authenticate(keyNumber: 0, key: authKey)
+    console.info("authenticated with key 0")
+    try tag.writeData(file: file, offset: 0, data: [0x00, 0x00], mode: .plain)
+    try tag.writeData(file: file, offset: 2, data: Array(plan.ndefFile.dropFirst(2)), mode: .plain)
+    try tag.writeData(file: file, offset: 0, data: Array(plan.ndefFile.prefix(2)), mode: .plain)
+    console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes)")
+    try tag.changeFileSettings(file: file, to: plan.settings)
+    console.info("changed the NDEF file's settings: SDM on")
+    try tag.selectApplication()
+    return try tag.readData(file: file, offset: 0, length: plan.ndefFile.count, mode: .plain)
+  }
+
+  /// The read-back's URL and, when the template has `{picc}` and `{cmac}`, the SUN verified
+  /// with the verifier's own code (``SUNVerification``).
+  static func check(_ bytes: [UInt8], of plan: SDMPlan, keys: SDMKeys.Source,
+                    uid: [UInt8]) throws(CLIFailure) -> (url: String, message: SUNMessage?) {
+    func fail(_ why: String) -> CLIFailure {
+      CLIFailure(ExitStatus.ioError, sanitizeLine("the read-back does not hold the SUN URL: \(why); the tag is set up, check it with `nfctag read` and `nfctag sdm verify`"))
+    }
+    guard bytes.count == plan.ndefFile.count, bytes.count >= 2 else { throw fail("\(bytes.count) bytes read") }
+    let length = Int(bytes[0]) << 8 | Int(bytes[1])
+    guard length == bytes.count - 2 else { throw fail("NLEN is \(length)") }
+    let url: String
+    do {
+      let message = try NDEFMessage(decoding: Array(bytes.dropFirst(2)))
+      guard let record = message.records.first, message.records.count == 1, let uri = URIRecord(record) else {
+        throw fail("the file holds no URI record")
+      }
+      url = uri.uri
+    } catch let failure as CLIFailure {
+      throw failure
+    } catch {
+      throw fail("\(error)")
+    }
+    guard let layout = plan.urlLayout else { return (url, nil) }
+    let message: SUNMessage
+    do {
+      let sun = try SUNURL(parsing: url, layout: layout)
+      message = try SUNVerification.verify(sun, keys: keys)
+    } catch {
+      let reason: String
+      if let error = error as? NTAG424Error, let sun = try? SUNURL(parsing: url, layout: layout) {
+        reason = SUNVerification.reason(for: error, sun: sun, keys: keys)
+      } else {
+        reason = "\(error)"
+      }
+      throw CLIFailure(ExitStatus.dataError, sanitizeLine(
+        "the tag is set up, but the URL it produced does not verify with the keys given: \(reason) (--meta-key-* is key 2's value, --file-key-* key 1's)"))
+    }
+    if let mirrored = message.uid, mirrored != uid {
+      throw CLIFailure(ExitStatus.dataError, "the URL the tag produced holds UID \(hexString(mirrored)), not the tag's \(hexString(uid))")
+    }
+    return (url, message)
+  }
+}
+
+/// The keys of the 424 DNA commands, from files or environment variables (``SDMKeys/key(file:env:role:options:in:)``).
+enum NTAG424Keys {
+  /// The SDM keys `sdm setup` verifies with; the factory key for a role not given, with a warning.
+  static func sdmRoles(_ options: SDMRoleKeyOptions, in context: CommandContext) throws(CLIFailure) -> SDMKeys.Source {
+    let meta = try SDMKeys.key(file: options.metaKeyFile, env: options.metaKeyEnv, role: "the meta-read key",
+                               options: ("--meta-key-file", "--meta-key-env"), in: context)
+    let file = try SDMKeys.key(file: options.fileKeyFile, env: options.fileKeyEnv, role: "the file-read key",
+                               options: ("--file-key-file", "--file-key-env"), in: context)
+    if meta == nil { context.console.warning("no SDMMetaRead key given (--meta-key-file or --meta-key-env): using the factory key 00…00") }
+    if file == nil { context.console.warning("no SDMFileRead key given (--file-key-file or --file-key-env): using the factory key 00…00") }
+    return .byRole(metaRead: meta ?? .factory, fileRead: file ?? .factory)
+  }
+
+  /// Key 0, the key that authorises the change; the factory key when not given, with a warning.
+  static func authKey(_ options: NTAG424AuthKeyOptions, in context: CommandContext) throws(CLIFailure) -> AESKey {
+    if let key = try SDMKeys.key(file: options.authKeyFile, env: options.authKeyEnv, role: "key 0",
+                                 options: ("--auth-key-file", "--auth-key-env"), in: context) {
+      return key
+    }
+    context.console.warning("no key 0 given (--auth-key-file or --auth-key-env): authenticating with the factory key 00…00")
+    return .factory
+  }
+}

@@ -126,6 +126,23 @@ extension Trait where Self == VirtualSlotTrait {
   static var virtualReaders: Self { VirtualSlotTrait(count: 2) }
 }
 
+/// Whether a live pcscd runs (a killed one may linger as a zombie until reaped).
+func pcscdAlive() -> Bool {
+  guard let r = try? runProgram("/usr/bin/ps", ["-C", "pcscd", "-o", "stat="]) else { return false }
+  return r.stdout.split(separator: "\n").contains { !$0.hasPrefix("Z") }
+}
+
+/// Stops the machine's pcscd (SIGTERM) and waits until it has exited, up to `seconds`: a daemon
+/// still shutting down (its drivers closing, a busy machine) would make scripts/start-pcscd.sh
+/// take it for a running one and start none. For tests that hold both vpcd slots.
+/// - Returns: false when it still runs.
+func stopPcscd(seconds: Double = 10) throws -> Bool {
+  _ = try runProgram("/usr/bin/pkill", ["-x", "pcscd"])
+  let deadline = Date().addingTimeInterval(seconds)
+  while pcscdAlive(), Date() < deadline { usleep(50_000) }
+  return !pcscdAlive()
+}
+
 /// Waits until pcscd shows no card in the slot the running test holds (a card of the test before
 /// it on this slot may still be leaving); false after `seconds`.
 @discardableResult

@@ -220,6 +220,8 @@ struct FaultsEndToEnd {
     #expect(stderr.split(separator: "\n").count == 1 && stderr.hasPrefix("nfctag: "), "\(stderr)")
     #expect(elapsed < 10, "took \(elapsed) s")
 
+    let deadlineStop = Date().addingTimeInterval(10)
+    while pcscdAlive(), Date() < deadlineStop { usleep(50_000) }  // start-pcscd.sh starts none while it runs
     let restart = try runProgram(packageRoot.appendingPathComponent("scripts/start-pcscd.sh").path, [], timeout: 30)
     #expect(restart.status == 0, "\(restart.stderr)")
     try emulator.waitForCard(present: true, seconds: 15)

@@ -18,7 +18,8 @@ struct ProvisionEndToEnd {
 
   /// Starts a feeder of `count` tags (kinds in turn) saving images into `dir/images`, once the
   /// slot is free, and returns when its first tag is in the reader.
-  func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1, port: String = e2ePort) throws -> Process {
+  func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1, port: String = e2ePort,
+              quiet: Bool = true) throws -> Process {
     let reader = port.hasSuffix("35963") ? "Virtual PCD 00 00" : e2eReader
     _ = waitForCard(reader, present: false, seconds: 5)  // a previous test's card must be gone
     let process = Process()
@@ -26,7 +27,7 @@ struct ProvisionEndToEnd {
     process.arguments = ["emulate", "--tag", kinds, "--feed", String(count), "--image-dir",
                          dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", port,
                          // A person's hand: generous, so that a slow fsync on a busy machine is not a removal.
-                         "--hand-ms", "1500", "--quiet"]
+                         "--hand-ms", "1500"] + (quiet ? ["--quiet"] : [])
     let errors = dir.appendingPathComponent("feeder-\(seed).log")
     _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     process.standardError = try FileHandle(forWritingTo: errors)

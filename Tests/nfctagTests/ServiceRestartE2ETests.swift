@@ -12,14 +12,7 @@ struct ServiceRestartEndToEnd {
     first.stop()
 
     // Stop pcscd and start it again with the project's own script.
-    let stop = try runProgram("/usr/bin/pkill", ["-x", "pcscd"])
-    #expect(stop.status == 0)
-    var waited = 0
-    while pcscdAlive(), waited < 50 {
-      usleep(100_000)
-      waited += 1
-    }
-    #expect(!pcscdAlive(), "pcscd did not stop")
+    #expect(try stopPcscd(), "pcscd did not stop")
     // The script gives the daemon none of its descriptors, so its end is seen as soon as it exits;
     // the runner's timeout still bounds the wait.
     let start = try runProgram(packageRoot.appendingPathComponent("scripts/start-pcscd.sh").path, [], timeout: 30)
@@ -37,11 +30,6 @@ struct ServiceRestartEndToEnd {
   }
 
   /// A live pcscd (a killed one can linger as a zombie until it is reaped).
-  func pcscdAlive() -> Bool {
-    guard let r = try? runProgram("/usr/bin/ps", ["-C", "pcscd", "-o", "stat="]) else { return false }
-    return r.stdout.split(separator: "\n").contains { !$0.hasPrefix("Z") }
-  }
-
   /// `nfctag readers` answers again once pcscd is back: Core NFC's `readingAvailable`.
   func readingAvailableNow() -> Bool {
     for _ in 0..<50 {

@@ -133,8 +133,8 @@ struct ReadersEndToEnd {
 
   @Test func twoReadersInOneRunSurviveAPcscdRestart() throws {
     let (dir, rows) = try base.job(rows: 40)
-    let feedA = try base.feeder(dir, count: 40, seed: 41, port: "127.0.0.1:35963")
-    let feedB = try base.feeder(dir, count: 40, seed: 42, port: e2ePort)
+    let feedA = try base.feeder(dir, count: 40, seed: 41, port: "127.0.0.1:35963", quiet: false)
+    let feedB = try base.feeder(dir, count: 40, seed: 42, port: e2ePort, quiet: false)
     defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let process = Process()
@@ -153,8 +153,8 @@ struct ReadersEndToEnd {
     try process.run()
     usleep(3_000_000)
     // Both readers go away with pcscd and come back with it.
-    #expect(try runProgram("/usr/bin/pkill", ["-x", "pcscd"]).status == 0)
-    usleep(1_500_000)
+    #expect(try stopPcscd(), "pcscd did not stop")
+    usleep(1_000_000)
     let start = try runProgram(packageRoot.appendingPathComponent("scripts/start-pcscd.sh").path, [], timeout: 30)
     #expect(start.status == 0, "\(start.stderr)")
     let deadline = Date().addingTimeInterval(180)
@@ -175,6 +175,10 @@ struct ReadersEndToEnd {
       run: \((try? String(contentsOf: errorsFile, encoding: .utf8)) ?? "")
       events after the restart: \(events.drop { !$0.contains("unplugged") }.joined(separator: "\n"))
       other nfctag processes: \((try? runProgram("/usr/bin/pgrep", ["-af", "nfctag"]).stdout) ?? "")
+      pcscd: \((try? runProgram("/usr/bin/ps", ["-o", "pid,lstart,stat,args", "-C", "pcscd"]).stdout) ?? "")
+      the readers now: \((try? runNFCTag(["readers", "--json"]).stdout) ?? "")
+      feeder 41: \(((try? String(contentsOf: dir.appendingPathComponent("feeder-41.log"), encoding: .utf8)) ?? "").suffix(1500))
+      feeder 42: \(((try? String(contentsOf: dir.appendingPathComponent("feeder-42.log"), encoding: .utf8)) ?? "").suffix(1500))
       """)
     // The feeders save the tags still in the field when they stop.
     base.stopFeeder(feedA)

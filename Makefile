@@ -74,7 +74,8 @@ build: deps
 	$(SWIFT) build
 
 ## test: the imports against docs/architecture.md's module table (scripts/check-imports.sh), unit
-## tests, then the end-to-end tests against the real pcscd and the virtual reader
+## tests, then the end-to-end tests against the real pcscd and the virtual reader; beside them, a
+## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only)
 ## (the examples are built first: the end-to-end tests run them too). The ledger's PostgreSQL
 ## tests run against a throw-away cluster (scripts/with-postgres.sh: started before, stopped
 ## after, also on failure). The package is checked by make package-test (its static release
@@ -82,8 +83,10 @@ build: deps
 test: deps pcscd
 	scripts/check-imports.sh
 	scripts/timed.sh build $(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" nice -n 10 scripts/check-library-package.sh > .build/library-package.log 2>&1 & library=$$!; \
 	scripts/timed.sh tests scripts/with-postgres.sh env NFCTAG_E2E=1 SWIFT="$(SWIFT)" scripts/run-tests.sh 2>&1 | tee .build/test.log; \
-	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; exit $$status
+	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; \
+	  wait $$library || status=1; cat .build/library-package.log; exit $$status
 
 ## package-test: the static release build, make install into a scratch root, man -l, completions,
 ## make uninstall, make deb, dpkg -x and the unpacked nfctag --version, lintian.

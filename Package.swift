@@ -25,8 +25,11 @@ let package = Package(
   ],
   targets: [
     // C layer: pcsc-lite headers and the few helpers Swift cannot import.
-    .systemLibrary(name: "CPCSC", pkgConfig: "libpcsclite",
-                   providers: [.apt(["libpcsclite-dev"]), .brew(["pcsc-lite"])]),
+    // A C target, not a system library with pkgConfig: libpcsclite.pc's -pthread made SwiftPM warn
+    // ("prohibited flag") in every build, ours and those of packages that use this one. pcsc-lite's
+    // headers (Debian: libpcsclite-dev) come through include/shim.h, with two forwarding headers
+    // for the names winscard.h includes from its own folder.
+    .target(name: "CPCSC", linkerSettings: [.linkedLibrary("pcsclite", .when(platforms: [.linux]))]),
     .target(name: "PCSC", dependencies: ["CPCSC"],
             linkerSettings: [.linkedLibrary("pcsclite", .when(platforms: [.linux])),
                              .linkedFramework("PCSC", .when(platforms: [.macOS]))]),
@@ -155,3 +158,53 @@ package.targets += [
   .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
 ]
 #endif
+
+// MARK: - As another package's dependency
+//
+// A package that uses this one for its libraries (NFCSession, CoreNFC, NDEF, PCSC, NFCReaders,
+// NFCEmulator) must resolve only what they need (swift-log), not the programs' stack
+// (ArgumentParser, swift-crypto, CSV.swift, sqlite-nio, postgres-nio, the DocC plugin): SwiftPM
+// resolves every dependency a manifest declares, whatever products the dependent uses. So, when
+// this manifest is not the root, it keeps the library products, the targets they need, and the
+// packages those use. SwiftPM evaluates a dependency's manifest from the dependent's folder, so
+// "the root" is: SwiftPM runs in this folder or below it. NFCTAG_PACKAGE=full or =libraries
+// decides it otherwise (a tool that evaluates the manifest from elsewhere). make test checks it
+// with a scratch package (scripts/check-library-package.sh).
+import Foundation
+
+let runsHere: Bool = {
+  switch ProcessInfo.processInfo.environment["NFCTAG_PACKAGE"] {
+  case "full"?: return true
+  case "libraries"?: return false
+  default:
+    let here = URL(fileURLWithPath: Context.packageDirectory).standardizedFileURL.resolvingSymlinksInPath().path
+    let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.resolvingSymlinksInPath().path
+    return cwd == here || cwd.hasPrefix(here + "/")
+  }
+}()
+
+if !runsHere {
+  package.products = package.products.filter { $0 is Product.Library }
+  var needed = Set(package.products.compactMap { ($0 as? Product.Library)?.targets }.joined())
+  var packages: Set<String> = []
+  let byName = Dictionary(package.targets.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+  var queue = Array(needed)
+  while let name = queue.popLast() {
+    for dependency in byName[name]?.dependencies ?? [] {
+      switch dependency {
+      case .targetItem(let target, _), .byNameItem(let target, _):
+        if byName[target] != nil, needed.insert(target).inserted { queue.append(target) }
+      case .productItem(_, let from, _, _):
+        if let from { packages.insert(from.lowercased()) }
+      @unknown default:
+        break
+      }
+    }
+  }
+  package.targets = package.targets.filter { needed.contains($0.name) }
+  package.dependencies = package.dependencies.filter { dependency in
+    guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
+    let name = location.split(separator: "/").last.map { String($0).lowercased() } ?? ""
+    return packages.contains(name.hasSuffix(".git") ? String(name.dropLast(4)) : name)
+  }
+}

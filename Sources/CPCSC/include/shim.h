@@ -5,8 +5,9 @@
 #include <PCSC/winscard.h>
 #include <PCSC/wintypes.h>
 #else
-#include <winscard.h>
-#include <reader.h>
+// Through their PCSC/ folder, with pcsclite.h and wintypes.h forwarded beside this file.
+#include <PCSC/winscard.h>
+#include <PCSC/reader.h>
 #endif
 
 /// The protocol control information for T=0, which Swift cannot import as a macro.

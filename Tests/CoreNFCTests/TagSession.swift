@@ -55,16 +55,19 @@ final class TagSessionRunner<T: Sendable>: NSObject, NFCTagReaderSessionDelegate
 struct NoTagFound: Error { let error: any Error }
 
 /// Runs `body` on the first tag an `option` tag reader session finds on a fresh simulated reader
-/// of `spec`; returns its result once the session has ended.
+/// of `spec` (or, for "transcript", the reader the caller injected); returns its result once the
+/// session has ended.
 func withTag<T: Sendable>(_ spec: String, _ option: NFCTagReaderSession.PollingOption,
                           _ body: @escaping @Sendable (NFCTag) async throws -> T) async throws -> T {
   let runner = TagSessionRunner(option: option, body: body)
-  let outcome: Result<T, any Error> = try await onSimulator(spec) {
+  let run = {
     await withCheckedContinuation { continuation in
       runner.finished = { result, error in continuation.resume(returning: result ?? .failure(NoTagFound(error: error))) }
       runner.begin()
     }
   }
+  // "transcript": the reader `onFeliCaTranscript` already gives the sessions.
+  let outcome: Result<T, any Error> = spec == "transcript" ? await run() : try await onSimulator(spec) { await run() }
   return try outcome.get()
 }
 

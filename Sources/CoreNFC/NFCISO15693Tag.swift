@@ -117,6 +117,39 @@ public protocol NFCISO15693Tag: NFCNDEFTag {
                      resultHandler: @escaping (Result<NFCISO15693SystemInfo, any Error>) -> Void)
   /// ``getSystemInfo(requestFlags:resultHandler:)``, async.
   func systemInfo(requestFlags flags: NFCISO15693RequestFlag) async throws -> NFCISO15693SystemInfo
+  /// SELECT (25h): the tag answers commands sent with ``NFCISO15693RequestFlag/select`` until it
+  /// is reset or another tag is selected.
+  func select(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``select(requestFlags:completionHandler:)``, async.
+  func select(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// RESET TO READY (26h): the tag leaves the selected and quiet states.
+  func resetToReady(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``resetToReady(requestFlags:completionHandler:)``, async.
+  func resetToReady(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// WRITE AFI (27h).
+  func writeAFI(requestFlags flags: NFCISO15693RequestFlag, afi: UInt8, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``writeAFI(requestFlags:afi:completionHandler:)``, async.
+  func writeAFI(requestFlags flags: NFCISO15693RequestFlag, afi: UInt8) async throws
+  /// LOCK AFI (28h): permanent.
+  func lockAFI(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``lockAFI(requestFlags:completionHandler:)``, async.
+  func lockAFI(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// WRITE DSFID (29h).
+  func writeDSFID(requestFlags flags: NFCISO15693RequestFlag, dsfid: UInt8, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``writeDSFID(requestFlags:dsfid:completionHandler:)``, async.
+  func writeDSFID(requestFlags flags: NFCISO15693RequestFlag, dsfid: UInt8) async throws
+  /// LOCK DSFID (2Ah): permanent. Core NFC's name, spelt as Core NFC spells it.
+  func lockDFSID(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``lockDFSID(requestFlags:completionHandler:)``, async.
+  func lockDFSID(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// A custom command (A0h–DFh) of the tag's manufacturer: ``icManufacturerCode`` is inserted
+  /// after the command code, then the UID (when addressed) and `customRequestParameters`; the
+  /// handler gets the answer after its flags byte.
+  func customCommand(requestFlags flags: NFCISO15693RequestFlag, customCommandCode: Int, customRequestParameters: Data,
+                     completionHandler: @escaping (Data, (any Error)?) -> Void)
+  /// ``customCommand(requestFlags:customCommandCode:customRequestParameters:completionHandler:)``, async.
+  func customCommand(requestFlags flags: NFCISO15693RequestFlag, customCommandCode: Int,
+                     customRequestParameters: Data) async throws -> Data
 }
 
 final class ISO15693TagObject: TagObject, NFCISO15693Tag, @unchecked Sendable {  // lets only
@@ -204,14 +237,16 @@ final class ISO15693TagObject: TagObject, NFCISO15693Tag, @unchecked Sendable { 
 
   /// Sends `flags command [UID] parameters` (addressed unless `flags` has `.select`, as Core NFC
   /// does) and returns the answer after its flags byte.
-  private func request(_ flags: NFCISO15693RequestFlag, _ command: UInt8, _ parameters: [UInt8]) throws(NFCReaderError) -> [UInt8] {
+  /// A custom command's manufacturer code goes before the UID (`prefix`).
+  func request(_ flags: NFCISO15693RequestFlag, _ command: UInt8, _ parameters: [UInt8],
+               prefix: [UInt8] = []) throws(NFCReaderError) -> [UInt8] {
     var flags = flags
     if flags.contains(.select) { flags.remove(.address) } else { flags.insert(.address) }
     // On the air the UID goes least significant byte first (ISO/IEC 15693-3 §7.3.3).
     let address = flags.contains(.address) ? Array(uid.reversed()) : []
     let tag = tag, bits = flags.rawValue
     do {
-      return try tag.sendRequest(requestFlags: bits, commandCode: command, data: address + parameters).data
+      return try tag.sendRequest(requestFlags: bits, commandCode: command, data: prefix + address + parameters).data
     } catch {
       var mappedError = NFCReaderError(error)
       if case .nak(let code)? = error.underlyingError as? TransceiveError { mappedError.iso15693ResponseErrorCode = Int(code) }

@@ -138,3 +138,56 @@ struct NotISO15693: Error {}
     #expect(NFCISO15693RequestFlag([.highDataRate, .address]).rawValue == 0x22)
   }
 }
+
+@Suite struct CoreNFCISO15693StateTests {
+  @Test func selectFlagCommandsReachTheSelectedTagOnly() async throws {
+    let (before, selected, afterReset) = try await withTag(slix2, .iso15693) { found in
+      guard let tag = found.iso15693 else { throw NotISO15693() }
+      let flags: NFCISO15693RequestFlag = [.highDataRate, .select]
+      // Not selected yet: a Select-flag command gets no answer.
+      let before = await failure { _ = try await tag.readSingleBlock(requestFlags: flags, blockNumber: 0) }.code
+      try await tag.select(requestFlags: .highDataRate)
+      let selected = try await tag.readSingleBlock(requestFlags: flags, blockNumber: 0)
+      try await tag.resetToReady(requestFlags: .highDataRate)
+      let afterReset = await failure { _ = try await tag.readSingleBlock(requestFlags: flags, blockNumber: 0) }.code
+      return (before, selected, afterReset)
+    }
+    #expect(before == .readerTransceiveErrorTagConnectionLost)
+    #expect(selected == Data([0xE1, 0x40, 0x27, 0x01]))
+    #expect(afterReset == .readerTransceiveErrorTagConnectionLost)
+  }
+
+  @Test func afiAndDSFIDAreWrittenThenLocked() async throws {
+    let (info, afiLocked, dsfidRelocked) = try await withTag(slix2, .iso15693) { found in
+      guard let tag = found.iso15693 else { throw NotISO15693() }
+      try await tag.writeAFI(requestFlags: .highDataRate, afi: 0x42)
+      try await tag.writeDSFID(requestFlags: .highDataRate, dsfid: 0x07)
+      let info = try await tag.systemInfo(requestFlags: .highDataRate)
+      try await tag.lockAFI(requestFlags: .highDataRate)
+      let afiLocked = await failure { try await tag.writeAFI(requestFlags: .highDataRate, afi: 0x43) }.iso15693
+      try await tag.lockDFSID(requestFlags: .highDataRate)
+      let dsfidRelocked = await failure { try await tag.lockDFSID(requestFlags: .highDataRate) }.iso15693
+      return (info, afiLocked, dsfidRelocked)
+    }
+    #expect(info.applicationFamilyIdentifier == 0x42 && info.dataStorageFormatIdentifier == 0x07)
+    #expect(afiLocked == 0x12)      // locked
+    #expect(dsfidRelocked == 0x11)  // already locked
+  }
+
+  @Test func customCommandsCarryTheManufacturerCode() async throws {
+    // The simulated SLIX2 answers NXP's custom commands with error 01h (not supported): an answer,
+    // so the frame reached it with the manufacturer code (04h) where the tag looks for it.
+    let (refused, outOfRange) = try await withTag(slix2, .iso15693) { found in
+      guard let tag = found.iso15693 else { throw NotISO15693() }
+      let refused = await failure {
+        _ = try await tag.customCommand(requestFlags: .highDataRate, customCommandCode: 0xAB, customRequestParameters: Data())
+      }
+      let outOfRange = await failure {
+        _ = try await tag.customCommand(requestFlags: .highDataRate, customCommandCode: 0x20, customRequestParameters: Data())
+      }
+      return (refused, outOfRange)
+    }
+    #expect(refused.code == .readerTransceiveErrorTagResponseError && refused.iso15693 == 0x01)
+    #expect(outOfRange.code == .readerErrorInvalidParameter)
+  }
+}

@@ -155,7 +155,7 @@ package.targets += [
   .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),
   .executableTarget(name: "CoreNFCTagCommands", dependencies: ["CoreNFC"], path: "Examples/CoreNFCTagCommands"),
   // The tests run the three examples too (ExampleProgramTests), so they depend on them.
-  .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
+  .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "NFCTestSupport", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
 ]
 #endif
 

@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-final class MessagesReader: NFCNDEFReaderSessionDelegate {
+final class MessagesReader: NFCNDEFReaderSessionDelegate, Sendable {
   func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession) {
     print(session.alertMessage)
   }

@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-final class TextWriter: NFCNDEFReaderSessionDelegate {
+final class TextWriter: NFCNDEFReaderSessionDelegate, Sendable {
   let text: String
   init(text: String) { self.text = text }
 

@@ -82,7 +82,7 @@ public final class NFCNDEFReaderSession: NFCReaderSession, @unchecked Sendable {
 
 /// NFCSession's delegate for one Core NFC session: hands each call on, in Core NFC's types, on
 /// the session's queue (where NFCSession calls it).
-private final class NDEFForwarder: NFCSession.NFCNDEFReaderSessionDelegate {
+private final class NDEFForwarder: NFCSession.NFCNDEFReaderSessionDelegate, Sendable {
   let delegate: WeakBox<AnyObject>
   let session = WeakBox<NFCNDEFReaderSession>(nil)
   init(_ delegate: any NFCNDEFReaderSessionDelegate) { self.delegate = WeakBox(delegate) }

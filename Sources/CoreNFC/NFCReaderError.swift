@@ -62,6 +62,9 @@ public struct NFCReaderError: Error, Hashable, Sendable, CustomStringConvertible
   public let message: String
   /// The failure below this one (NFCSession's error and its causes), when there was one.
   public let underlyingError: (any Error & Sendable)?
+  /// The ISO 15693 error code the tag answered (`01 code`), given under
+  /// ``NFCISO15693TagResponseErrorKey``; nil for other errors.
+  var iso15693ResponseErrorCode: Int? = nil
 
   /// An error with `code` and, optionally, a message (else one naming the code).
   public init(_ code: Code, message: String? = nil) {
@@ -95,10 +98,12 @@ extension NFCReaderError: CustomNSError {
   public static var errorDomain: String { "NFCErrorDomain" }
   /// The code's number.
   public var errorCode: Int { code.rawValue }
-  /// The message under `NSLocalizedDescriptionKey`, the cause under `NSUnderlyingErrorKey`.
+  /// The message under `NSLocalizedDescriptionKey`, the cause under `NSUnderlyingErrorKey`, and
+  /// for an ISO 15693 tag's refusal its error code under ``NFCISO15693TagResponseErrorKey``.
   public var errorUserInfo: [String: Any] {
     var info: [String: Any] = [NSLocalizedDescriptionKey: message]
     if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError }
+    if let iso15693ResponseErrorCode { info[NFCISO15693TagResponseErrorKey] = iso15693ResponseErrorCode }
     return info
   }
 }

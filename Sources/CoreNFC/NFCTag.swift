@@ -101,28 +101,6 @@ public protocol NFCISO7816Tag: NFCNDEFTag {
   func sendCommand(apdu: NFCISO7816APDU) async throws -> (Data, UInt8, UInt8)
 }
 
-/// A FeliCa card (NFC Forum Type 3). Core NFC's `NFCFeliCaTag`.
-public protocol NFCFeliCaTag: NFCNDEFTag {
-  /// The IDm.
-  var currentIDm: Data { get }
-  /// The system code the card was found with (empty when unknown).
-  var currentSystemCode: Data { get }
-  /// Sends a FeliCa command packet (command code and parameters, without the length byte);
-  /// the handler gets the answer, likewise.
-  func sendFeliCaCommand(commandPacket: Data, completionHandler: @escaping (Data, (any Error)?) -> Void)
-  /// ``sendFeliCaCommand(commandPacket:completionHandler:)``, async.
-  func sendFeliCaCommand(commandPacket: Data) async throws -> Data
-}
-
-/// An ISO 15693 vicinity tag (NFC Forum Type 5). Core NFC's `NFCISO15693Tag`, for NDEF and
-/// its identity (nfctag's own ISO 15693 commands are NFCSession's `NFCISO15693Tag`).
-public protocol NFCISO15693Tag: NFCNDEFTag {
-  /// The UID.
-  var identifier: Data { get }
-  /// The IC manufacturer code (the UID's second byte).
-  var icManufacturerCode: Int { get }
-}
-
 // MARK: - The tags, over NFCSession's
 
 /// Core NFC's face of one of NFCSession's tags; the subclass gives the typed protocol.
@@ -257,35 +235,6 @@ final class ISO7816TagObject: TagObject, NFCISO7816Tag, @unchecked Sendable {  /
     let reply = try mapped { () throws(NFCSession.NFCReaderError) in try tag.sendCommand(apdu: command) }
     return (Data(reply.data), reply.sw1, reply.sw2)
   }
-}
-
-final class FeliCaTagObject: TagObject, NFCFeliCaTag, @unchecked Sendable {  // lets only
-  private var tag: NFCSession.NFCFeliCaTag {
-    guard case .feliCa(let tag) = inner else { preconditionFailure("not a FeliCa tag") }
-    return tag
-  }
-  var currentIDm: Data { Data(tag.currentIDm) }
-  var currentSystemCode: Data { Data(tag.currentSystemCode ?? []) }
-
-  func sendFeliCaCommand(commandPacket: Data, completionHandler: @escaping (Data, (any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try send(commandPacket) }
-    onQueue(queue) { completionHandler((try? result.get()) ?? Data(), result.error) }
-  }
-  func sendFeliCaCommand(commandPacket: Data) async throws -> Data { try send(commandPacket) }
-
-  private func send(_ packet: Data) throws(NFCReaderError) -> Data {
-    let tag = tag
-    return Data(try mapped { () throws(NFCSession.NFCReaderError) in try tag.sendFeliCaCommand(commandPacket: Array(packet)) })
-  }
-}
-
-final class ISO15693TagObject: TagObject, NFCISO15693Tag, @unchecked Sendable {  // lets only
-  private var tag: NFCSession.NFCISO15693Tag {
-    guard case .iso15693(let tag) = inner else { preconditionFailure("not an ISO 15693 tag") }
-    return tag
-  }
-  var identifier: Data { uid }
-  var icManufacturerCode: Int { Int(tag.icManufacturerCode ?? 0) }
 }
 
 // MARK: - Helpers

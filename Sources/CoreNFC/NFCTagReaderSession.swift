@@ -85,7 +85,7 @@ public final class NFCTagReaderSession: NFCReaderSession, @unchecked Sendable { 
 }
 
 /// NFCSession's delegate for one Core NFC tag session (see `NDEFForwarder`).
-private final class TagForwarder: NFCSession.NFCTagReaderSessionDelegate {
+private final class TagForwarder: NFCSession.NFCTagReaderSessionDelegate, Sendable {
   let delegate: WeakBox<AnyObject>
   let session = WeakBox<NFCTagReaderSession>(nil)
   init(_ delegate: any NFCTagReaderSessionDelegate) { self.delegate = WeakBox(delegate) }

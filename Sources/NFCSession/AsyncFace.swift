@@ -21,7 +21,7 @@ extension NFCNDEFReaderSession {
 }
 
 /// Keeps itself and its session alive until the session ends, then resumes the continuation once.
-final class OneShotDelegate: NFCNDEFReaderSessionDelegate {
+final class OneShotDelegate: NFCNDEFReaderSessionDelegate, Sendable {
   private struct State {
     var continuation: CheckedContinuation<Result<NDEFMessage, NFCReaderError>, Never>?
     var message: NDEFMessage?

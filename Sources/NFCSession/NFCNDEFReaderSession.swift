@@ -5,11 +5,16 @@ import NFCTransport
 
 /// The delegate of an ``NFCNDEFReaderSession``, as in Core NFC. Its methods run on the session's queue.
 ///
+/// It need not be `Sendable`, as in Core NFC: the session calls it only on its queue (the
+/// `queue` given to the initialiser, else a serial queue of its own), one call at a time, and
+/// holds it weakly; what the delegate touches from there is the program's to guard, as with any
+/// object a dispatch queue's work items share.
+///
 /// As in Core NFC, what the delegate implements chooses the session's mode: a delegate that
 /// implements ``readerSession(_:didDetect:)`` gets the tags and works with them itself; one that
 /// does not gets each tag's message through ``readerSession(_:didDetectNDEFs:)`` (the default
 /// ``readerSession(_:didDetect:)`` reads them).
-public protocol NFCNDEFReaderSessionDelegate: AnyObject, Sendable {
+public protocol NFCNDEFReaderSessionDelegate: AnyObject {
   /// The session started polling.
   func readerSessionDidBecomeActive(_ session: NFCNDEFReaderSession)
   /// The session ended; it cannot be used again.
@@ -189,9 +194,10 @@ public final class NFCNDEFReaderSession: Sendable {
   }
 }
 
-/// A weak reference that may cross threads: the referent is `Sendable`, and a weak reference is
-/// read and cleared atomically by the runtime.
-final class WeakDelegate: Sendable {
+/// A weak reference to a delegate that need not be `Sendable`: the reference itself is read and
+/// cleared atomically by the runtime, and the session calls the referent only on its queue (other
+/// threads only test it for nil).
+final class WeakDelegate: @unchecked Sendable {
   private weak let stored: (any NFCNDEFReaderSessionDelegate)?
   init(_ value: any NFCNDEFReaderSessionDelegate) { stored = value }
   var value: (any NFCNDEFReaderSessionDelegate)? { stored }

@@ -2,8 +2,9 @@ import Dispatch
 import NFCTags
 import NFCTransport
 
-/// The delegate of an ``NFCTagReaderSession``, as in Core NFC. Its methods run on the session's queue.
-public protocol NFCTagReaderSessionDelegate: AnyObject, Sendable {
+/// The delegate of an ``NFCTagReaderSession``, as in Core NFC. Its methods run on the session's
+/// queue; it need not be `Sendable` (see ``NFCNDEFReaderSessionDelegate``).
+public protocol NFCTagReaderSessionDelegate: AnyObject {
   /// The session started polling.
   func tagReaderSessionDidBecomeActive(_ session: NFCTagReaderSession)
   /// The session ended; it cannot be used again.
@@ -124,7 +125,8 @@ public final class NFCTagReaderSession: Sendable {
   }
 }
 
-final class WeakTagDelegate: Sendable {
+/// The tag session's ``WeakDelegate``.
+final class WeakTagDelegate: @unchecked Sendable {
   private weak let stored: (any NFCTagReaderSessionDelegate)?
   init(_ value: any NFCTagReaderSessionDelegate) { stored = value }
   var value: (any NFCTagReaderSessionDelegate)? { stored }

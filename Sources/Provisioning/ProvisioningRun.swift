@@ -161,7 +161,7 @@ public final class ProvisioningRun: Sendable {
 }
 
 /// One reader's session delegate: takes tags one at a time.
-final class ReaderWorker: NFCNDEFReaderSessionDelegate {
+final class ReaderWorker: NFCNDEFReaderSessionDelegate, Sendable {
   private unowned let run: ProvisioningRun
   let reader: String
   private let busy = Locked(false)

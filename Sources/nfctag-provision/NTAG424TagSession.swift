@@ -41,7 +41,7 @@ struct NTAG424TagSession {
 }
 
 /// The delegate of a 424 DNA command: the first single tag gets the command, then the session ends.
-private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate {
+private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate, Sendable {
   private let console: Console
   private let body: @Sendable (NTAG424DNA, [UInt8]) throws -> T
   private let outcome = Locked<Result<NTAG424TagSession.Outcome<T>, CLIFailure>?>(nil)

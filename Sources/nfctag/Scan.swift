@@ -72,7 +72,7 @@ extension NFCTool {
 
 /// Prints one line per tag of a multi-read session; a tag left in place is reported once, more
 /// than one tag in the field is reported and polling restarts.
-final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate {
+final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate, Sendable {
   private let json: Bool
   /// Shown on a terminal until the first tag arrives.
   private let prompt: WaitingPrompt

@@ -119,7 +119,7 @@ func moreThanOneTag(on queue: DispatchQueue, console: Console, restart: @escapin
 }
 
 /// The delegate of a one-tag command: the first single tag gets the command, then the session ends.
-final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate {
+final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate, Sendable {
   let outcome: OneTagOutcome<T>
   private let password: [UInt8]?
   private let console: Console

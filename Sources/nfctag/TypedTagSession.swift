@@ -24,7 +24,7 @@ extension TagSession {
 }
 
 /// The delegate of a typed-tag command (see ``OneTagDelegate``).
-final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate {
+final class OneTypedTagDelegate<T: Sendable>: NFCTagReaderSessionDelegate, Sendable {
   let outcome: OneTagOutcome<TypedTagResult<T>>
   private let console: Console
   private let prompt: WaitingPrompt

@@ -10,7 +10,7 @@ import Testing
 
 /// A delegate written as Core NFC code is: it implements `readerSession(_:didDetect:)` and the
 /// end, nothing else (no `wantsTags`).
-final class TagModeDelegate: NFCNDEFReaderSessionDelegate {
+final class TagModeDelegate: NFCNDEFReaderSessionDelegate, Sendable {
   let onTags: @Sendable (NFCNDEFReaderSession, [any NFCNDEFTag]) -> Void
   let detections = Locked(0)
   let ended = Locked<NFCReaderError?>(nil)
@@ -32,7 +32,7 @@ final class TagModeDelegate: NFCNDEFReaderSessionDelegate {
 }
 
 /// A tag reader session's delegate that records what it was given.
-final class TypedRecorder: NFCTagReaderSessionDelegate {
+final class TypedRecorder: NFCTagReaderSessionDelegate, Sendable {
   let onTags: @Sendable (NFCTagReaderSession, [NFCTag]) -> Void
   let detections = Locked(0)
   let ended = Locked<NFCReaderError?>(nil)

@@ -98,7 +98,7 @@ final class ScriptedPoller: TagPoller {
 /// Records delegate calls; `wait` blocks until the session is invalidated. With `takesTags`, it
 /// takes the tags (a Core NFC delegate that implements `didDetect tags:`); without, it lets the
 /// session read them, as a delegate that does not implement it.
-final class Recorder: NFCNDEFReaderSessionDelegate {
+final class Recorder: NFCNDEFReaderSessionDelegate, Sendable {
   private struct Log {
     var active = 0
     var messages: [[NDEFMessage]] = []
@@ -334,7 +334,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
 
   @Test func invalidateWhileWaitingIsUserCancel200() throws {
     let active = DispatchSemaphore(value: 0)
-    final class ActiveRecorder: NFCNDEFReaderSessionDelegate {
+    final class ActiveRecorder: NFCNDEFReaderSessionDelegate, Sendable {
       let active: DispatchSemaphore
       let ended = Locked<NFCReaderError?>(nil)
       let done = DispatchSemaphore(value: 0)
@@ -358,7 +358,7 @@ func sampleAlert(for error: NFCReaderError) -> String? {
 
 /// Core NFC's tag reader session: typed tags and their native commands.
 @Suite struct TagReaderSessions {
-  final class TagRecorder: NFCTagReaderSessionDelegate {
+  final class TagRecorder: NFCTagReaderSessionDelegate, Sendable {
     let onTags: @Sendable (NFCTagReaderSession, [NFCTag]) -> Void
     let ended = Locked<NFCReaderError?>(nil)
     let done = DispatchSemaphore(value: 0)

@@ -1,0 +1,309 @@
+#if os(Linux)
+import Dispatch
+import Foundation
+internal import NFCSession
+
+/// The request flags of an ISO 15693 command (ISO/IEC 15693-3 §7.3.1, the flags byte with the
+/// Inventory flag clear). Core NFC's `NFCISO15693RequestFlag`.
+///
+/// As in Core NFC, every command of ``NFCISO15693Tag`` is sent addressed (``address`` is set and
+/// the UID follows the command code) unless the flags contain ``select``.
+public struct NFCISO15693RequestFlag: OptionSet, Hashable, Sendable {
+  /// The flags byte.
+  public let rawValue: UInt8
+  /// Flags from their byte.
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+  /// 01h: the tag answers on two subcarriers.
+  public static let dualSubCarriers = NFCISO15693RequestFlag(rawValue: 0x01)
+  /// 02h: the high data rate.
+  public static let highDataRate = NFCISO15693RequestFlag(rawValue: 0x02)
+  /// 08h: the protocol format is extended.
+  public static let protocolExtension = NFCISO15693RequestFlag(rawValue: 0x08)
+  /// 10h: only the selected tag answers; the UID is not sent.
+  public static let select = NFCISO15693RequestFlag(rawValue: 0x10)
+  /// 20h: the UID follows the command code, and only that tag answers.
+  public static let address = NFCISO15693RequestFlag(rawValue: 0x20)
+  /// 40h: the command's option (for reads, the block security status before each block).
+  public static let option = NFCISO15693RequestFlag(rawValue: 0x40)
+  /// 80h: the flag whose meaning each command defines.
+  public static let commandSpecificBit8 = NFCISO15693RequestFlag(rawValue: 0x80)
+}
+
+/// Core NFC's other name for ``NFCISO15693RequestFlag``.
+public typealias RequestFlag = NFCISO15693RequestFlag
+
+/// The key under which an ``NFCReaderError`` from an ISO 15693 command gives the error code the
+/// tag answered (for example 10h, block not available), as an `Int`. Core NFC's
+/// `NFCISO15693TagResponseErrorKey`.
+public let NFCISO15693TagResponseErrorKey = "ISO15693TagResponseErrorCode"
+
+/// What GET SYSTEM INFORMATION (2Bh) answered. Core NFC's `NFCISO15693SystemInfo`: a field the
+/// tag did not send is -1.
+public struct NFCISO15693SystemInfo: Hashable, Sendable {
+  /// The UID, most significant byte first (as ``NFCISO15693Tag/identifier``).
+  public var uniqueIdentifier: Data
+  /// The DSFID, or -1.
+  public var dataStorageFormatIdentifier: Int
+  /// The AFI, or -1.
+  public var applicationFamilyIdentifier: Int
+  /// Bytes per block, or -1.
+  public var blockSize: Int
+  /// The number of blocks, or -1.
+  public var totalBlocks: Int
+  /// The IC reference, or -1.
+  public var icReference: Int
+
+  init(_ info: Type5SystemInfo) {
+    uniqueIdentifier = Data(info.uid.reversed())
+    dataStorageFormatIdentifier = info.dsfid.map(Int.init) ?? -1
+    applicationFamilyIdentifier = info.afi.map(Int.init) ?? -1
+    blockSize = info.blockSize ?? -1
+    totalBlocks = info.blockCount ?? -1
+    icReference = info.icReference.map(Int.init) ?? -1
+  }
+}
+
+/// An ISO 15693 vicinity tag (NFC Forum Type 5). Core NFC's `NFCISO15693Tag`: NDEF, its
+/// identity and the ISO/IEC 15693-3 commands below, each with a completion handler (run on the
+/// session's queue) and in an async form.
+///
+/// A tag's refusal (`01 code`) is ``NFCReaderError/Code-swift.enum/readerTransceiveErrorTagResponseError``
+/// (102) with the code under ``NFCISO15693TagResponseErrorKey``; a block number past the tag's
+/// last block is refused so (10h).
+public protocol NFCISO15693Tag: NFCNDEFTag {
+  /// The UID, most significant byte first (E0h, then the manufacturer code).
+  var identifier: Data { get }
+  /// The IC manufacturer code (ISO/IEC 7816-6; 04h NXP).
+  var icManufacturerCode: Int { get }
+  /// The UID's last six bytes: the serial number the manufacturer gave the chip.
+  var icSerialNumber: Data { get }
+  /// STAY QUIET (02h): the tag answers no unaddressed command until it is selected or reset.
+  /// STAY QUIET has no answer, so a tag that stays silent has obeyed.
+  func stayQuiet(completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``stayQuiet(completionHandler:)``, async.
+  func stayQuiet() async throws
+  /// READ SINGLE BLOCK (20h): the block's bytes (with the Option flag, its security status first).
+  func readSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8,
+                       completionHandler: @escaping (Data, (any Error)?) -> Void)
+  /// ``readSingleBlock(requestFlags:blockNumber:completionHandler:)``, async.
+  func readSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8) async throws -> Data
+  /// WRITE SINGLE BLOCK (21h): `dataBlock` has the tag's block size.
+  func writeSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8, dataBlock: Data,
+                        completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``writeSingleBlock(requestFlags:blockNumber:dataBlock:completionHandler:)``, async.
+  func writeSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8, dataBlock: Data) async throws
+  /// LOCK BLOCK (22h): permanent.
+  func lockBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8,
+                 completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``lockBlock(requestFlags:blockNumber:completionHandler:)``, async.
+  func lockBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8) async throws
+  /// READ MULTIPLE BLOCKS (23h) of the blocks in `blockRange` (blocks 0–255): one `Data` per block.
+  func readMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange,
+                          completionHandler: @escaping ([Data], (any Error)?) -> Void)
+  /// ``readMultipleBlocks(requestFlags:blockRange:completionHandler:)``, async.
+  func readMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange) async throws -> [Data]
+  /// WRITE MULTIPLE BLOCKS (24h): one `Data` of the block size per block of `blockRange`. Many
+  /// tags (the ICODE SLIX family among them) refuse it (error 01h): write block by block there.
+  func writeMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange, dataBlocks: [Data],
+                           completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``writeMultipleBlocks(requestFlags:blockRange:dataBlocks:completionHandler:)``, async.
+  func writeMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange, dataBlocks: [Data]) async throws
+  /// GET SYSTEM INFORMATION (2Bh): DSFID, AFI, block size, number of blocks and IC reference
+  /// (-1 for a field the tag did not send).
+  func getSystemInfo(requestFlags flags: NFCISO15693RequestFlag,
+                     completionHandler: @escaping (Int, Int, Int, Int, Int, (any Error)?) -> Void)
+  /// GET SYSTEM INFORMATION (2Bh) with the UID the tag sent: Core NFC's result-handler form.
+  func getSystemInfo(requestFlags flags: NFCISO15693RequestFlag,
+                     resultHandler: @escaping (Result<NFCISO15693SystemInfo, any Error>) -> Void)
+  /// ``getSystemInfo(requestFlags:resultHandler:)``, async.
+  func systemInfo(requestFlags flags: NFCISO15693RequestFlag) async throws -> NFCISO15693SystemInfo
+  /// SELECT (25h): the tag answers commands sent with ``NFCISO15693RequestFlag/select`` until it
+  /// is reset or another tag is selected.
+  func select(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``select(requestFlags:completionHandler:)``, async.
+  func select(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// RESET TO READY (26h): the tag leaves the selected and quiet states.
+  func resetToReady(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``resetToReady(requestFlags:completionHandler:)``, async.
+  func resetToReady(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// WRITE AFI (27h).
+  func writeAFI(requestFlags flags: NFCISO15693RequestFlag, afi: UInt8, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``writeAFI(requestFlags:afi:completionHandler:)``, async.
+  func writeAFI(requestFlags flags: NFCISO15693RequestFlag, afi: UInt8) async throws
+  /// LOCK AFI (28h): permanent.
+  func lockAFI(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``lockAFI(requestFlags:completionHandler:)``, async.
+  func lockAFI(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// WRITE DSFID (29h).
+  func writeDSFID(requestFlags flags: NFCISO15693RequestFlag, dsfid: UInt8, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``writeDSFID(requestFlags:dsfid:completionHandler:)``, async.
+  func writeDSFID(requestFlags flags: NFCISO15693RequestFlag, dsfid: UInt8) async throws
+  /// LOCK DSFID (2Ah): permanent. Core NFC's name, spelt as Core NFC spells it.
+  func lockDFSID(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``lockDFSID(requestFlags:completionHandler:)``, async.
+  func lockDFSID(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// A custom command (A0h–DFh) of the tag's manufacturer: ``icManufacturerCode`` is inserted
+  /// after the command code, then the UID (when addressed) and `customRequestParameters`; the
+  /// handler gets the answer after its flags byte.
+  func customCommand(requestFlags flags: NFCISO15693RequestFlag, customCommandCode: Int, customRequestParameters: Data,
+                     completionHandler: @escaping (Data, (any Error)?) -> Void)
+  /// ``customCommand(requestFlags:customCommandCode:customRequestParameters:completionHandler:)``, async.
+  func customCommand(requestFlags flags: NFCISO15693RequestFlag, customCommandCode: Int,
+                     customRequestParameters: Data) async throws -> Data
+}
+
+final class ISO15693TagObject: TagObject, NFCISO15693Tag, @unchecked Sendable {  // lets only
+  private var tag: NFCSession.NFCISO15693Tag {
+    guard case .iso15693(let tag) = inner else { preconditionFailure("not an ISO 15693 tag") }
+    return tag
+  }
+  var identifier: Data { uid }
+  var icManufacturerCode: Int { Int(tag.icManufacturerCode ?? 0) }
+  var icSerialNumber: Data { uid.count == 8 ? uid.suffix(6) : Data() }
+
+  func stayQuiet(completionHandler: @escaping ((any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in try quiet() }
+    onQueue(queue) { completionHandler(result.error) }
+  }
+  func stayQuiet() async throws { try quiet() }
+
+  func readSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8,
+                       completionHandler: @escaping (Data, (any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in try readBlock(flags, blockNumber) }
+    onQueue(queue) { completionHandler((try? result.get()) ?? Data(), result.error) }
+  }
+  func readSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8) async throws -> Data {
+    try readBlock(flags, blockNumber)
+  }
+
+  func writeSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8, dataBlock: Data,
+                        completionHandler: @escaping ((any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in _ = try request(flags, 0x21, [blockNumber] + Array(dataBlock)) }
+    onQueue(queue) { completionHandler(result.error) }
+  }
+  func writeSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8, dataBlock: Data) async throws {
+    _ = try request(flags, 0x21, [blockNumber] + Array(dataBlock))
+  }
+
+  func lockBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8,
+                 completionHandler: @escaping ((any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in _ = try request(flags, 0x22, [blockNumber]) }
+    onQueue(queue) { completionHandler(result.error) }
+  }
+  func lockBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: UInt8) async throws {
+    _ = try request(flags, 0x22, [blockNumber])
+  }
+
+  func readMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange,
+                          completionHandler: @escaping ([Data], (any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in try readBlocks(flags, blockRange) }
+    onQueue(queue) { completionHandler((try? result.get()) ?? [], result.error) }
+  }
+  func readMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange) async throws -> [Data] {
+    try readBlocks(flags, blockRange)
+  }
+
+  func writeMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange, dataBlocks: [Data],
+                           completionHandler: @escaping ((any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in try writeBlocks(flags, blockRange, dataBlocks) }
+    onQueue(queue) { completionHandler(result.error) }
+  }
+  func writeMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange, dataBlocks: [Data]) async throws {
+    try writeBlocks(flags, blockRange, dataBlocks)
+  }
+
+  func getSystemInfo(requestFlags flags: NFCISO15693RequestFlag,
+                     completionHandler: @escaping (Int, Int, Int, Int, Int, (any Error)?) -> Void) {
+    let result = Result { () throws(NFCReaderError) in try systemInformation(flags) }
+    onQueue(queue) {
+      switch result {
+      case .success(let info):
+        completionHandler(info.dataStorageFormatIdentifier, info.applicationFamilyIdentifier, info.blockSize,
+                          info.totalBlocks, info.icReference, nil)
+      case .failure(let error): completionHandler(-1, -1, -1, -1, -1, error)
+      }
+    }
+  }
+  func getSystemInfo(requestFlags flags: NFCISO15693RequestFlag,
+                     resultHandler: @escaping (Result<NFCISO15693SystemInfo, any Error>) -> Void) {
+    let result = Result { () throws(NFCReaderError) in try systemInformation(flags) }
+    onQueue(queue) { resultHandler(result.mapError { $0 }) }
+  }
+  func systemInfo(requestFlags flags: NFCISO15693RequestFlag) async throws -> NFCISO15693SystemInfo {
+    try systemInformation(flags)
+  }
+
+  // The commands, on the calling thread (as NFCSession's tags run them).
+
+  /// Sends `flags command [UID] parameters` (addressed unless `flags` has `.select`, as Core NFC
+  /// does) and returns the answer after its flags byte.
+  /// A custom command's manufacturer code goes before the UID (`prefix`).
+  func request(_ flags: NFCISO15693RequestFlag, _ command: UInt8, _ parameters: [UInt8],
+               prefix: [UInt8] = []) throws(NFCReaderError) -> [UInt8] {
+    var flags = flags
+    if flags.contains(.select) { flags.remove(.address) } else { flags.insert(.address) }
+    // On the air the UID goes least significant byte first (ISO/IEC 15693-3 §7.3.3).
+    let address = flags.contains(.address) ? Array(uid.reversed()) : []
+    let tag = tag, bits = flags.rawValue
+    do {
+      return try tag.sendRequest(requestFlags: bits, commandCode: command, data: prefix + address + parameters).data
+    } catch {
+      var mappedError = NFCReaderError(error)
+      if case .nak(let code)? = error.underlyingError as? TransceiveError { mappedError.iso15693ResponseErrorCode = Int(code) }
+      throw mappedError
+    }
+  }
+
+  private func quiet() throws(NFCReaderError) {
+    do {
+      _ = try request([.highDataRate], 0x02, [])
+    } catch {
+      // STAY QUIET has no answer (ISO/IEC 15693-3 §10.3.3): silence is the tag obeying.
+      guard let cause = error.underlyingError as? NFCSession.NFCReaderError,
+            cause.causes.contains(where: { ($0 as? TransceiveError) == .timeout }) else { throw error }
+    }
+  }
+
+  private func readBlock(_ flags: NFCISO15693RequestFlag, _ block: UInt8) throws(NFCReaderError) -> Data {
+    Data(try request(flags, 0x20, [block]))
+  }
+
+  /// The first block and the count of `range`, checked: blocks 0–255, at least one.
+  private func blocks(of range: NSRange) throws(NFCReaderError) -> (first: UInt8, count: Int) {
+    guard range.length >= 1, let first = UInt8(exactly: range.location), range.location + range.length <= 256 else {
+      throw NFCReaderError(.readerErrorInvalidParameter,
+                           message: "the block range \(range.location)+\(range.length) is not within blocks 0 to 255")
+    }
+    return (first, range.length)
+  }
+
+  private func readBlocks(_ flags: NFCISO15693RequestFlag, _ range: NSRange) throws(NFCReaderError) -> [Data] {
+    let (first, count) = try blocks(of: range)
+    let data = try request(flags, 0x23, [first, UInt8(count - 1)])
+    guard data.count % count == 0, !data.isEmpty else {
+      throw NFCReaderError(.readerTransceiveErrorTagResponseError,
+                           message: "READ MULTIPLE BLOCKS of \(count) blocks answered \(data.count) bytes")
+    }
+    let size = data.count / count
+    return (0..<count).map { Data(data[($0 * size)..<(($0 + 1) * size)]) }
+  }
+
+  private func writeBlocks(_ flags: NFCISO15693RequestFlag, _ range: NSRange, _ dataBlocks: [Data]) throws(NFCReaderError) {
+    let (first, count) = try blocks(of: range)
+    guard dataBlocks.count == count, let size = dataBlocks.first?.count, dataBlocks.allSatisfy({ $0.count == size }) else {
+      throw NFCReaderError(.readerErrorInvalidParameter,
+                           message: "WRITE MULTIPLE BLOCKS takes one block of data per block of the range, all of one size")
+    }
+    _ = try request(flags, 0x24, [first, UInt8(count - 1)] + dataBlocks.flatMap { Array($0) })
+  }
+
+  private func systemInformation(_ flags: NFCISO15693RequestFlag) throws(NFCReaderError) -> NFCISO15693SystemInfo {
+    let answer = try request(flags, 0x2B, [])
+    do {
+      return NFCISO15693SystemInfo(try Type5SystemInfo(parsing: answer))
+    } catch {
+      throw NFCReaderError(NFCSession.NFCReaderError(error))
+    }
+  }
+}
+#endif

@@ -5,9 +5,9 @@
 import Dispatch
 import NFCSession
 #if canImport(Glibc)
-import Glibc
+@preconcurrency import Glibc  // stdout, for setvbuf
 #elseif canImport(Darwin)
-import Darwin
+@preconcurrency import Darwin
 #endif
 
 final class MessagesReader: NFCNDEFReaderSessionDelegate, Sendable {
@@ -38,6 +38,7 @@ final class MessagesReader: NFCNDEFReaderSessionDelegate, Sendable {
   }
 }
 
+setvbuf(stdout, nil, _IOLBF, 0)  // a line at a time, also into a pipe (`| tee log`)
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
   arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }

@@ -5,9 +5,9 @@
 import Dispatch
 import NFCSession
 #if canImport(Glibc)
-import Glibc
+@preconcurrency import Glibc  // stdout, for setvbuf
 #elseif canImport(Darwin)
-import Darwin
+@preconcurrency import Darwin
 #endif
 
 final class TextWriter: NFCNDEFReaderSessionDelegate, Sendable {
@@ -41,6 +41,7 @@ final class TextWriter: NFCNDEFReaderSessionDelegate, Sendable {
   }
 }
 
+setvbuf(stdout, nil, _IOLBF, 0)  // a line at a time, also into a pipe (`| tee log`)
 var arguments = Array(CommandLine.arguments.dropFirst())
 var readerName: String?
 if let at = arguments.firstIndex(of: "--reader"), arguments.indices.contains(at + 1) {

@@ -87,13 +87,7 @@ public final class PCSCTagPoller: TagPoller {
   /// Waits for a card, connects and identifies it.
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
     try waitForState(present: true, timeoutMilliseconds: timeoutMilliseconds)
-    let connected: Card
-    do {
-      connected = try contextForWaits.connect(reader: readerName)
-    } catch {
-      if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read") }
-      throw pollError(error)
-    }
+    let connected = try connectToPresentCard()
     let atr = (try? connected.status().atr) ?? []
     let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr, counter: counter,
                                       exchangeTimeout: exchangeTimeout)
@@ -102,6 +96,36 @@ public final class PCSCTagPoller: TagPoller {
       $0.transport = transport
     }
     return [try detectTarget(on: transport, logger: logger)]
+  }
+
+  /// Connects to the card the reader shows. A card that has just come (or come back with a
+  /// restarted pcscd) may not answer its first power-up in time: a connect refused because the
+  /// card is unresponsive, unpowered, reset or not there is tried again while the reader still
+  /// shows a card, up to five times, 200 ms apart. Without this, a session would take the refusal
+  /// for a failed read and wait for the tag to leave, though nothing was read from it.
+  private func connectToPresentCard() throws(PollError) -> Card {
+    let transient: [PCSCError] = [.unresponsiveCard, .unpoweredCard, .resetCard, .noSmartcard, .removedCard]
+    var attempts = 0
+    while true {
+      do {
+        return try contextForWaits.connect(reader: readerName)
+      } catch {
+        attempts += 1
+        guard transient.contains(error.error), attempts < 5, !isCancelled, cardShownNow() else {
+          if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read") }
+          throw pollError(error)
+        }
+        logger?.debug("connect refused (\(error.error.description)): trying again", metadata: ["reader": "\(readerName)"])
+        usleep(200_000)
+      }
+    }
+  }
+
+  /// Whether the reader shows a card now (a status look without waiting).
+  private func cardShownNow() -> Bool {
+    var states = [ReaderState(reader: readerName)]
+    do { try contextForWaits.waitForStatusChange(&states, timeoutMilliseconds: 0) } catch { return false }
+    return states[0].flags.contains(.present)
   }
 
   /// Waits until the reader is empty; nil waits without a limit.

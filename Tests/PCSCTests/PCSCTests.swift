@@ -23,8 +23,13 @@ final class ScriptedCalls: PCSCCalls, @unchecked Sendable {
     return nil
   }
   func cancel(_ context: SCARDCONTEXT) -> PCSCError? { nil }
+  /// Refusals the next connects get, in order, before they succeed.
+  var connectRefusals: [PCSCError] = []
+  var connects = 0
   func connect(_ context: SCARDCONTEXT, reader: String, share: DWORD, protocols: DWORD) -> Result<(SCARDHANDLE, DWORD), PCSCError> {
-    reader == "empty" ? .failure(.noSmartcard) : .success((9, DWORD(SCARD_PROTOCOL_T1)))
+    connects += 1
+    if !connectRefusals.isEmpty { return .failure(connectRefusals.removeFirst()) }
+    return reader == "empty" ? .failure(.noSmartcard) : .success((9, DWORD(SCARD_PROTOCOL_T1)))
   }
   func reconnect(_ handle: SCARDHANDLE, share: DWORD, protocols: DWORD, initialization: DWORD) -> Result<DWORD, PCSCError> { .success(2) }
   func disconnect(_ handle: SCARDHANDLE, disposition: DWORD) -> PCSCError? { nil }
@@ -165,5 +170,40 @@ struct LivePnPNotification {
     let transport = PCSCCardTransport(card: card, readerName: "r", atr: [])
     #expect(throws: TransceiveError.tagRemoved) { try transport.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00]) }
     #expect(TransceiveError.tagRemoved.description == "the tag was removed")
+  }
+}
+
+/// A card that has just come (or come back with a restarted pcscd) may not answer its first
+/// power-up: the poller tries the connect again while the reader shows a card, a few times.
+@Suite struct ConnectRetries {
+  func poller(_ calls: ScriptedCalls) throws -> PCSCTagPoller {
+    calls.eventStates = [UInt32(SCARD_STATE_PRESENT | SCARD_STATE_CHANGED)]
+    return PCSCTagPoller(context: try PCSCContext(calls: calls), readerName: "r")
+  }
+
+  @Test func aCardThatDoesNotAnswerItsFirstPowerUpIsTriedAgain() throws {
+    let calls = ScriptedCalls()
+    calls.connectRefusals = [.unresponsiveCard, .unpoweredCard]
+    _ = try? poller(calls).waitForTargets(timeoutMilliseconds: 1000)
+    #expect(calls.connects == 3)
+    #expect(calls.lastTransmit != nil, "the card was connected and identified")
+  }
+
+  @Test func aCardThatNeverAnswersIsRefusedAfterFiveTries() throws {
+    let calls = ScriptedCalls()
+    calls.connectRefusals = Array(repeating: .unresponsiveCard, count: 10)
+    let poller = try poller(calls)
+    #expect(throws: PollError.self) { try poller.waitForTargets(timeoutMilliseconds: 1000) }
+    #expect(calls.connects == 5)
+  }
+
+  @Test func otherRefusalsAreNotTriedAgain() throws {
+    let calls = ScriptedCalls()
+    calls.connectRefusals = [.sharingViolation]
+    let poller = try poller(calls)
+    #expect(throws: PollError.busy(PCSCFailure(.sharingViolation, operation: "SCardConnect", reader: "r").description)) {
+      try poller.waitForTargets(timeoutMilliseconds: 1000)
+    }
+    #expect(calls.connects == 1)
   }
 }

@@ -97,6 +97,59 @@ import ProvisionCommands
     #expect(again.stdout.hasSuffix("counter:   22\n"), "\(again.stdout)")
   }
 
+  /// `keys change --all`: the five keys in one session of 8 exchanges (select, authentication,
+  /// five ChangeKey), from a file of five lines, then again from variables with the current keys
+  /// given; the tag holds every new key with its version; keys never in the output; the forms
+  /// that do not go together refused before any reader is opened.
+  @Test func keysChangeAllInOneSession() throws {
+    let reader = reader("all")
+    let first = ["00112233445566778899aabbccddeeff", "11111111111111111111111111111111", "22222222222222222222222222222222",
+                 "33333333333333333333333333333333", "44444444444444444444444444444444"]
+    let keys = try file("keys.txt", first.joined(separator: "\n") + "\n")
+    let r = try runTool(["keys", "change", "--all", "--new-keys-file", keys, "--version", "7", "--yes",
+                         "--reader", reader, "--format", "json", "--verbose"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let result = try json(r.stdout)
+    #expect(result["exchanges"] as? Int == 8)
+    #expect((result["keys"] as? [[String: Any]])?.compactMap { $0["version"] as? Int } == [7, 7, 7, 7, 7], "\(r.stdout)")
+    #expect(r.stderr.contains("no current values of keys 1-4 given"), "\(r.stderr)")
+    for value in first { #expect(!(r.stdout + r.stderr).contains(value)) }
+    let image = try Data(contentsOf: directory.appendingPathComponent("all.bin"))
+    let tag = try NTAG424DNAVirtualTag(image: Array(image))
+    for (n, value) in first.enumerated() {
+      #expect(tag.keyVersion(n) == 7)
+      #expect(tag.keyEquals(n, try #require(parseHex(value))), "key \(n)")
+    }
+
+    // Again, from variables, with the current keys given: key 0 authenticates with its new value.
+    let second = (0...4).map { String(repeating: "\($0)a", count: 16) }
+    var environment: [String: String] = [:]
+    for n in 0...4 { environment["OLD\(n)"] = first[n]; environment["NEW\(n)"] = second[n] }
+    let again = try runTool(["keys", "change", "--all", "--old-keys-env", "OLD", "--new-keys-env", "NEW", "--version", "8", "--yes",
+                             "--reader", reader, "--quiet"], environment: environment)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdout == "keys 0-4 changed: version 08\n" && again.stderr.isEmpty, "\(again.stdout)\(again.stderr)")
+    let versions = try runTool(["keys", "versions", "--reader", reader])
+    #expect(versions.stdout == "key 0: version 08\nkey 1: version 08\nkey 2: version 08\nkey 3: version 08\nkey 4: version 08\n")
+
+    for (arguments, line) in [
+      (["--all", "--new-keys-file", keys, "--version", "1"], "--all changes key 0, which needs --yes"),
+      (["--all", "--key", "1", "--new-keys-file", keys, "--version", "1", "--yes"], "give --key N or --all, not both"),
+      (["--all", "--new-key-file", keys, "--version", "1", "--yes"], "--new-key-file is for one key"),
+      (["--all", "--version", "1", "--yes"], "--all needs the new keys"),
+      (["--all", "--new-keys-file", keys, "--old-keys-file", keys, "--auth-key-file", keys, "--version", "1", "--yes"], "not both"),
+      (["--key", "1", "--new-keys-file", keys, "--version", "1"], "--new-keys-file goes with --all"),
+      (["--new-key-file", keys, "--version", "1"], "give the key to change with --key N, or --all"),
+    ] {
+      let refused = try runTool(["keys", "change"] + arguments + ["--reader", reader])
+      #expect(refused.status == 64 && refused.stderr.contains(line), "\(arguments): \(refused.stderr)")
+    }
+    let short = try file("short.txt", first.prefix(3).joined(separator: "\n") + "\n")
+    let missing = try runTool(["keys", "change", "--all", "--new-keys-file", short, "--version", "1", "--yes", "--reader", reader])
+    #expect(missing.status == 64 && missing.stderr.contains("line 4, key 3, must be 32 hex digits"), "\(missing.stderr)")
+    #expect(!missing.stderr.contains(first[0]))
+  }
+
   /// Keys 1–4 then 0 changed (files and variables), versions before and after; key 0 without
   /// --yes refused; then `sdm setup` with the new keys, a tap verified with them, and a wrong key 0
   /// refused once with 77, after which the right key still works (the failed-authentication

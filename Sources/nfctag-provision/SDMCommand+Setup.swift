@@ -82,8 +82,9 @@ extension SDMCommand.Setup: PerformedCommand {
   /// The most bytes one Plain WriteData carries in a single ISO/IEC 14443-4 frame of the tag:
   /// its ATS announces FSCI 7, a frame of 128 bytes (datasheet §8.1, "frame size up to 128
   /// bytes"), which holds the block's PCB (1) and CRC (2) around the APDU, whose header (5),
-  /// WriteData header (FileNo, Offset, Length: 7) and Le (1) leave 112 bytes of data. A URL of
-  /// up to about 90 characters fits.
+  /// WriteData header (FileNo, Offset, Length: 7) and Le (1) leave 112 bytes of data: an
+  /// `https://` URL of up to 113 characters (NLEN, the record's 4-byte header and the URI
+  /// prefix code take 7 bytes, and `https://` none).
   static let singleFrameWrite = 128 - 3 - (5 + 7 + 1)
 
   /// The read-back's URL and, when the template has `{picc}` and `{cmac}`, the SUN verified

@@ -80,8 +80,8 @@ extension SDMCommand.Setup: PerformedCommand {
   }
 
   /// The most bytes one Plain WriteData carries in a single ISO/IEC 14443-4 frame of the tag:
-  /// its ATS announces FSCI 7, a frame of 128 bytes (datasheet §8.1, "frame size up to 128
-  /// bytes"), which holds the block's PCB (1) and CRC (2) around the APDU, whose header (5),
+  /// its ATS (T0 = 77h) announces FSCI 7, frames of at most 128 bytes (ISO/IEC 14443-4, the
+  /// ATS format byte), which hold the block's PCB (1) and CRC (2) around the APDU, whose header (5),
   /// WriteData header (FileNo, Offset, Length: 7) and Le (1) leave 112 bytes of data: an
   /// `https://` URL of up to 113 characters (NLEN, the record's 4-byte header and the URI
   /// prefix code take 7 bytes, and `https://` none).

@@ -84,6 +84,12 @@ let package = Package(
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
+    // `emulate`, which both programs run: nfctag for the kinds it links, nfctag-provision (which
+    // registers the NTAG 424 DNA) for the others, after nfctag hands the command over.
+    .target(name: "NFCTagEmulate", dependencies: [
+      "NFCTagCLI", "NFCEmulator", "NFCEmulatorVPCD", "NFCTransport", "Locking",
+      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+    ]),
     // The declarations of `provision` and `ledger`: nfctag shows them (help, man page,
     // completions) without linking the provisioning modules; nfctag-provision runs them.
     .target(name: "ProvisionCommands", dependencies: [
@@ -92,14 +98,14 @@ let package = Package(
     // The tool. No Foundation, SwiftNIO or swift-crypto: `provision` and `ledger` are handed to
     // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
-      "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCEmulatorVPCD",
+      "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTagEmulate",
       "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
-      "NFCTagCLI", "ProvisionCommands", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
+      "NFCTagCLI", "ProvisionCommands", "NFCTagEmulate", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the SQLite
+# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the NTAG 424
+# DNA commands' exchanges with the tag (sdm setup, keys change --all); the SQLite
 # ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on three corpora (small
 # messages of four kinds; small messages of every record kind, 154 bytes on average; mixed
@@ -22,6 +23,17 @@ mkdir -p .build-bench
 echo
 echo "== provisioning: per tag and with 1, 2, 4 readers (nfctag provision, in-process feeder, SQLite ledger on disk)"
 BENCH_DIR=.build-bench python3 scripts/bench-provision.py "$bin/nfctag"
+
+echo
+echo "== NTAG 424 DNA: exchanges with the tag (APDUs to the tag, reader commands not counted; sim:ntag424dna, a fresh tag each; goals: sdm setup <= 8 with the default keys and the read-back, the five keys in one session <= 7)"
+t424=$(mktemp -d)
+printf '%s\n' 00112233445566778899aabbccddeeff 11111111111111111111111111111111 22222222222222222222222222222222 \
+  33333333333333333333333333333333 44444444444444444444444444444444 > "$t424/keys.hex"
+"$bin/nfctag" sdm setup --url 'https://example.com/t?p={picc}&c={cmac}' --reader "sim:ntag424dna:$t424/setup.bin" --format json --quiet \
+  | python3 -c 'import json, sys; print("sdm setup (a URL of 75 characters): %d" % json.load(sys.stdin)["exchanges"])'
+"$bin/nfctag" keys change --all --new-keys-file "$t424/keys.hex" --version 1 --yes --reader "sim:ntag424dna:$t424/keys.bin" --format json --quiet \
+  | python3 -c 'import json, sys; print("keys change --all (five keys):      %d" % json.load(sys.stdin)["exchanges"])'
+rm -rf "$t424"
 
 # pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
 # the caller already holds it, or flock would wait for itself).

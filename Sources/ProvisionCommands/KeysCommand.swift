@@ -36,21 +36,29 @@ package struct KeysCommand: ParsableCommand {
     package func run(in context: CommandContext) throws { try context.handOver(self) }
   }
 
-  /// `keys change --key N`: ChangeKey, authenticated with key 0.
+  /// `keys change --key N`: ChangeKey, authenticated with key 0; `keys change --all`: the five
+  /// keys in one session, 1–4 then 0.
   package struct Change: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "change",
-      abstract: "Change one of the tag's keys (0-4) and its version, authenticated with key 0.",
+      abstract: "Change one of the tag's keys (0-4) and its version, or all five, authenticated with key 0.",
       discussion: """
         Authenticates with key 0 (--auth-key-file or --auth-key-env; the factory key by default), \
         changes key --key to the new key with version --version, then reads the version back. \
         Keys 1-4 need their current value (--old-key-file or --old-key-env; the factory key by \
         default). Key 0's current value is the authentication key; changing it ends the \
         session, and a key 0 that is lost locks the tag's settings for good, so it needs --yes. \
-        Change keys 1-4 first and key 0 last. Keys are 32 hex digits in a file or an environment \
-        variable, never on the command line, and never printed.
+        Change keys 1-4 first and key 0 last. With --all, the five keys change in one session \
+        (keys 1-4, then key 0; --yes needed): the new keys are the five lines of \
+        --new-keys-file (key 0 first) or the variables PREFIX0 to PREFIX4 of --new-keys-env \
+        PREFIX, their current values the same way with --old-keys-file or --old-keys-env (the \
+        factory keys by default; line 0 is the authentication key), all with version --version. \
+        Keys are 32 hex digits in a file or an environment variable, never on the command line, \
+        and never printed.
         """)
-    @Option(help: ArgumentHelp("The key to change, 0-4.", valueName: "n")) package var key: Int
+    @Option(help: ArgumentHelp("The key to change, 0-4.", valueName: "n")) package var key: Int?
+    @Flag(help: "Change all five keys in one session: keys 1-4, then key 0 (with --new-keys-file or --new-keys-env, and --yes).")
+    package var all = false
     @Option(help: ArgumentHelp("A file whose first line is the key's current value (keys 1-4), 32 hex digits.", valueName: "file"))
     package var oldKeyFile: String?
     @Option(help: ArgumentHelp("An environment variable holding the key's current value, 32 hex digits.", valueName: "name"))
@@ -59,6 +67,14 @@ package struct KeysCommand: ParsableCommand {
     package var newKeyFile: String?
     @Option(help: ArgumentHelp("An environment variable holding the new key, 32 hex digits.", valueName: "name"))
     package var newKeyEnv: String?
+    @Option(help: ArgumentHelp("With --all: a file of five lines, the new keys 0 to 4, each 32 hex digits.", valueName: "file"))
+    package var newKeysFile: String?
+    @Option(help: ArgumentHelp("With --all: the new keys are in the variables PREFIX0 to PREFIX4.", valueName: "prefix"))
+    package var newKeysEnv: String?
+    @Option(help: ArgumentHelp("With --all: a file of five lines, the current keys 0 to 4 (the factory keys by default).", valueName: "file"))
+    package var oldKeysFile: String?
+    @Option(help: ArgumentHelp("With --all: the current keys are in the variables PREFIX0 to PREFIX4.", valueName: "prefix"))
+    package var oldKeysEnv: String?
     @Option(help: ArgumentHelp("The new key's version, 0-255.", valueName: "v")) package var version: Int
     @OptionGroup package var auth: NTAG424AuthKeyOptions
     @Flag(help: "Confirm a change of key 0 (a lost key 0 cannot be recovered).") package var yes = false
@@ -73,8 +89,14 @@ package struct KeysCommand: ParsableCommand {
 
     package func validate() throws {
       if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
-      guard (0...4).contains(key) else { throw ValidationError("--key must be 0 to 4.") }
       guard (0...255).contains(version) else { throw ValidationError("--version must be 0 to 255.") }
+      if all { return try validateAll() }
+      if let option = [newKeysFile.map { _ in "--new-keys-file" }, newKeysEnv.map { _ in "--new-keys-env" },
+                       oldKeysFile.map { _ in "--old-keys-file" }, oldKeysEnv.map { _ in "--old-keys-env" }].compactMap({ $0 }).first {
+        throw ValidationError("\(option) goes with --all.")
+      }
+      guard let key else { throw ValidationError("give the key to change with --key N, or --all.") }
+      guard (0...4).contains(key) else { throw ValidationError("--key must be 0 to 4.") }
       if oldKeyFile != nil && oldKeyEnv != nil { throw ValidationError("give the old key with one of --old-key-file or --old-key-env.") }
       if newKeyFile != nil && newKeyEnv != nil { throw ValidationError("give the new key with one of --new-key-file or --new-key-env.") }
       if newKeyFile == nil && newKeyEnv == nil { throw ValidationError("give the new key with --new-key-file or --new-key-env.") }
@@ -83,6 +105,24 @@ package struct KeysCommand: ParsableCommand {
       }
       if key == 0, oldKeyFile != nil || oldKeyEnv != nil, auth.authKeyFile != nil || auth.authKeyEnv != nil {
         throw ValidationError("key 0's current value is the authentication key: give it with --old-key-* or --auth-key-*, not both.")
+      }
+    }
+
+    /// `--all`: the five new keys from one place, the current ones from one place at most, `--yes`.
+    private func validateAll() throws {
+      if key != nil { throw ValidationError("--all changes every key: give --key N or --all, not both.") }
+      if let option = [newKeyFile.map { _ in "--new-key-file" }, newKeyEnv.map { _ in "--new-key-env" },
+                       oldKeyFile.map { _ in "--old-key-file" }, oldKeyEnv.map { _ in "--old-key-env" }].compactMap({ $0 }).first {
+        throw ValidationError("\(option) is for one key: with --all, give the keys with --new-keys-file or --new-keys-env (and --old-keys-*).")
+      }
+      if newKeysFile != nil && newKeysEnv != nil { throw ValidationError("give the new keys with one of --new-keys-file or --new-keys-env.") }
+      if newKeysFile == nil && newKeysEnv == nil { throw ValidationError("--all needs the new keys: --new-keys-file or --new-keys-env.") }
+      if oldKeysFile != nil && oldKeysEnv != nil { throw ValidationError("give the current keys with one of --old-keys-file or --old-keys-env.") }
+      if oldKeysFile != nil || oldKeysEnv != nil, auth.authKeyFile != nil || auth.authKeyEnv != nil {
+        throw ValidationError("key 0's current value is the authentication key: give it as line 0 of --old-keys-* or with --auth-key-*, not both.")
+      }
+      if !yes {
+        throw ValidationError("--all changes key 0, which needs --yes: key 0 authorises every change, and a tag whose key 0 is lost cannot be changed again.")
       }
     }
 

@@ -40,6 +40,8 @@ extension KeysCommand.Change: PerformedCommand {
   /// which ends the session), then GetKeyVersion in Plain to check the version the tag now holds.
   func perform(in context: CommandContext) throws {
     context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
+    if all { return try performAll(in: context) }
+    guard let key else { throw CLIFailure(ExitStatus.usage, "give the key to change with --key N, or --all") }
     let number = UInt8(key), newVersion = UInt8(version)
     guard let newKey = try SDMKeys.key(file: newKeyFile, env: newKeyEnv, role: "the new key",
                                        options: ("--new-key-file", "--new-key-env"), in: context) else {
@@ -78,5 +80,87 @@ extension KeysCommand.Change: PerformedCommand {
       output.write("key \(number) changed: version \(hexString([newVersion]))\n")
     }
     output.flush()
+  }
+}
+
+extension KeysCommand.Change {
+  /// `--all`: the five keys in one session (NT4H2421Gx datasheet §10.6.1): ISOSelectFile,
+  /// AuthenticateEV2First with key 0, ChangeKey of keys 1–4 (each answer's MAC checked: the tag
+  /// took the key), then ChangeKey of key 0, whose plain `91 00` ends the session. 8 exchanges:
+  /// no version is read back, since each ChangeKey's answer already says the tag took it (a
+  /// read-back would add five). Keys 1–4 first: a removal before key 0 leaves key 0 as it was, so
+  /// the tag can always be authenticated with one of the two key 0 values; `keys versions` tells
+  /// which keys changed (each holds the old version or the new one, with its key).
+  func performAll(in context: CommandContext) throws {
+    let newVersion = UInt8(version)
+    guard let newKeys = try NTAG424Keys.five(file: newKeysFile, env: newKeysEnv, role: "the new keys",
+                                             options: ("--new-keys-file", "--new-keys-env"), in: context) else {
+      throw CLIFailure(ExitStatus.usage, "--all needs the new keys: --new-keys-file or --new-keys-env")
+    }
+    let current: [AESKey]
+    if let old = try NTAG424Keys.five(file: oldKeysFile, env: oldKeysEnv, role: "the current keys",
+                                      options: ("--old-keys-file", "--old-keys-env"), in: context) {
+      current = old
+    } else {
+      let authKey = try NTAG424Keys.authKey(auth, in: context)
+      context.console.warning("no current values of keys 1-4 given (--old-keys-file or --old-keys-env): using the factory key 00…00")
+      current = [authKey, .factory, .factory, .factory, .factory]
+    }
+    let console = context.console
+    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
+      try tag.selectApplication()
+      try tag.authenticate(keyNumber: 0, key: current[0])
+      for n in 1...4 {
+        try tag.changeKey(keyNumber: UInt8(n), to: newKeys[n], version: newVersion, oldKey: current[n])
+        console.info("key \(n) changed")
+      }
+      try tag.changeKey(keyNumber: 0, to: newKeys[0], version: newVersion, oldKey: current[0])
+      console.info("key 0 changed")
+    }
+    context.console.info("exchanges: \(outcome.exchanges)")
+    let output = StandardOutput(context.output)
+    if json {
+      var o = JSONObjectWriter()
+      o.array("keys", (0...4).map { n in
+        var k = JSONObjectWriter()
+        k.number("key", n)
+        k.number("version", Int(newVersion))
+        return k.finish()
+      })
+      o.number("exchanges", outcome.exchanges)
+      output.write(o.finish() + "\n")
+    } else {
+      output.write("keys 0-4 changed: version \(hexString([newVersion]))\n")
+    }
+    output.flush()
+  }
+}
+
+extension NTAG424Keys {
+  /// Keys 0–4 from one place: the first five lines of a file (key 0 first), or the variables
+  /// PREFIX0 to PREFIX4; nil when neither is given. A line or variable that is not 32 hex digits
+  /// is refused (64) with where it is, never what it holds.
+  static func five(file: String?, env prefix: String?, role: String, options: (file: String, env: String),
+                   in context: CommandContext) throws(CLIFailure) -> [AESKey]? {
+    if let prefix {
+      return try (0...4).map { (n: Int) throws(CLIFailure) -> AESKey in
+        guard let key = try SDMKeys.key(file: nil, env: "\(prefix)\(n)", role: "key \(n) of \(role)",
+                                        options: (options.file, options.env), in: context) else {
+          throw CLIFailure(ExitStatus.software, "no key read")
+        }
+        return key
+      }
+    }
+    guard let file else { return nil }
+    let text = try readInputOrFail(file, in: context)
+    let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
+    return try (0...4).map { (n: Int) throws(CLIFailure) -> AESKey in
+      var line = lines.indices.contains(n) ? Array(lines[n]) : []
+      while let last = line.last, last == 0x0D || last == 0x20 || last == 0x09 { line.removeLast() }
+      guard line.count == 32, let bytes = parseHex(String(decoding: line, as: UTF8.self)), let key = try? AESKey(bytes: bytes) else {
+        throw CLIFailure(ExitStatus.usage, "\(role) (\(options.file) \(sanitizeLine(file))): line \(n + 1), key \(n), must be 32 hex digits")
+      }
+      return key
+    }
   }
 }

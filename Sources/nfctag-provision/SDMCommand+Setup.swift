@@ -45,12 +45,15 @@ extension SDMCommand.Setup: PerformedCommand {
 
   /// The steps on the tag (NT4H2421Gx datasheet §10; the sequence of NXP AN12196 §5.9):
   /// 1. ISOSelectFile of the NDEF application; AuthenticateEV2First with key 0 (2 exchanges).
-  /// 2. WriteData of the NDEF file in the architecture's tear-safe order: NLEN zeroed, the message,
-  ///    then NLEN (the order docs/architecture.md's "Writes" gives every platform, after the NFC
-  ///    Forum Type 4 Tag specification's NDEF update procedure). A removal in between leaves an
-  ///    empty NDEF file, never a length over bytes of another message. The file's CommMode is
-  ///    Plain (as shipped, and as the plan sets it), so the writes go in Plain; the session's
-  ///    CmdCtr still counts them.
+  /// 2. WriteData of the NDEF file. The tag protects a WriteData sent in one frame against
+  ///    tearing (datasheet §8.2.3.1, StandardData file, and §10.8.2, WriteData: "tearing protection
+  ///    for data that is sent within one communication frame"; only a chained write can leave a
+  ///    mix). So a file whose WriteData fits one ISO/IEC 14443-4 frame (``singleFrameWrite``) goes
+  ///    in one command, NLEN and message together: a removal leaves the old file or the new one,
+  ///    never a mix. A longer file, chained by the link, keeps the architecture's tear-safe
+  ///    order: NLEN zeroed, the message, then NLEN, so that a removal in between leaves an empty
+  ///    file, never a length over bytes of another message. The file's CommMode is Plain (as
+  ///    shipped, and as the plan sets it); the session's CmdCtr still counts the writes.
   /// 3. ChangeFileSettings in CommMode.Full (§10.7.1).
   /// 4. ISOSelectFile of the application again, which ends the authentication (§10.9.1), then
   ///    ReadData in Plain: an unauthenticated read, on which SDM fills in the mirrors and the
@@ -61,15 +64,28 @@ extension SDMCommand.Setup: PerformedCommand {
     try tag.selectApplication()
     try tag.authenticate(keyNumber: 0, key: authKey)
     console.info("authenticated with key 0")
-    try tag.writeData(file: file, offset: 0, data: [0x00, 0x00], mode: .plain)
-    try tag.writeData(file: file, offset: 2, data: Array(plan.ndefFile.dropFirst(2)), mode: .plain)
-    try tag.writeData(file: file, offset: 0, data: Array(plan.ndefFile.prefix(2)), mode: .plain)
-    console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes)")
+    if plan.ndefFile.count <= singleFrameWrite {
+      try tag.writeData(file: file, offset: 0, data: plan.ndefFile, mode: .plain)
+      console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes) in one frame")
+    } else {
+      try tag.writeData(file: file, offset: 0, data: [0x00, 0x00], mode: .plain)
+      try tag.writeData(file: file, offset: 2, data: Array(plan.ndefFile.dropFirst(2)), mode: .plain)
+      try tag.writeData(file: file, offset: 0, data: Array(plan.ndefFile.prefix(2)), mode: .plain)
+      console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes): NLEN zeroed, the message, NLEN")
+    }
     try tag.changeFileSettings(file: file, to: plan.settings)
     console.info("changed the NDEF file's settings: SDM on")
     try tag.selectApplication()
     return try tag.readData(file: file, offset: 0, length: plan.ndefFile.count, mode: .plain)
   }
+
+  /// The most bytes one Plain WriteData carries in a single ISO/IEC 14443-4 frame of the tag:
+  /// its ATS (T0 = 77h) announces FSCI 7, frames of at most 128 bytes (ISO/IEC 14443-4, the
+  /// ATS format byte), which hold the block's PCB (1) and CRC (2) around the APDU, whose header (5),
+  /// WriteData header (FileNo, Offset, Length: 7) and Le (1) leave 112 bytes of data: an
+  /// `https://` URL of up to 113 characters (NLEN, the record's 4-byte header and the URI
+  /// prefix code take 7 bytes, and `https://` none).
+  static let singleFrameWrite = 128 - 3 - (5 + 7 + 1)
 
   /// The read-back's URL and, when the template has `{picc}` and `{cmac}`, the SUN verified
   /// with the verifier's own code (``SUNVerification``).

@@ -1,6 +1,6 @@
 import NFCTagCLI
 
-/// nfctag's handler of `provision`, `ledger`, `sdm` and `keys`: once the command line is parsed and valid, it is
+/// nfctag's handler of `provision`, `ledger`, `sdm`, `keys` and `emulate` of a kind nfctag does not link (`ntag424dna`): once the command line is parsed and valid, it is
 /// handed as it is to nfctag-provision with `execv`. The same process goes on in the other
 /// program, so its pid, Ctrl-C, standard streams and exit status are the command's own.
 ///
@@ -8,7 +8,7 @@ import NFCTagCLI
 /// swift-crypto, Foundation, SwiftNIO); nfctag itself does not link them, which keeps its cold
 /// start short (docs/performance.md).
 enum HandOver {
-  /// The file name of the program that runs `provision` and `ledger`.
+  /// The file name of the program that runs `provision`, `ledger`, `sdm`, `keys` and `emulate --tag ntag424dna`.
   static let program = "nfctag-provision"
 
   /// Where nfctag-provision is looked for, for nfctag at `executable` (its real, absolute path):
@@ -28,7 +28,7 @@ enum HandOver {
     let paths = candidates(executable: ownPath())
     guard !paths.isEmpty else {
       throw CLIFailure(ExitStatus.unavailable,
-                            "cannot run \(program), which provision, ledger, sdm and keys need: the path of nfctag itself is unknown "
+                            "cannot run \(program), which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need: the path of nfctag itself is unknown "
                             + "(/proc/self/exe cannot be read); run \(program) from where it is installed")
     }
     var problem = ENOENT
@@ -38,7 +38,7 @@ enum HandOver {
       if problem != ENOENT && problem != ENOTDIR { break }
     }
     throw CLIFailure(ExitStatus.unavailable,
-                          "cannot run \(program), which provision, ledger, sdm and keys need (looked for "
+                          "cannot run \(program), which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need (looked for "
                           + paths.map(sanitizeLine).joined(separator: " and ") + "): "
                           + String(cString: strerror(problem)) + "; reinstall nfctag")
   }

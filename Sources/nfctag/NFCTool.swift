@@ -1,5 +1,6 @@
 import ArgumentParser
 import NFCTagCLI
+import NFCTagEmulate
 import ProvisionCommands
 
 /// The `nfctag` command: read, write and emulate NFC Forum tags through PC/SC readers.
@@ -24,7 +25,7 @@ struct NFCTool: ParsableCommand {
     subcommands: [
       NDEFCommand.self,
       ListReaders.self, Scan.self, Read.self, Dump.self, Write.self,
-      Format.self, Erase.self, Lock.self, Info.self, Password.self, Send.self, Reader.self, Doctor.self, Emulate.self,
+      Format.self, Erase.self, Lock.self, Info.self, Password.self, Send.self, Reader.self, Doctor.self, EmulateCommand.self,
       ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self,
     ])
 }

@@ -1,4 +1,3 @@
-import NFCEmulatorVPCD
 import NFCReaders
 import NFCTagCLI
 import NFCTransport
@@ -12,16 +11,4 @@ extension PCSCFailure: MappedFailure {
   /// inside one: through its poll error and Core NFC code (pcscd not running, no reader, the
   /// reader in use: 69).
   package var cliFailure: CLIFailure { NFCTagCLI.cliFailure(for: PollError(self)) }
-}
-
-extension VPCDBridgeError: MappedFailure {
-  /// `emulate` cannot reach vpcd or its slot is taken: 69, with what to do.
-  package var cliFailure: CLIFailure {
-    let advice: String
-    switch reason {
-    case .unreachable: advice = ": is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)"
-    case .slotInUse: advice = " (a second `nfctag emulate`?): stop that one or pick another --vpcd port"
-    }
-    return CLIFailure(ExitStatus.unavailable, message + advice)
-  }
 }

@@ -7,7 +7,7 @@ import Testing
 /// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`
 ///   in a scratch folder of its own per block, in order, with fixtures (`key.txt`, `pw.txt`, `commands.txt`,
 ///   `rows.csv`, `template.json`, `secret.txt`, `run.ledger`, `$TAG_PWD`, a `$HOME`, and the AES
-///   keys `key0.hex`, `key1.hex`, `key2.hex`). `nfctag` on
+///   keys `key0.hex`, `key1.hex`, `key2.hex`, and `keys.hex`: five lines, keys 0 to 4). `nfctag` on
 ///   the `PATH` is a wrapper that runs the built binary with every tag command's `--reader`
 ///   (given or not) turned into the in-process simulator (`sim:ntag215:…`; `sim:type4:…` for
 ///   `send --apdu`; `sim:ntag424dna:…`, one image per block, for `sdm setup` and `keys`, which
@@ -172,6 +172,8 @@ import Testing
     try write("key0.hex", "00112233445566778899aabbccddeeff\n")
     try write("key1.hex", "b45775776cb224c75bcde7ca3704e933\n")
     try write("key2.hex", "0c3b25d92b38ae443229dd59ad34b85d\n")
+    try write("keys.hex", ["00112233445566778899aabbccddeeff", "b45775776cb224c75bcde7ca3704e933", "0c3b25d92b38ae443229dd59ad34b85d",
+                           "33333333333333333333333333333333", "44444444444444444444444444444444"].joined(separator: "\n") + "\n")
     return dir
   }
 

@@ -161,8 +161,9 @@ final class Emulator {
   let stderrPipe = Pipe()
   let image: URL
 
-  /// Starts `nfctag emulate` and waits until pcscd reports the card present.
-  init(tag: String = "ntag215", image: URL? = nil, extra: [String] = []) throws {
+  /// Starts `nfctag emulate` and waits until pcscd reports the card present (at most
+  /// `appearWithin` seconds; then the emulator is stopped and the init throws).
+  init(tag: String = "ntag215", image: URL? = nil, extra: [String] = [], appearWithin: Double = 10) throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     self.image = image ?? directory.appendingPathComponent("\(tag).bin")
@@ -175,7 +176,15 @@ final class Emulator {
     // The emulator holds the write end now: ours must go, or reading stderr to its end (when the
     // emulator exited early) would wait for ourselves.
     try? stderrPipe.fileHandleForWriting.close()
-    try waitForCard(present: true)
+    do {
+      try waitForCard(present: true, seconds: appearWithin)
+    } catch {
+      // An emulator whose card never showed must not outlive the failure: it would hold the slot
+      // (and deinit never runs for an object whose init threw).
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
+      throw error
+    }
   }
 
   /// Polls `nfctag readers --json` until the e2e slot shows (or stops showing) a card.

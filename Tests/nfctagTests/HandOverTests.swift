@@ -61,7 +61,7 @@ struct HandOverTests {
                         ["ledger", "export", "/nonexistent/l.sqlite"]] {
         let r = try runProcess(lone, arguments)
         #expect(r.status == 69, "\(arguments): \(r.stderr)")
-        #expect(r.stderr.hasPrefix("nfctag: cannot run nfctag-provision, which provision, ledger, sdm and keys need (looked for "),
+        #expect(r.stderr.hasPrefix("nfctag: cannot run nfctag-provision, which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need (looked for "),
                 "\(r.stderr)")
         #expect(r.stderr.hasSuffix("/libexec/nfctag/nfctag-provision): No such file or directory; reinstall nfctag\n"))
         #expect(r.stderr.split(separator: "\n").count == 1)

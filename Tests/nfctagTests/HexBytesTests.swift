@@ -1,6 +1,8 @@
 import ArgumentParser
 import Testing
 @testable import nfctag
+import NFCTagCLI
+import NFCTagEmulate
 
 /// `HexBytes`, the hex option type: the bytes of what people paste, and a command line with text
 /// that is not hex refused while it is parsed, in one line naming the option.
@@ -20,7 +22,7 @@ import Testing
   @Test func theOptionHoldsTheBytes() throws {
     let set = try NFCTool.Password.Set.parse(["--new-password-env", "PWD", "--pack", "be ef"])
     #expect(set.pack.bytes == [0xBE, 0xEF])
-    let emulate = try NFCTool.Emulate.parse(["--tag", "ntag215", "--uid", "04:11:22:33:44:55:66"])
+    let emulate = try EmulateCommand.parse(["--tag", "ntag215", "--uid", "04:11:22:33:44:55:66"])
     #expect(emulate.uid?.bytes == [0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66])
   }
 

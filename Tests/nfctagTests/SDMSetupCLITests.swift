@@ -62,9 +62,9 @@ import ProvisionCommands
     let result = try json(setup.stdout)
     #expect(result["done"] as? Bool == true && result["verified"] as? Bool == true)
     #expect(result["counter"] as? Int == 1)
-    // Select, authenticate (2), three WriteData (NLEN zeroed, message, NLEN), ChangeFileSettings,
-    // select and ReadData for the read-back.
-    #expect(result["exchanges"] as? Int == 9)
+    // Select, authenticate (2), one WriteData (NLEN and message in one frame: tearing-protected),
+    // ChangeFileSettings, select and ReadData for the read-back.
+    #expect(result["exchanges"] as? Int == 7)
     // Three factory-key warnings; keys never in the output.
     #expect(setup.stderr.contains("no key 0 given") && setup.stderr.contains("no SDMMetaRead key given"), "\(setup.stderr)")
 
@@ -95,6 +95,59 @@ import ProvisionCommands
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stdout.hasPrefix("done: the tag produced an authentic SUN URL\nurl:       https://example.com/t?p="), "\(again.stdout)")
     #expect(again.stdout.hasSuffix("counter:   22\n"), "\(again.stdout)")
+  }
+
+  /// `keys change --all`: the five keys in one session of 8 exchanges (select, authentication,
+  /// five ChangeKey), from a file of five lines, then again from variables with the current keys
+  /// given; the tag holds every new key with its version; keys never in the output; the forms
+  /// that do not go together refused before any reader is opened.
+  @Test func keysChangeAllInOneSession() throws {
+    let reader = reader("all")
+    let first = ["00112233445566778899aabbccddeeff", "11111111111111111111111111111111", "22222222222222222222222222222222",
+                 "33333333333333333333333333333333", "44444444444444444444444444444444"]
+    let keys = try file("keys.txt", first.joined(separator: "\n") + "\n")
+    let r = try runTool(["keys", "change", "--all", "--new-keys-file", keys, "--version", "7", "--yes",
+                         "--reader", reader, "--format", "json", "--verbose"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let result = try json(r.stdout)
+    #expect(result["exchanges"] as? Int == 8)
+    #expect((result["keys"] as? [[String: Any]])?.compactMap { $0["version"] as? Int } == [7, 7, 7, 7, 7], "\(r.stdout)")
+    #expect(r.stderr.contains("no current values of keys 1-4 given"), "\(r.stderr)")
+    for value in first { #expect(!(r.stdout + r.stderr).contains(value)) }
+    let image = try Data(contentsOf: directory.appendingPathComponent("all.bin"))
+    let tag = try NTAG424DNAVirtualTag(image: Array(image))
+    for (n, value) in first.enumerated() {
+      #expect(tag.keyVersion(n) == 7)
+      #expect(tag.keyEquals(n, try #require(parseHex(value))), "key \(n)")
+    }
+
+    // Again, from variables, with the current keys given: key 0 authenticates with its new value.
+    let second = (0...4).map { String(repeating: "\($0)a", count: 16) }
+    var environment: [String: String] = [:]
+    for n in 0...4 { environment["OLD\(n)"] = first[n]; environment["NEW\(n)"] = second[n] }
+    let again = try runTool(["keys", "change", "--all", "--old-keys-env", "OLD", "--new-keys-env", "NEW", "--version", "8", "--yes",
+                             "--reader", reader, "--quiet"], environment: environment)
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdout == "keys 0-4 changed: version 08\n" && again.stderr.isEmpty, "\(again.stdout)\(again.stderr)")
+    let versions = try runTool(["keys", "versions", "--reader", reader])
+    #expect(versions.stdout == "key 0: version 08\nkey 1: version 08\nkey 2: version 08\nkey 3: version 08\nkey 4: version 08\n")
+
+    for (arguments, line) in [
+      (["--all", "--new-keys-file", keys, "--version", "1"], "--all changes key 0, which needs --yes"),
+      (["--all", "--key", "1", "--new-keys-file", keys, "--version", "1", "--yes"], "give --key N or --all, not both"),
+      (["--all", "--new-key-file", keys, "--version", "1", "--yes"], "--new-key-file is for one key"),
+      (["--all", "--version", "1", "--yes"], "--all needs the new keys"),
+      (["--all", "--new-keys-file", keys, "--old-keys-file", keys, "--auth-key-file", keys, "--version", "1", "--yes"], "not both"),
+      (["--key", "1", "--new-keys-file", keys, "--version", "1"], "--new-keys-file goes with --all"),
+      (["--new-key-file", keys, "--version", "1"], "give the key to change with --key N, or --all"),
+    ] {
+      let refused = try runTool(["keys", "change"] + arguments + ["--reader", reader])
+      #expect(refused.status == 64 && refused.stderr.contains(line), "\(arguments): \(refused.stderr)")
+    }
+    let short = try file("short.txt", first.prefix(3).joined(separator: "\n") + "\n")
+    let missing = try runTool(["keys", "change", "--all", "--new-keys-file", short, "--version", "1", "--yes", "--reader", reader])
+    #expect(missing.status == 64 && missing.stderr.contains("line 4, key 3, must be 32 hex digits"), "\(missing.stderr)")
+    #expect(!missing.stderr.contains(first[0]))
   }
 
   /// Keys 1–4 then 0 changed (files and variables), versions before and after; key 0 without
@@ -227,16 +280,35 @@ import ProvisionCommands
     let plan = try SDMPlan.plan(template: "https://example.com/t?p={picc}&c={cmac}")
     let context = CommandContext(output: CapturedOutput(), errors: CapturedOutput(), inputDescriptor: -1, environment: { _ in nil })
     let read = try SDMCommand.Setup.write(plan, on: NTAG424DNA(link: link), authKey: .factory, console: context.console)
-    // CLA and INS of each command: SELECT, AuthenticateEV2First (two parts), WriteData ×3,
-    // ChangeFileSettings, SELECT, ReadData.
-    #expect(link.commands.map { [$0[0], $0[1]] } == [[0x00, 0xA4], [0x90, 0x71], [0x90, 0xAF], [0x90, 0x8D], [0x90, 0x8D],
-                                                    [0x90, 0x8D], [0x90, 0x5F], [0x00, 0xA4], [0x90, 0xAD]])
-    // WriteData's header: file 02, offset (3 bytes LE), length (3 bytes LE), then the data.
+    // CLA and INS of each command: SELECT, AuthenticateEV2First (two parts), one WriteData (the
+    // file fits one frame: tearing-protected), ChangeFileSettings, SELECT, ReadData.
+    #expect(link.commands.map { [$0[0], $0[1]] } == [[0x00, 0xA4], [0x90, 0x71], [0x90, 0xAF], [0x90, 0x8D],
+                                                    [0x90, 0x5F], [0x00, 0xA4], [0x90, 0xAD]])
+    // WriteData's header: file 02, offset (3 bytes LE), length (3 bytes LE), then NLEN and the message.
+    let writes = link.commands.filter { $0[1] == 0x8D }
+    #expect(writes.count == 1)
+    #expect(Array(writes[0].dropFirst(5).prefix(7)) == [0x02, 0, 0, 0, UInt8(plan.ndefFile.count), 0, 0])
+    #expect(Array(writes[0].dropFirst(12).prefix(plan.ndefFile.count)) == plan.ndefFile)
+    // The whole command fits one 128-byte ISO-DEP frame with its PCB and CRC.
+    #expect(writes[0].count + 3 <= 128, "\(writes[0].count)")
+    #expect(read.count == plan.ndefFile.count && read.prefix(2) == plan.ndefFile.prefix(2))
+    #expect(virtual.readCounter(file: 2) == 1)
+  }
+
+  /// A file too long for one frame keeps the tear-safe order: NLEN zeroed, the message, NLEN.
+  @Test func aLongFileIsWrittenInTheTearSafeOrder() throws {
+    let virtual = try NTAG424DNAVirtualTag()
+    let link = RecordingLink(virtual)
+    let plan = try SDMPlan.plan(template: "https://example.com/a-rather-long-path/for-a-product-page/with-more-words?p={picc}&c={cmac}")
+    #expect(plan.ndefFile.count > SDMCommand.Setup.singleFrameWrite)
+    let context = CommandContext(output: CapturedOutput(), errors: CapturedOutput(), inputDescriptor: -1, environment: { _ in nil })
+    let read = try SDMCommand.Setup.write(plan, on: NTAG424DNA(link: link), authKey: .factory, console: context.console)
     let writes = link.commands.filter { $0[1] == 0x8D }.map { Array($0[5...]) }
+    #expect(writes.count == 3)
+    guard writes.count == 3 else { return }
     #expect(Array(writes[0].prefix(9)) == [0x02, 0, 0, 0, 2, 0, 0, 0x00, 0x00])
     #expect(Array(writes[1].prefix(7)) == [0x02, 2, 0, 0, UInt8(plan.ndefFile.count - 2), 0, 0])
     #expect(Array(writes[2].prefix(9)) == [0x02, 0, 0, 0, 2, 0, 0] + Array(plan.ndefFile.prefix(2)))
     #expect(read.count == plan.ndefFile.count && read.prefix(2) == plan.ndefFile.prefix(2))
-    #expect(virtual.readCounter(file: 2) == 1)
   }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import NFCEmulator
+import NFCTagCLI
 import NTAG424Emulator
 import Testing
 
@@ -8,24 +10,21 @@ import Testing
 func registerVirtualNTAG424() { NTAG424Emulator.register() }
 
 /// The virtual NTAG 424 DNA in the two programs: `nfctag` does not link it (NTAG424Emulator, with
-/// swift-crypto), so the kind's name parses and making the tag ends with one line and 69
-/// (docs/exit-codes.md); nfctag-provision links and registers it, so its commands have the tag.
+/// swift-crypto), so the kind's name parses, `emulate` hands the command over to nfctag-provision
+/// (which links and registers it, and runs the same `EmulateCommand`), and a `sim:ntag424dna`
+/// reader in nfctag's own commands ends with one line and 69 (docs/exit-codes.md).
 ///
-/// The refusal is checked on the built `nfctag` binary, not with `runTool`: this test process
-/// links every module, and other suites register the tag in it (NTAG424EmulatorTests, this one,
-/// in parallel), so only the program itself shows what it does without the module. In process,
-/// ExitStatusMapping checks the typed failure's line and status, and NFCEmulatorTests'
-/// VirtualTagFactoriesTests the refusal of a kind no factory was registered for (a table of their
-/// own). No pcscd needed: each refused command fails before it opens a reader or vpcd (whose port
-/// here, 1, has no listener either).
+/// These run the built binaries, not `runTool`: this test process links every module, and other
+/// suites register the tag in it (NTAG424EmulatorTests, this one, in parallel), so only the
+/// programs themselves show what each does without or with the module. No pcscd needed: the
+/// commands fail before they open a reader, or at vpcd (whose port here, 1, has no listener):
+/// a failure that only the program that has the tag reaches.
 @Suite struct VirtualNTAG424Tests {
   static let refusal = "nfctag: the virtual NTAG 424 DNA is in the NTAG424Emulator module, which this program does not link\n"
+  static let noVPCD = "nfctag: cannot reach vpcd at 127.0.0.1:1: is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)\n"
 
+  /// nfctag's own tag commands on a `sim:ntag424dna` reader: the kind is not linked, one line and 69.
   @Test(arguments: [
-    ["emulate", "--tag", "ntag424dna", "--vpcd", "127.0.0.1:1"],
-    ["emulate", "--tag", "ntag424dna", "--uid", "04A1B2C3D4E5F6", "--vpcd", "127.0.0.1:1"],
-    ["emulate", "--tag", "ntag424dna", "--image", "/nonexistent/ntag424.bin", "--vpcd", "127.0.0.1:1"],
-    ["emulate", "--feed", "2", "--tag", "ntag213,ntag424dna", "--vpcd", "127.0.0.1:1"],
     ["read", "--reader", "sim:ntag424dna", "--timeout", "1"],
     ["info", "--reader", "sim:ntag424dna@part3", "--timeout", "1"],
   ])
@@ -34,6 +33,64 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
     #expect(result.status == 69, "\(arguments): \(result.stderr)")
     #expect(result.stderr == Self.refusal, "\(arguments)")
     #expect(result.stdout.isEmpty)
+  }
+
+  /// `emulate` with an `ntag424dna` among its kinds goes to nfctag-provision, which builds the tag
+  /// and then reaches for vpcd: the line is the vpcd one, never the refusal.
+  @Test(arguments: [
+    ["emulate", "--tag", "ntag424dna", "--vpcd", "127.0.0.1:1"],
+    ["emulate", "--tag", "ntag424dna", "--uid", "04A1B2C3D4E5F6", "--vpcd", "127.0.0.1:1"],
+    ["emulate", "--tag", "ntag424dna", "--remove-after", "3", "--fault", "nak@2", "--vpcd", "127.0.0.1:1"],
+    ["emulate", "--feed", "2", "--tag", "ntag213,ntag424dna", "--vpcd", "127.0.0.1:1"],
+  ])
+  func nfctagHandsEmulateOver(_ arguments: [String]) throws {
+    let result = try runNFCTag(arguments, timeout: 30)
+    #expect(result.status == 69, "\(arguments): \(result.stderr)")
+    #expect(result.stderr == Self.noVPCD, "\(arguments)")
+    #expect(result.stdout.isEmpty)
+  }
+
+  /// The tag is built in nfctag-provision: its model checks the UID (64, the option named) and
+  /// creates the image file (here in a folder that does not exist: 65), as for every kind.
+  @Test func theHandedOverCommandBuildsTheTag() throws {
+    let short = try runNFCTag(["emulate", "--tag", "ntag424dna", "--uid", "04A1B2", "--vpcd", "127.0.0.1:1"], timeout: 30)
+    #expect(short.status == 64, "\(short.stderr)")
+    #expect(short.stderr == "nfctag: --uid: an NTAG 424 DNA UID has 7 bytes (got 3) (see `nfctag help`)\n", "\(short.stderr)")
+    let image = try runNFCTag(["emulate", "--tag", "ntag424dna", "--image", "/nonexistent/ntag424.bin", "--vpcd", "127.0.0.1:1"], timeout: 30)
+    #expect(image.status == 65, "\(image.stderr)")
+    #expect(image.stderr.hasPrefix("nfctag: cannot write /nonexistent/ntag424.bin"), "\(image.stderr)")
+  }
+
+  /// A kind nfctag links is never handed over: the same vpcd line comes from nfctag itself, so
+  /// it starts even with no nfctag-provision next to it (a copy of nfctag alone in a folder).
+  @Test func otherKindsStayInNFCTag() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let alone = dir.appendingPathComponent("nfctag")
+    try FileManager.default.copyItem(at: nfctagBinary(), to: alone)
+    let kept = try runProcess(alone, ["emulate", "--tag", "ntag215", "--vpcd", "127.0.0.1:1"], timeout: 30)
+    #expect(kept.status == 69 && kept.stderr == Self.noVPCD, "\(kept.stderr)")
+    let handed = try runProcess(alone, ["emulate", "--tag", "ntag424dna", "--vpcd", "127.0.0.1:1"], timeout: 30)
+    #expect(handed.status == 69, "\(handed.stderr)")
+    #expect(handed.stderr.hasPrefix("nfctag: cannot run nfctag-provision, which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need"),
+            "\(handed.stderr)")
+  }
+
+  /// The library's refusal, where no factory is registered (a table of its own, since this
+  /// process registers the tag elsewhere): the typed reason, and the tool's line and 69.
+  @Test func anUnregisteredKindIsRefusedWithOneLineAnd69() {
+    let empty = VirtualTagFactories()
+    #expect(!empty.canMake(.ntag424dna))
+    #expect(empty.canMake(.ntag215))
+    do {
+      _ = try empty.makeTag(.ntag424dna, uid: nil)
+      Issue.record("an empty table made an NTAG 424 DNA")
+    } catch {
+      #expect(error.reason == .kindNotLinked(.ntag424dna))
+      let failure = cliFailure(for: error)
+      #expect(failure.code == 69)
+      #expect("nfctag: \(failure.message)\n" == Self.refusal)
+    }
   }
 
   /// The name is still a kind in nfctag: help lists it, and a misspelt one is still 64.
@@ -81,7 +138,7 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
     let setup = try runNFCTag(["sdm", "setup", "--url", "https://example.com/t?p={picc}&c={cmac}", "--reader", reader,
                                "--format", "json", "--quiet"], timeout: 30)
     #expect(setup.status == 0, "\(setup.stderr)")
-    #expect(setup.stdout.contains(#""counter":1,"verified":true,"exchanges":9}"#), "\(setup.stdout)")
+    #expect(setup.stdout.contains(#""counter":1,"verified":true,"exchanges":7}"#), "\(setup.stdout)")
     let versions = try runNFCTag(["keys", "versions", "--reader", reader], timeout: 30)
     #expect(versions.status == 0, "\(versions.stderr)")
     #expect(versions.stdout.hasPrefix("key 0: version 00\n"), "\(versions.stdout)")

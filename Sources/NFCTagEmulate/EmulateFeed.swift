@@ -1,11 +1,11 @@
+import ArgumentParser
 import Locking
 import NFCTagCLI
-import ArgumentParser
 import NFCEmulator
 import NFCEmulatorVPCD
 import NFCTransport
 
-extension NFCTool.Emulate {
+extension EmulateCommand {
   /// `--feed N`: the options that go with it, and none that do not.
   func validateFeed() throws {
     guard let feed, (1...FeedSettings.maximumCount).contains(feed) else {

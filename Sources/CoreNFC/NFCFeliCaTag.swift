@@ -109,36 +109,22 @@ public protocol NFCFeliCaTag: NFCNDEFTag {
   func requestSystemCode(completionHandler: @escaping ([Data], (any Error)?) -> Void)
   /// ``requestSystemCode(completionHandler:)``, async.
   func requestSystemCode() async throws -> [Data]
-}
-
-extension NFCFeliCaTag {
-  /// ``polling(systemCode:requestCode:timeSlot:completionHandler:)`` with Core NFC's result handler.
-  public func polling(systemCode: Data, requestCode: NFCFeliCaPollingRequestCode, timeSlot: NFCFeliCaPollingTimeSlot,
-                      resultHandler: @escaping (Result<NFCFeliCaPollingResponse, any Error>) -> Void) {
-    polling(systemCode: systemCode, requestCode: requestCode, timeSlot: timeSlot) { pmm, requestData, error in
-      if let error { return resultHandler(.failure(error)) }
-      resultHandler(.success(NFCFeliCaPollingResponse(manufactureParameter: pmm,
-                                                      requestData: requestData.isEmpty ? nil : requestData)))
-    }
-  }
-
-  /// ``readWithoutEncryption(serviceCodeList:blockList:completionHandler:)`` with Core NFC's result handler.
-  public func readWithoutEncryption(serviceCodeList: [Data], blockList: [Data],
-                                    resultHandler: @escaping (Result<(NFCFeliCaStatusFlag, [Data]), any Error>) -> Void) {
-    readWithoutEncryption(serviceCodeList: serviceCodeList, blockList: blockList) { sf1, sf2, blocks, error in
-      if let error { return resultHandler(.failure(error)) }
-      resultHandler(.success((NFCFeliCaStatusFlag(statusFlag1: sf1, statusFlag2: sf2), blocks)))
-    }
-  }
-
-  /// ``writeWithoutEncryption(serviceCodeList:blockList:blockData:completionHandler:)`` with Core NFC's result handler.
-  public func writeWithoutEncryption(serviceCodeList: [Data], blockList: [Data], blockData: [Data],
-                                     resultHandler: @escaping (Result<NFCFeliCaStatusFlag, any Error>) -> Void) {
-    writeWithoutEncryption(serviceCodeList: serviceCodeList, blockList: blockList, blockData: blockData) { sf1, sf2, error in
-      if let error { return resultHandler(.failure(error)) }
-      resultHandler(.success(NFCFeliCaStatusFlag(statusFlag1: sf1, statusFlag2: sf2)))
-    }
-  }
+  /// Request Service V2 (32h): the status flags, the encryption the card uses, and the AES key
+  /// version of each node (and, for ``NFCFeliCaEncryptionId/AES_DES``, its DES key version);
+  /// FFFFh for a node that does not exist. The lists are empty when the status flags are not 00h 00h.
+  func requestServiceV2(nodeCodeList: [Data],
+                        completionHandler: @escaping (Int, Int, NFCFeliCaEncryptionId, [Data], [Data], (any Error)?) -> Void)
+  /// ``requestServiceV2(nodeCodeList:completionHandler:)``, async.
+  func requestServiceV2(nodeCodeList: [Data]) async throws -> (Int, Int, NFCFeliCaEncryptionId, [Data], [Data])
+  /// Request Specification Version (3Ch): the status flags, the basic version (2 bytes) and the
+  /// option versions (2 bytes each, one after the other); empty when the status flags are not 00h 00h.
+  func requestSpecificationVersion(completionHandler: @escaping (Int, Int, Data, Data, (any Error)?) -> Void)
+  /// ``requestSpecificationVersion(completionHandler:)``, async.
+  func requestSpecificationVersion() async throws -> (Int, Int, Data, Data)
+  /// Reset Mode (3Eh): the card returns to mode 0; the handler gets the status flags.
+  func resetMode(completionHandler: @escaping (Int, Int, (any Error)?) -> Void)
+  /// ``resetMode(completionHandler:)``, async.
+  func resetMode() async throws -> (Int, Int)
 }
 
 final class FeliCaTagObject: TagObject, NFCFeliCaTag, @unchecked Sendable {  // lets only
@@ -226,7 +212,7 @@ final class FeliCaTagObject: TagObject, NFCFeliCaTag, @unchecked Sendable {  // 
 
   /// Sends `code IDm body` and returns what follows the IDm of an answer `code+1 IDm …` that has
   /// at least `minimum` bytes there.
-  private func command(_ code: UInt8, _ body: [UInt8], name: String, minimum: Int) throws(NFCReaderError) -> [UInt8] {
+  func command(_ code: UInt8, _ body: [UInt8], name: String, minimum: Int) throws(NFCReaderError) -> [UInt8] {
     let idm = Array(currentIDm)
     let answer = Array(try send(Data([code] + idm + body)))
     guard answer.count >= 1 + idm.count + minimum, answer[0] == code &+ 1,
@@ -237,25 +223,25 @@ final class FeliCaTagObject: TagObject, NFCFeliCaTag, @unchecked Sendable {  // 
     return Array(answer[(1 + idm.count)...])
   }
 
-  private func shapeError(_ name: String) -> NFCReaderError {
+  func shapeError(_ name: String) -> NFCReaderError {
     NFCReaderError(.readerTransceiveErrorTagResponseError, message: "the card's answer to \(name) is not of its shape")
   }
 
   /// `count` codes of two bytes each from `bytes`, which must hold exactly them.
-  private func twoByteCodes(_ bytes: ArraySlice<UInt8>, count: Int, name: String) throws(NFCReaderError) -> [Data] {
+  func twoByteCodes(_ bytes: ArraySlice<UInt8>, count: Int, name: String) throws(NFCReaderError) -> [Data] {
     guard bytes.count == 2 * count else { throw shapeError(name) }
     return stride(from: bytes.startIndex, to: bytes.endIndex, by: 2).map { Data(bytes[$0..<($0 + 2)]) }
   }
 
   /// A count byte and a list of codes, checked: 1 to `maximum` codes of two bytes each.
-  private func codeList(_ codes: [Data], maximum: Int, what: String) throws(NFCReaderError) -> [UInt8] {
+  func codeList(_ codes: [Data], maximum: Int, what: String) throws(NFCReaderError) -> [UInt8] {
     guard (1...maximum).contains(codes.count), codes.allSatisfy({ $0.count == 2 }) else {
       throw NFCReaderError(.readerErrorInvalidParameter, message: "\(what): 1 to \(maximum) codes of 2 bytes each")
     }
     return [UInt8(codes.count)] + codes.flatMap { Array($0) }
   }
 
-  private func blockListBytes(_ blocks: [Data]) throws(NFCReaderError) -> [UInt8] {
+  func blockListBytes(_ blocks: [Data]) throws(NFCReaderError) -> [UInt8] {
     guard (1...255).contains(blocks.count), blocks.allSatisfy({ $0.count == 2 || $0.count == 3 }) else {
       throw NFCReaderError(.readerErrorInvalidParameter, message: "the block list: 1 to 255 elements of 2 or 3 bytes")
     }

@@ -150,10 +150,60 @@ public protocol NFCISO15693Tag: NFCNDEFTag {
   /// ``customCommand(requestFlags:customCommandCode:customRequestParameters:completionHandler:)``, async.
   func customCommand(requestFlags flags: NFCISO15693RequestFlag, customCommandCode: Int,
                      customRequestParameters: Data) async throws -> Data
+  /// LOCK DSFID (2Ah): Core NFC's corrected name for ``lockDFSID(requestFlags:completionHandler:)``.
+  func lockDSFID(requestFlags flags: NFCISO15693RequestFlag, completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``lockDSFID(requestFlags:completionHandler:)``, async.
+  func lockDSFID(requestFlags flags: NFCISO15693RequestFlag) async throws
+  /// GET MULTIPLE BLOCK SECURITY STATUS (2Ch) of the blocks in `blockRange` (blocks 0–255): one
+  /// status per block (bit 0 set: locked).
+  func getMultipleBlockSecurityStatus(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange,
+                                      completionHandler: @escaping ([NSNumber], (any Error)?) -> Void)
+  /// ``getMultipleBlockSecurityStatus(requestFlags:blockRange:completionHandler:)``, async.
+  func getMultipleBlockSecurityStatus(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange) async throws -> [NSNumber]
+  /// EXTENDED READ SINGLE BLOCK (30h): as READ SINGLE BLOCK, with a 2-byte block number (0–65535).
+  func extendedReadSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: Int,
+                               completionHandler: @escaping (Data, (any Error)?) -> Void)
+  /// ``extendedReadSingleBlock(requestFlags:blockNumber:completionHandler:)``, async.
+  func extendedReadSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: Int) async throws -> Data
+  /// EXTENDED WRITE SINGLE BLOCK (31h): as WRITE SINGLE BLOCK, with a 2-byte block number.
+  func extendedWriteSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: Int, dataBlock: Data,
+                                completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``extendedWriteSingleBlock(requestFlags:blockNumber:dataBlock:completionHandler:)``, async.
+  func extendedWriteSingleBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: Int, dataBlock: Data) async throws
+  /// EXTENDED LOCK BLOCK (32h): as LOCK BLOCK, with a 2-byte block number.
+  func extendedLockBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: Int,
+                         completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``extendedLockBlock(requestFlags:blockNumber:completionHandler:)``, async.
+  func extendedLockBlock(requestFlags flags: NFCISO15693RequestFlag, blockNumber: Int) async throws
+  /// EXTENDED READ MULTIPLE BLOCKS (33h) of the blocks in `blockRange` (blocks 0–65535).
+  func extendedReadMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange,
+                                  completionHandler: @escaping ([Data], (any Error)?) -> Void)
+  /// ``extendedReadMultipleBlocks(requestFlags:blockRange:completionHandler:)``, async.
+  func extendedReadMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange) async throws -> [Data]
+  /// EXTENDED WRITE MULTIPLE BLOCKS (34h): one `Data` of the block size per block of `blockRange`.
+  func extendedWriteMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange, dataBlocks: [Data],
+                                   completionHandler: @escaping ((any Error)?) -> Void)
+  /// ``extendedWriteMultipleBlocks(requestFlags:blockRange:dataBlocks:completionHandler:)``, async.
+  func extendedWriteMultipleBlocks(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange,
+                                   dataBlocks: [Data]) async throws
+  /// EXTENDED GET MULTIPLE BLOCK SECURITY STATUS (3Ch): as ``getMultipleBlockSecurityStatus(requestFlags:blockRange:completionHandler:)``
+  /// for blocks 0–65535.
+  func extendedGetMultipleBlockSecurityStatus(requestFlags flags: NFCISO15693RequestFlag, blockRange: NSRange,
+                                              completionHandler: @escaping ([NSNumber], (any Error)?) -> Void)
+  /// ``extendedGetMultipleBlockSecurityStatus(requestFlags:blockRange:completionHandler:)``, async.
+  func extendedGetMultipleBlockSecurityStatus(requestFlags flags: NFCISO15693RequestFlag,
+                                              blockRange: NSRange) async throws -> [NSNumber]
+  /// Sends `flags commandCode data` as given (nothing added: no UID, no manufacturer code) and
+  /// hands back the answer's flags and what follows them. A tag's refusal is an answer here:
+  /// ``NFCISO15693ResponseFlag/error`` with the ISO 15693 error code as the data.
+  func sendRequest(requestFlags flags: Int, commandCode: Int, data: Data?,
+                   completionHandler: @escaping (NFCISO15693ResponseFlag, Data?, (any Error)?) -> Void)
+  /// ``sendRequest(requestFlags:commandCode:data:completionHandler:)``, async.
+  func sendRequest(requestFlags flags: Int, commandCode: Int, data: Data?) async throws -> (NFCISO15693ResponseFlag, Data?)
 }
 
 final class ISO15693TagObject: TagObject, NFCISO15693Tag, @unchecked Sendable {  // lets only
-  private var tag: NFCSession.NFCISO15693Tag {
+  var tag: NFCSession.NFCISO15693Tag {
     guard case .iso15693(let tag) = inner else { preconditionFailure("not an ISO 15693 tag") }
     return tag
   }

@@ -45,3 +45,15 @@ func onFeliCaTranscript<T>(idm: [UInt8], _ script: [EmbeddedTransceiver.Step],
   let result = try await ReaderInjection.$poller.withValue(TranscriptPoller(target)) { try await body() }
   return (result, link.finish())
 }
+
+/// Runs `body` with every Core NFC session it makes polling a reader whose one ISO 15693 tag,
+/// UID `uid` (most significant byte first, E0h first), answers `script` (frames `flags command
+/// [UID] parameters` and answers `flags data`, as on the link).
+func onISO15693Transcript<T>(uid: [UInt8], _ script: [EmbeddedTransceiver.Step],
+                             _ body: () async throws -> T) async throws -> (T, EmbeddedTransceiver.LeftOver) {
+  let link = EmbeddedTransceiver(script)
+  let target = DetectedTarget(readerName: "transcript", identifier: uid, atr: [], platform: .type5, cardName: "ICODE",
+                              link: link)
+  let result = try await ReaderInjection.$poller.withValue(TranscriptPoller(target)) { try await body() }
+  return (result, link.finish())
+}

@@ -21,17 +21,12 @@ package struct KeysCommand: ParsableCommand {
       abstract: "Print the version of each of the tag's five keys (no key needed).",
       discussion: "A factory key has version 00; `keys change --version V` sets it with the key.")
     @OptionGroup package var reader: NTAG424ReaderOptions
-    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
-    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+    @OptionGroup package var output: NTAG424OutputOptions
 
     package init() {}
 
     /// True for JSON output: `--format json`, or `--json`.
-    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
-
-    package func validate() throws {
-      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
-    }
+    package var json: Bool { output.json }
 
     package func run(in context: CommandContext) throws { try context.handOver(self) }
   }
@@ -79,16 +74,14 @@ package struct KeysCommand: ParsableCommand {
     @OptionGroup package var auth: NTAG424AuthKeyOptions
     @Flag(help: "Confirm a change of key 0 (a lost key 0 cannot be recovered).") package var yes = false
     @OptionGroup package var reader: NTAG424ReaderOptions
-    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
-    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+    @OptionGroup package var output: NTAG424OutputOptions
 
     package init() {}
 
     /// True for JSON output: `--format json`, or `--json`.
-    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+    package var json: Bool { output.json }
 
     package func validate() throws {
-      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
       guard (0...255).contains(version) else { throw ValidationError("--version must be 0 to 255.") }
       if all { return try validateAll() }
       if let option = [newKeysFile.map { _ in "--new-keys-file" }, newKeysEnv.map { _ in "--new-keys-env" },

@@ -78,3 +78,20 @@ package struct SDMRoleKeyOptions: ParsableArguments {
     if fileKeyFile != nil && fileKeyEnv != nil { throw ValidationError("give the file-read key with one of --file-key-file or --file-key-env.") }
   }
 }
+
+/// `--format text|json` of the NTAG 424 DNA commands, with `--json` as its hidden alias, as for
+/// the other commands with an output format.
+package struct NTAG424OutputOptions: ParsableArguments {
+  @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
+  /// `--json`: the hidden alias of `--format json`.
+  @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+
+  package init() {}
+
+  /// True for JSON output: `--format json`, or `--json`.
+  package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+
+  package func validate() throws {
+    if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
+  }
+}

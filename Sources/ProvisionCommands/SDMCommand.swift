@@ -73,18 +73,15 @@ package struct SDMCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A file of the last counter accepted per UID; a counter not above it is a replay.",
                                valueName: "file"))
     package var counterStore: String?
-    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
-    /// `--json`: the hidden alias of `--format json`, as for the other commands.
-    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+    @OptionGroup package var output: NTAG424OutputOptions
     @Flag(name: .shortAndLong, help: "No warnings (factory keys); errors only on stderr.") package var quiet = false
 
     package init() {}
 
     /// True for JSON output: `--format json`, or `--json`.
-    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+    package var json: Bool { output.json }
 
     package func validate() throws {
-      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
       let names = [piccParam, macParam, encParam]
       guard names.allSatisfy({ !$0.isEmpty && !$0.contains("=") && !$0.contains("&") }) else {
         throw ValidationError("--picc-param, --mac-param and --enc-param take a parameter name (no '=' or '&').")
@@ -116,17 +113,14 @@ package struct SDMCommand: ParsableCommand {
     @OptionGroup package var reader: NTAG424ReaderOptions
     @OptionGroup package var keys: SDMRoleKeyOptions
     @OptionGroup package var auth: NTAG424AuthKeyOptions
-    @Option(help: "Output: text or json.") package var format: SDMOutputFormat?
-    /// `--json`: the hidden alias of `--format json`, as for the other commands.
-    @Flag(name: .customLong("json"), help: .hidden) package var jsonFlag = false
+    @OptionGroup package var output: NTAG424OutputOptions
 
     package init() {}
 
     /// True for JSON output: `--format json`, or `--json`.
-    package var json: Bool { format.map { $0 == .json } ?? jsonFlag }
+    package var json: Bool { output.json }
 
     package func validate() throws {
-      if jsonFlag, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
       guard url.contains("{") else { throw ValidationError("--url needs placeholders: {picc} and {cmac}, or {uid} and {ctr}.") }
     }
 

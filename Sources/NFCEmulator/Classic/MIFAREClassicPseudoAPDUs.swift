@@ -1,9 +1,9 @@
 import NFCTransport
 
 /// A PC/SC reader's pseudo-APDUs for MIFARE Classic: the reader keeps keys in its own slots and
-/// runs Crypto1 itself. PC/SC Part 3 §3.2.2.1.4 (LOAD KEYS), §3.2.2.1.6 (GENERAL AUTHENTICATE),
-/// §3.2.2.1.8 (READ BINARY), §3.2.2.1.9 (UPDATE BINARY); ACS ACR122U API V2.04 §5.1–§5.4, which
-/// also documents the older AUTHENTICATE `FF 88`.
+/// runs Crypto1 itself. PC/SC Part 3 §3.2.2.1 (LOAD KEYS, GENERAL AUTHENTICATE, READ BINARY,
+/// UPDATE BINARY); ACS ACR122U API V2.04 §5, "PICC Commands for MIFARE Classic", which also
+/// documents the older AUTHENTICATE `FF 88` and the key locations 00h–01h (volatile).
 ///
 /// | APDU | meaning |
 /// |---|---|
@@ -13,8 +13,8 @@ import NFCTransport
 /// | `FF B0 00 blk 10` | READ BINARY one block (Le 00 reads 16 too) |
 /// | `FF D6 00 blk 10 data(16)` | UPDATE BINARY one block |
 ///
-/// Every failure, a wrong key included, answers `63 00` (ACR122U API §5.1–§5.4: "the operation
-/// failed").
+/// Every failure, a wrong key included, answers `63 00` (ACR122U API §5, each command's response
+/// codes: "the operation failed").
 struct MIFAREClassicPseudoAPDUs {
   /// The volatile key slots.
   private var slots: [[UInt8]?] = [nil, nil]
@@ -37,7 +37,8 @@ struct MIFAREClassicPseudoAPDUs {
       }
       return authenticate(tag, block: apdu[7], keyType: apdu[8], slot: apdu[9])
     case 0x88:
-      // ACR122U API §5.2: `FF 88 00 blk type slot`, the key type where an Lc would be.
+      // ACR122U API §5, Authentication (obsolete form): `FF 88 00 blk type slot`, the key type
+      // where an Lc would be.
       guard apdu.count == 6, apdu[2] == 0 else { return Self.failed }
       return authenticate(tag, block: apdu[3], keyType: apdu[4], slot: apdu[5])
     case 0xB0:
@@ -53,7 +54,8 @@ struct MIFAREClassicPseudoAPDUs {
     }
   }
 
-  /// Authenticates with the key in `slot`; the reader sends the UID's last 4 bytes (NXP AN10927 §3).
+  /// Authenticates with the key in `slot`; the reader sends the UID's last 4 bytes (MF1S70yyX
+  /// §10.1.2 and §10.2.2: UID CL2 of a 7-byte UID, the whole 4-byte NUID).
   private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, keyType: UInt8, slot: UInt8) -> [UInt8] {
     guard keyType == 0x60 || keyType == 0x61, Int(slot) < slots.count, let key = slots[Int(slot)] else {
       tag.reset()

@@ -21,13 +21,14 @@ public enum MIFAREClassicChip: String, CaseIterable, Sendable {
   public var memorySize: Int { blockCount * 16 }
 
   /// ATQA as sent (2 bytes, most significant first) for a 4-byte NUID or a 7-byte UID:
-  /// 1K `00 04`/`00 44` (MF1S50yyX §9.4), 4K `00 02`/`00 42` (MF1S70yyX §9.4), Mini `00 04`/`00 44`.
+  /// 1K `00 04`/`00 44` (MF1S50yyX §9.4, Table 11), 4K `00 02`/`00 42` (MF1S70yyX §9.4, Table 11),
+  /// Mini `00 04`/`00 44` (MF1S20yyX §9.4).
   public func atqa(uidLength: Int) -> [UInt8] {
     let base: UInt8 = self == .classic4K ? 0x02 : 0x04
     return [0x00, uidLength == 7 ? base | 0x40 : base]
   }
 
-  /// SAK: 1K 08, 4K 18, Mini 09 (the datasheets' §9.4; NXP AN10833 Table 5).
+  /// SAK: 1K 08 (MF1S50yyX §9.4, Table 12), 4K 18 (MF1S70yyX §9.4, Table 12), Mini 09 (MF1S20yyX §9.4).
   public var sak: UInt8 {
     switch self {
     case .mini: return 0x09
@@ -78,7 +79,7 @@ public enum MIFAREClassicChip: String, CaseIterable, Sendable {
 /// takes the MIFARE commands in the form a PN532's InDataExchange takes them (NXP PN532 User
 /// Manual §7.3.8, Table "MIFARE commands"): the reader runs the two-step exchanges itself.
 ///
-/// | frame | command (MF1S50yyX §9–§10) | answer |
+/// | frame | command (MF1S50yyX §8.2.4, §8.2.5, §9.1) | answer |
 /// |---|---|---|
 /// | `60`/`61` blk key(6) uid(4) | AUTHENTICATION with key A / B | ack; mute on a wrong key or UID |
 /// | `30` blk | READ | 16 bytes |
@@ -87,8 +88,8 @@ public enum MIFAREClassicChip: String, CaseIterable, Sendable {
 /// | `B0` blk | TRANSFER the buffer into a value block | ack |
 /// | `50 00` | HALT | mute |
 ///
-/// A refused command answers NAK 4 ("invalid operation", MF1S50yyX §9.3, Table 10) and, as on the
-/// chip, ends the authentication. An authentication lasts until a HALT, a failed authentication,
+/// A refused command answers NAK 4 ("invalid operation", transfer buffer invalid: MF1S50yyX §9.3,
+/// Table 10) and ends the authentication, as the chip's error leaves the authenticated state. An authentication lasts until a HALT, a failed authentication,
 /// an error, an access outside its sector, or the field going off (``reset()``).
 ///
 /// The memory is the whole card, trailers included; reading a trailer shows key A as zeros and key B as
@@ -108,10 +109,10 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   private var memory: [UInt8]
   /// The authenticated sector and the key used, nil when not authenticated.
   public private(set) var authenticated: (sector: Int, key: MIFAREClassicKeyType)?
-  /// The transfer buffer the value commands fill (MF1S50yyX §10.3).
+  /// The transfer buffer the value commands fill (MF1S50yyX §8.2.5).
   private var transferBuffer: [UInt8]?
 
-  /// NAK "invalid operation" (MF1S50yyX Table 10).
+  /// NAK "invalid operation", transfer buffer invalid (MF1S50yyX §9.3, Table 10).
   public static let nakInvalidOperation: UInt8 = 0x04
   /// The factory key (A and B): FF FF FF FF FF FF (MF1S50yyX §8.6.3).
   public static let factoryKey: [UInt8] = Array(repeating: 0xFF, count: 6)
@@ -206,20 +207,21 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
     }
   }
 
-  /// NAK 4; the authentication ends (MF1S50yyX §9.3: the card falls back to IDLE).
+  /// NAK 4 (MF1S50yyX §9.3, Table 10); the authentication ends.
   private func refuse() -> TagResponse {
     reset()
     return .nak(Self.nakInvalidOperation)
   }
 
-  // MARK: - Authentication (MF1S50yyX §10.1)
+  // MARK: - Authentication (MF1S50yyX §8.2.4)
 
   private func authenticate(_ frame: [UInt8]) -> TagResponse {
     guard frame.count == 12, let keyType = MIFAREClassicKeyType(rawValue: frame[0]) else { return refuse() }
     let block = Int(frame[1])
     reset()
     guard block < chip.blockCount, let trailer = storedBlock(chip.trailer(of: chip.sector(of: block))) else { return .mute }
-    // The PN532 sends the last 4 UID bytes (UID CL2 of a 7-byte UID; NXP AN10927 §3).
+    // The reader sends the last 4 UID bytes: UID CL2 of a 7-byte UID, the whole 4-byte NUID
+    // (MF1S70yyX §10.1.2, §10.2.2).
     guard Array(frame[8..<12]) == Array(identifier.suffix(4)) else { return .mute }
     let stored = keyType == .a ? Array(trailer[0..<6]) : Array(trailer[10..<16])
     guard Array(frame[2..<8]) == stored else { return .mute }
@@ -237,7 +239,7 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
     return (authenticated.key, conditions.groups[chip.accessGroup(of: block)])
   }
 
-  // MARK: - READ and WRITE (§10.2)
+  // MARK: - READ and WRITE (§8.2.5)
 
   private func read(_ block: Int) -> TagResponse {
     guard let (key, bits) = grantedKey(for: block), var data = storedBlock(block) else { return refuse() }
@@ -276,7 +278,7 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
     memoryGeneration += 1
   }
 
-  // MARK: - Value blocks (§8.6.2.1, §10.3)
+  // MARK: - Value blocks (§8.6.2.1, §8.2.5)
 
   /// The value of a block in value format (value, ~value, value, addr, ~addr, addr, ~addr), or nil.
   public static func value(ofBlock data: [UInt8]) -> Int32? {

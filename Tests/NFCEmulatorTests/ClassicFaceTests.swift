@@ -106,3 +106,27 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
       == hex("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 26 00 00 00 00 4D"))
   }
 }
+
+/// ACS's value block APDUs (ACR122U API §5, "Value Block Related Commands"): store, increment,
+/// decrement, restore (copy) and read, values most significant byte first.
+@Suite struct ClassicValueAPDUTests {
+  @Test func storeIncrementDecrementRestoreRead() throws {
+    for (name, face, tag) in try ClassicPseudoAPDUTests.faces() {
+      #expect(face.transmit(hex("FF 82 00 00 06 FFFFFFFFFFFF")) == hex("90 00"))
+      #expect(face.transmit(hex("FF 86 00 00 05 01 00 04 60 00")) == hex("90 00"))
+      #expect(face.transmit(hex("FF B1 00 04 04")) == hex("63 00"), "\(name): block 4 is no value block yet")
+      #expect(face.transmit(hex("FF 86 00 00 05 01 00 04 60 00")) == hex("90 00"))
+      #expect(face.transmit(hex("FF D7 00 05 05 00 00000064")) == hex("90 00"), "\(name): store 100")
+      #expect(tag.storedBlock(5) == hex("64000000 9BFFFFFF 64000000 05FA05FA"), "\(name)")  // ACR122S manual's example
+      #expect(face.transmit(hex("FF D7 00 05 05 01 00000001")) == hex("90 00"), "\(name): + 1")
+      #expect(face.transmit(hex("FF B1 00 05 04")) == hex("00000065 90 00"), "\(name)")
+      #expect(face.transmit(hex("FF D7 00 05 05 02 00000066")) == hex("90 00"), "\(name): - 102")
+      #expect(face.transmit(hex("FF B1 00 05 04")) == hex("FFFFFFFF 90 00"), "\(name): -1")
+      #expect(face.transmit(hex("FF D7 00 05 02 03 06")) == hex("90 00"), "\(name): copy 5 to 6")
+      #expect(tag.storedBlock(6) == MIFAREClassicVirtualTag.valueBlock(-1, address: 5), "\(name)")
+      #expect(face.transmit(hex("FF D7 00 05 05 03 00000001")) == hex("63 00"), "\(name): no operation 03 with a value")
+      #expect(face.transmit(hex("FF 86 00 00 05 01 00 04 60 00")) == hex("90 00"))
+      #expect(face.transmit(hex("FF D7 00 04 05 01 00000001")) == hex("63 00"), "\(name): block 4 holds zeros")
+    }
+  }
+}

@@ -12,6 +12,12 @@ import NFCTransport
 /// | `FF 88 00 blk 60/61 slot` | AUTHENTICATE (obsolete form) |
 /// | `FF B0 00 blk 10` | READ BINARY one block (Le 00 reads 16 too) |
 /// | `FF D6 00 blk 10 data(16)` | UPDATE BINARY one block |
+/// | `FF D7 00 blk 05 op value(4)` | value block operation: 00 store, 01 increment, 02 decrement (value most significant byte first) |
+/// | `FF D7 00 src 02 03 dst` | restore value block: `src`'s value into `dst` |
+/// | `FF B1 00 blk 04` | read value block: its value, most significant byte first |
+///
+/// The value commands are ACS's (ACR122U API V2.04 §5, "Value Block Related Commands"): the
+/// reader sends the card's INCREMENT, DECREMENT or RESTORE and then TRANSFER.
 ///
 /// Every failure, a wrong key included, answers `63 00` (ACR122U API §5, each command's response
 /// codes: "the operation failed").
@@ -49,9 +55,44 @@ struct MIFAREClassicPseudoAPDUs {
       guard apdu[2] == 0, lc == 0x10, apdu.count == 21 else { return Self.failed }
       guard case .ack = tag.respond(to: [0xA0, apdu[3]] + Array(apdu[5...])) else { return Self.failed }
       return Self.ok
+    case 0xD7:
+      guard apdu[2] == 0, apdu.count == 5 + lc else { return Self.failed }
+      return valueOperation(tag, block: apdu[3], Array(apdu[5...]))
+    case 0xB1:
+      guard apdu.count == 5, apdu[2] == 0, lc == 4 else { return Self.failed }
+      guard case .data(let data) = tag.respond(to: [0x30, apdu[3]]),
+            let value = MIFAREClassicVirtualTag.value(ofBlock: data) else { return Self.failed }
+      return Self.bigEndian(value) + Self.ok
     default:
       return nil
     }
+  }
+
+  /// `FF D7`'s data: `op value(4)` (Lc 05) or `03 dst` (Lc 02).
+  private func valueOperation(_ tag: MIFAREClassicVirtualTag, block: UInt8, _ data: [UInt8]) -> [UInt8] {
+    let frames: [[UInt8]]
+    switch (data.count, data.first) {
+    case (5, 0x00):
+      let value = Int32(bitPattern: data.dropFirst().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+      frames = [[0xA0, block] + MIFAREClassicVirtualTag.valueBlock(value, address: block)]
+    case (5, 0x01), (5, 0x02):
+      let operand = Array(data.dropFirst().reversed())  // the card takes the least significant byte first
+      frames = [[data.first == 0x01 ? 0xC1 : 0xC0, block] + operand, [0xB0, block]]
+    case (2, 0x03):
+      frames = [[0xC2, block, 0x00, 0x00, 0x00, 0x00], [0xB0, data[1]]]
+    default:
+      return Self.failed
+    }
+    for frame in frames {
+      guard case .ack = tag.respond(to: frame) else { return Self.failed }
+    }
+    return Self.ok
+  }
+
+  private static func bigEndian(_ value: Int32) -> [UInt8] {
+    let raw = UInt32(bitPattern: value)
+    return [UInt8(truncatingIfNeeded: raw >> 24), UInt8(truncatingIfNeeded: raw >> 16),
+            UInt8(truncatingIfNeeded: raw >> 8), UInt8(truncatingIfNeeded: raw)]
   }
 
   /// Authenticates with the key in `slot`; the reader sends the UID's last 4 bytes (MF1S70yyX

@@ -26,6 +26,9 @@ public func isoDEPATR(historicalBytes: [UInt8]) -> [UInt8] {
 /// Device limits are kept: a PN532 normal information frame carries at most 255 bytes (TFI,
 /// command, status and data), so no direct-transmit answer holds more than 252 data bytes; a
 /// longer tag answer is reported as PN532 error 09 (buffer overflow), as the chip would.
+///
+/// A MIFARE Classic (``MIFAREClassicVirtualTag``) is reached through the MIFARE pseudo-APDUs
+/// (`MIFAREClassicPseudoAPDUs`) and through InDataExchange's MIFARE commands.
 public final class ACR122UFace: VirtualCard {
   /// The tag in the field, or nil.
   public var tag: (any VirtualTag)?

@@ -32,6 +32,9 @@ import NFCTransport
 ///   for unsupported pseudo-APDUs (ACR1255U-J1, ACR1281U-C1 and ACM1281U manuals, GET DATA table),
 ///   so detection takes the generic Part 3 path.
 /// - Other APDUs go to ISO-DEP tags unchanged; for other tags they answer `6A 81`.
+/// - A MIFARE Classic (``MIFAREClassicVirtualTag``) gets the storage-card ATR with its card name
+///   and the MIFARE pseudo-APDUs (LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY of 16-byte
+///   blocks, ACS's value block APDUs), as the ACR122U face answers them (`MIFAREClassicPseudoAPDUs`).
 ///
 /// Every answer, status word included, fits pcsc-lite's short-APDU limit of 258 bytes.
 public final class PartThreeFace: VirtualCard {

@@ -95,15 +95,20 @@ public enum MIFAREClassicChip: String, CaseIterable, Sendable {
 /// The memory is the whole card, trailers included; reading a trailer shows key A as zeros and key B as
 /// zeros unless the access bits make it readable (§8.7.2).
 public final class MIFAREClassicVirtualTag: VirtualTag {
+  /// Mini, 1K or 4K.
   public let chip: MIFAREClassicChip
   /// MIFARE Classic is no NFC Forum platform. It is an ISO 14443-3A card without ISO-DEP that
   /// reads 16 bytes at a time, and the reader faces treat it as that, with its own commands.
   public var platform: TagPlatform { .type2 }
+  /// The 4-byte NUID or 7-byte UID, as block 0 begins.
   public let identifier: [UInt8]
+  /// Type A with the chip's ATQA and SAK, no ISO-DEP.
   public var technology: RFTechnology {
     .typeA(sensRes: chip.atqa(uidLength: identifier.count), selRes: chip.sak, ats: nil)
   }
+  /// "MIFARE Classic 1K" and so on.
   public var productName: String { chip.productName }
+  /// Increases with every block written.
   public private(set) var memoryGeneration = 0
 
   private var memory: [UInt8]
@@ -172,8 +177,10 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
     return block
   }
 
+  /// Every block in order, trailers with their keys: the `.mfd` layout.
   public var memoryImage: [UInt8] { memory }
 
+  /// The field went off: the authentication and the transfer buffer end.
   public func reset() {
     authenticated = nil
     transferBuffer = nil
@@ -191,6 +198,7 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
     return MIFAREClassicAccessConditions(bytes: Array(trailer[6..<9]))
   }
 
+  /// Answers one MIFARE command in the PN532's form (the table above).
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard let command = frame.first else { return .mute }
     switch command {

@@ -203,6 +203,12 @@ extension ACR122UFace {
     }
     let command = Array(p.dropFirst())
     if tag.platform == .type1 { return status(jewelExchange(command, thru: false, tag: tag)) }
+    if tag is MIFAREClassicVirtualTag, command.first == 0x60 || command.first == 0x61 {
+      // A failed MIFARE authentication is the PN532's error 14h (PN532 User Manual §7.1, Table
+      // "Error code list": "Mifare: Authentication error").
+      guard case .ack = tag.respond(to: command) else { return status([0x14]) }
+      return status([0x00])
+    }
     return status(chipAnswer(tag.respond(to: command), thru: false))
   }
 }

@@ -26,6 +26,9 @@ public func isoDEPATR(historicalBytes: [UInt8]) -> [UInt8] {
 /// Device limits are kept: a PN532 normal information frame carries at most 255 bytes (TFI,
 /// command, status and data), so no direct-transmit answer holds more than 252 data bytes; a
 /// longer tag answer is reported as PN532 error 09 (buffer overflow), as the chip would.
+///
+/// A MIFARE Classic (``MIFAREClassicVirtualTag``) is reached through the MIFARE pseudo-APDUs
+/// (`MIFAREClassicPseudoAPDUs`) and through InDataExchange's MIFARE commands.
 public final class ACR122UFace: VirtualCard {
   /// The tag in the field, or nil.
   public var tag: (any VirtualTag)?
@@ -43,6 +46,9 @@ public final class ACR122UFace: VirtualCard {
   var lastError: UInt8 = 0x00
   /// The ISO 14443-4 block layer a Type 4 tag runs for InCommunicateThru.
   var isoDEP = ISODEPBlockResponder()
+  /// The reader's MIFARE Classic key slots and pseudo-APDUs (`FF 82`, `FF 86`, `FF 88`, and
+  /// `FF B0`/`FF D6` of 16 bytes).
+  var classicAPDUs = MIFAREClassicPseudoAPDUs()
 
   /// Longest tag answer one PN532 frame carries through direct transmit.
   public static let maximumChipAnswer = 252
@@ -58,6 +64,11 @@ public final class ACR122UFace: VirtualCard {
   /// with no tag.
   public var atr: [UInt8] {
     guard let tag else { return [0x3B, 0x00] }
+    if let classic = tag as? MIFAREClassicVirtualTag {
+      // Card names 00 01 (1K), 00 02 (4K), 00 26 (Mini): PC/SC Part 3 Supplemental Document;
+      // ACR122U API V2.04 §3.1.1.
+      return partThreeStorageATR(standard: 0x03, name: classic.chip.partThreeName)
+    }
     switch tag.technology {
     case .typeA(_, _, let ats?): return isoDEPATR(historicalBytes: ats)  // the ACR122U puts the whole ATS here
     case .typeA: return partThreeStorageATR(standard: 0x03, name: [0x00, 0x03])
@@ -90,6 +101,9 @@ public final class ACR122UFace: VirtualCard {
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
     guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
     if apdu[0] != 0xFF { return tagAPDU(apdu) }
+    if let classic = tag as? MIFAREClassicVirtualTag, let answer = classicAPDUs.answer(apdu, tag: classic) {
+      return answer
+    }
     let ins = apdu[1], p1 = apdu[2], p2 = apdu[3]
     switch (ins, p1) {
     case (0xCA, _): return getData(p1)

@@ -32,6 +32,9 @@ import NFCTransport
 ///   for unsupported pseudo-APDUs (ACR1255U-J1, ACR1281U-C1 and ACM1281U manuals, GET DATA table),
 ///   so detection takes the generic Part 3 path.
 /// - Other APDUs go to ISO-DEP tags unchanged; for other tags they answer `6A 81`.
+/// - A MIFARE Classic (``MIFAREClassicVirtualTag``) gets the storage-card ATR with its card name
+///   and the MIFARE pseudo-APDUs (LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY of 16-byte
+///   blocks, ACS's value block APDUs), as the ACR122U face answers them (`MIFAREClassicPseudoAPDUs`).
 ///
 /// Every answer, status word included, fits pcsc-lite's short-APDU limit of 258 bytes.
 public final class PartThreeFace: VirtualCard {
@@ -47,6 +50,8 @@ public final class PartThreeFace: VirtualCard {
   public private(set) var selectedProtocol: [UInt8]?
   /// Longest answer, status word included (pcsc-lite `MAX_BUFFER_SIZE` for short APDUs).
   public static let maximumAnswer = 258
+  /// The reader's MIFARE Classic key slots and pseudo-APDUs.
+  private var classicAPDUs = MIFAREClassicPseudoAPDUs()
 
   /// - Throws: ``EmulatorError`` for Type 1 (Topaz) and Type 3 (FeliCa) tags, which this reader
   ///   does not handle here.
@@ -65,6 +70,11 @@ public final class PartThreeFace: VirtualCard {
 
   /// The ATR the reader builds for the tag (PC/SC Part 3 §3.1.3.2.3), as listed above.
   public var atr: [UInt8] {
+    if let classic = tag as? MIFAREClassicVirtualTag {
+      // Card names 00 01 (1K), 00 02 (4K), 00 26 (Mini): PC/SC Part 3 Supplemental Document;
+      // ACR122U API V2.04 §3.1.1.
+      return partThreeStorageATR(standard: 0x03, name: classic.chip.partThreeName)
+    }
     switch tag.technology {
     case .typeA(_, _, let ats?): return isoDEPATR(historicalBytes: Self.historicalBytes(ofATS: ats))
     case .typeA: return partThreeStorageATR(standard: 0x03, name: [0x00, 0x03])
@@ -113,6 +123,9 @@ public final class PartThreeFace: VirtualCard {
         return answer
       }
       return StatusWord.noPreciseDiagnosis.bytes
+    }
+    if let classic = tag as? MIFAREClassicVirtualTag, let answer = classicAPDUs.answer(apdu, tag: classic) {
+      return answer
     }
     switch apdu[1] {
     case 0xCA: return getData(apdu)
@@ -260,7 +273,7 @@ public final class PartThreeFace: VirtualCard {
   private func exchange(_ objects: [BERObject]) -> [UInt8] {
     switch tag.platform {
     case .type5: break
-    case .type2 where selectedProtocol == [0x00, 0x03]: break
+    case .type2 where selectedProtocol == [0x00, 0x03] && !(tag is MIFAREClassicVirtualTag): break
     default: return Self.status(index: 1, .functionNotSupported) + Self.ok
     }
     var out: [UInt8] = []

@@ -24,6 +24,10 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   /// once that module's `register()` has run (``VirtualTagFactories``).
   case ntag424dna
   case icodeSLIX2 = "icode-slix2"
+  /// NXP MIFARE Classic 1K, 4K and Mini (`Classic/`): factory keys FF…FF, access bits `FF 07 80`.
+  case mifareClassic1K = "mifare-classic-1k"
+  case mifareClassic4K = "mifare-classic-4k"
+  case mifareClassicMini = "mifare-classic-mini"
 
   /// A tag with factory content.
   /// - Throws: ``EmulatorError``: a UID the model refuses, or
@@ -46,12 +50,16 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .type4: return try makeType4Tag(uid: uid)
     case .ntag424dna: return try VirtualTagFactories.shared.makeTag(self, uid: uid)
     case .icodeSLIX2: return try makeICODESLIX2(uid: uid)
+    case .mifareClassic1K: return try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
+    case .mifareClassic4K: return try MIFAREClassicVirtualTag(chip: .classic4K, uid: uid)
+    case .mifareClassicMini: return try MIFAREClassicVirtualTag(chip: .mini, uid: uid)
     }
   }
 
   /// A tag from a memory image (the raw memory in address order). `uid` names the tag when the
   /// image does not hold its UID (Type 4 files, Type 5 blocks); Types 1–3 keep theirs in memory,
-  /// so the image's wins there.
+  /// so the image's wins there. A MIFARE Classic's image is the `.mfd` layout (every block,
+  /// trailers with their keys) and holds its UID in block 0; `uid` only tells a 7-byte UID's length.
   /// - Throws: ``EmulatorError``: an image or UID the model refuses, or
   ///   ``EmulatorError/Reason/kindNotLinked(_:)`` for a kind whose factory is not registered.
   public func makeTag(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) -> any VirtualTag {
@@ -68,6 +76,9 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .type4: return try Type4VirtualTag(image: image, uid: uid)
     case .ntag424dna: return try VirtualTagFactories.shared.makeTag(self, image: image, uid: uid)
     case .icodeSLIX2: return try ICODESLIX2VirtualTag(image: image, uid: uid)
+    case .mifareClassic1K: return try MIFAREClassicVirtualTag(chip: .classic1K, image: image, uid: uid)
+    case .mifareClassic4K: return try MIFAREClassicVirtualTag(chip: .classic4K, image: image, uid: uid)
+    case .mifareClassicMini: return try MIFAREClassicVirtualTag(chip: .mini, image: image, uid: uid)
     }
   }
 

@@ -34,6 +34,8 @@ struct ProvisionEndToEnd {
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     guard waitForCard(reader, present: true, seconds: 10) else {
+      // Not left running: it would go on offering its tags to the slot, to the tests after this one.
+      stopFeeder(process)
       throw EmulatorFailure(message: "the feeder's first tag did not appear in \(reader): \((try? String(contentsOf: errors, encoding: .utf8)) ?? "")")
     }
     return process

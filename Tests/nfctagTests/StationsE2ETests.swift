@@ -49,6 +49,7 @@ struct StationsEndToEnd {
     defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
     var a = try station("a", rows: rows, job: job, reader: "Virtual PCD 00 00")
     let b = try station("b", rows: rows, job: job, reader: e2eReader)
+    defer { for station in [a, b] where station.isRunning { station.terminate() } }  // never left to later tests
     usleep(4_000_000)
     kill(a.processIdentifier, SIGKILL)
     a.waitUntilExit()
@@ -151,6 +152,7 @@ struct ReadersEndToEnd {
     _ = FileManager.default.createFile(atPath: errorsFile.path, contents: nil)
     process.standardError = try FileHandle(forWritingTo: errorsFile)
     try process.run()
+    defer { if process.isRunning { process.terminate() } }  // never left to the tests after this one
     usleep(3_000_000)
     // Both readers go away with pcscd and come back with it.
     #expect(try stopPcscd(), "pcscd did not stop")

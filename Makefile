@@ -96,6 +96,7 @@ package-test: package-deps
 bench: deps bench-deps pcscd release
 	$(SWIFT_RELEASE) --product NFCBench >/dev/null
 	$(SWIFT_RELEASE) --product LedgerBench >/dev/null
+	$(SWIFT_RELEASE) --product SUNBench >/dev/null
 	$(SWIFT_RELEASE) --product PostgresLedgerBench >/dev/null
 	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
 

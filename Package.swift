@@ -116,6 +116,8 @@ let package = Package(
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
     ], path: "Benchmarks/NFCBench"),
+    // The SUN verifier's URLs per second (make bench).
+    .executableTarget(name: "SUNBench", dependencies: ["NTAG424"], path: "Benchmarks/SUNBench"),
     .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerSQLite"],
                       path: "Benchmarks/LedgerBench"),
     // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the NTAG 424
-# DNA commands' exchanges with the tag (sdm setup, keys change --all); the SQLite
+# DNA commands' exchanges with the tag (sdm setup, keys change --all) and the SUN verifier's URLs
+# per second (Benchmarks/SUNBench); the SQLite
 # ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on three corpora (small
 # messages of four kinds; small messages of every record kind, 154 bytes on average; mixed
@@ -34,6 +35,9 @@ printf '%s\n' 00112233445566778899aabbccddeeff 11111111111111111111111111111111 
 "$bin/nfctag" keys change --all --new-keys-file "$t424/keys.hex" --version 1 --yes --reader "sim:ntag424dna:$t424/keys.bin" --format json --quiet \
   | python3 -c 'import json, sys; print("keys change --all (five keys):      %d" % json.load(sys.stdin)["exchanges"])'
 rm -rf "$t424"
+echo
+echo "== NTAG 424 DNA: the SUN verifier, URLs per second on one core (Benchmarks/SUNBench)"
+"$bin/SUNBench"
 
 # pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
 # the caller already holds it, or flock would wait for itself).

@@ -17,10 +17,8 @@ import Testing
 ///   then tells where the tag stands and a rerun on the same image finishes it, leaving each key
 ///   with the value that goes with its version (the image keeps the keys in clear: test material).
 ///
-/// `.serialized`: one test at a time, so that the suite run alone holds one slot only, the same
-/// one ("Virtual PCD 00 01", the slot ``VirtualSlots`` hands out first), and leaves the other to
-/// whoever else uses the machine's pcscd.
-@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader, .serialized)
+/// Each test holds one slot (the suite's tests run on both side by side).
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 final class NTAG424EndToEnd {
   static let template = "https://example.com/t?p={picc}&c={cmac}"
   static let uid = "04424d1a9b6e80"  // the virtual tag's default UID (NTAG424DNAVirtualTag.defaultUID)

@@ -1,0 +1,41 @@
+// SUNBench: how many SUN URLs one core verifies per second, as a verification service does per
+// tap: parse the URL, decrypt PICCData, derive the SDM session keys, check the SDMMAC (NXP AN12196
+// §3.4's first example, all keys 00…00; NT4H2421Gx datasheet §9.3). Goal: 100,000 a second.
+//
+//   SUNBench [COUNT]
+import NTAG424
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let url = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
+let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 200_000
+
+func now() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &time)
+  return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func verifyOnce() throws -> UInt32? {
+  let sun = try SUNURL(parsing: url, piccDataParameter: "e", macParameter: "c")
+  return try SecureDynamicMessaging.verify(encryptedPICCData: sun.encryptedPICCData, sdmMAC: sun.sdmMAC, macInput: sun.macInput,
+                                           metaReadKey: .factory, fileReadKey: .factory).readCounter
+}
+
+do {
+  guard try verifyOnce() == 61 else {
+    print("SUNBench: the example URL did not verify to counter 61")
+    exit(1)
+  }
+  let start = now()
+  var verified = 0
+  for _ in 0..<count where try verifyOnce() != nil { verified += 1 }
+  let seconds = now() - start
+  print("SUN URLs verified: \(verified) in \((seconds * 100).rounded() / 100) s: \(Int(Double(verified) / seconds)) per second on one core (goal: 100000)")
+} catch {
+  print("SUNBench: \(error)")
+  exit(1)
+}

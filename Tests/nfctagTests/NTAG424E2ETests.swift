@@ -17,8 +17,10 @@ import Testing
 ///   then tells where the tag stands and a rerun on the same image finishes it, leaving each key
 ///   with the value that goes with its version (the image keeps the keys in clear: test material).
 ///
-/// Each test holds one slot (the suite's tests run on both side by side).
-@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
+/// `.serialized`: one test at a time. Side by side on both slots, a cut on one slot was seen to
+/// leave pcscd slow to show the next card on the other (a test there waited in vain): one slot
+/// at a time for these cuts.
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader, .serialized)
 final class NTAG424EndToEnd {
   static let template = "https://example.com/t?p={picc}&c={cmac}"
   static let uid = "04424d1a9b6e80"  // the virtual tag's default UID (NTAG424DNAVirtualTag.defaultUID)

@@ -296,34 +296,3 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
     return .success(contents)
   }
 }
-
-/// A short command APDU's parts (ISO/IEC 7816-4 §5.1, cases 1–4); nil when malformed or extended.
-struct ShortAPDU {
-  var cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8
-  var data: [UInt8]
-  /// Ne: nil when absent, 256 for Le 00.
-  var le: Int?
-
-  init?(_ bytes: [UInt8]) {
-    guard bytes.count >= 4 else { return nil }
-    cla = bytes[0]; ins = bytes[1]; p1 = bytes[2]; p2 = bytes[3]
-    data = []
-    le = nil
-    if bytes.count == 4 { return }
-    let b4 = Int(bytes[4])
-    if bytes.count == 5 {
-      le = b4 == 0 ? 256 : b4
-      return
-    }
-    guard b4 != 0 else { return nil }
-    if bytes.count == 5 + b4 {
-      data = Array(bytes[5...])
-    } else if bytes.count == 6 + b4 {
-      data = Array(bytes[5..<(5 + b4)])
-      let last = Int(bytes[5 + b4])
-      le = last == 0 ? 256 : last
-    } else {
-      return nil
-    }
-  }
-}

@@ -132,37 +132,6 @@ public final class Type4VirtualTag: VirtualTag {
 
   // MARK: - Commands
 
-  /// A short APDU's parts (ISO 7816-4 §5.1 cases 1–4); nil for malformed or extended ones.
-  private struct APDU {
-    var cla: UInt8, ins: UInt8, p1: UInt8, p2: UInt8
-    var data: [UInt8]
-    /// Ne: nil when absent, 256 for Le 00.
-    var le: Int?
-
-    init?(_ bytes: [UInt8]) {
-      guard bytes.count >= 4 else { return nil }
-      cla = bytes[0]; ins = bytes[1]; p1 = bytes[2]; p2 = bytes[3]
-      data = []
-      le = nil
-      if bytes.count == 4 { return }
-      let b4 = Int(bytes[4])
-      if bytes.count == 5 {
-        le = b4 == 0 ? 256 : b4
-        return
-      }
-      guard b4 != 0 else { return nil }  // extended length
-      if bytes.count == 5 + b4 {
-        data = Array(bytes[5...])
-      } else if bytes.count == 6 + b4 {
-        data = Array(bytes[5..<(5 + b4)])
-        let last = Int(bytes[5 + b4])
-        le = last == 0 ? 256 : last
-      } else {
-        return nil
-      }
-    }
-  }
-
   /// Answers one C-APDU (SELECT, READ BINARY, UPDATE BINARY) with an R-APDU: data, then SW1 SW2;
   /// another instruction gets its error status word.
   public func respond(to frame: [UInt8]) -> TagResponse {
@@ -171,7 +140,7 @@ public final class Type4VirtualTag: VirtualTag {
   }
 
   private func answer(_ frame: [UInt8]) -> [UInt8] {
-    guard let apdu = APDU(frame) else { return Self.wrongLength }
+    guard let apdu = ShortAPDU(frame) else { return Self.wrongLength }
     switch apdu.cla {
     case 0x00:
       switch apdu.ins {
@@ -188,7 +157,7 @@ public final class Type4VirtualTag: VirtualTag {
     }
   }
 
-  private func select(_ apdu: APDU) -> [UInt8] {
+  private func select(_ apdu: ShortAPDU) -> [UInt8] {
     switch apdu.p1 {
     case 0x04:
       guard apdu.p2 == 0x00 || apdu.p2 == 0x0C else { return Self.wrongP1P2 }
@@ -217,7 +186,7 @@ public final class Type4VirtualTag: VirtualTag {
     }
   }
 
-  private func readBinary(_ apdu: APDU) -> [UInt8] {
+  private func readBinary(_ apdu: ShortAPDU) -> [UInt8] {
     guard apdu.p1 & 0x80 == 0 else { return Self.functionNotSupported }  // short file identifier
     guard apdu.data.isEmpty, let le = apdu.le else { return Self.wrongLength }
     guard let file = current else { return Self.noCurrentEF }
@@ -236,7 +205,7 @@ public final class Type4VirtualTag: VirtualTag {
     return Array(contents[offset..<end]) + sw
   }
 
-  private func updateBinary(_ apdu: APDU) -> [UInt8] {
+  private func updateBinary(_ apdu: ShortAPDU) -> [UInt8] {
     guard apdu.p1 & 0x80 == 0 else { return Self.functionNotSupported }
     guard !apdu.data.isEmpty else { return Self.wrongLength }
     guard let file = current else { return Self.noCurrentEF }
@@ -250,7 +219,7 @@ public final class Type4VirtualTag: VirtualTag {
   }
 
   /// ST EnablePermanentState (`A2 28 00 01` read, `A2 28 00 02` write): sets the CC access byte to FFh.
-  private func enablePermanentState(_ apdu: APDU) -> [UInt8] {
+  private func enablePermanentState(_ apdu: ShortAPDU) -> [UInt8] {
     guard apdu.data.isEmpty, apdu.le == nil else { return Self.wrongLength }
     guard apdu.p1 == 0x00, apdu.p2 == 0x01 || apdu.p2 == 0x02 else { return Self.wrongP1P2 }
     guard current == .ndef else { return Self.noCurrentEF }

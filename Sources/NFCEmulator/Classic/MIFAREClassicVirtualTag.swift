@@ -125,7 +125,9 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   public static let factoryTrailer: [UInt8] = factoryKey + [0xFF, 0x07, 0x80, 0x69] + factoryKey
 
   /// A factory-fresh card: every data block zero, every trailer ``factoryTrailer``.
-  /// - Parameter uid: a 4-byte NUID or a 7-byte UID; nil: `A1 B2 C3 D4`.
+  /// - Parameters:
+  ///   - chip: Mini, 1K or 4K: the memory's size and layout, ATQA and SAK.
+  ///   - uid: a 4-byte NUID or a 7-byte UID; nil: `A1 B2 C3 D4`.
   /// - Throws: ``EmulatorError`` for another length.
   public init(chip: MIFAREClassicChip, uid: [UInt8]? = nil) throws(EmulatorError) {
     let uid = uid ?? [0xA1, 0xB2, 0xC3, 0xD4]

@@ -187,7 +187,10 @@ public final class PCSCTagPoller: TagPoller {
           continue
         case .cancelled: throw .cancelled
         case .noService, .serviceStopped, .invalidHandle, .commError:
-          // pcscd stopped or restarted: wait for it and carry on.
+          // pcscd stopped or restarted: the card it showed is gone for it (a card there after the
+          // restart is a new arrival, to be connected and read again), so a wait for the removal
+          // ends here; a wait for a card waits for pcscd and carries on.
+          if !present { return }
           try pause()
           if let fresh = try? PCSCContext() { state.withLock { $0.context = fresh } }
           states = [ReaderState(reader: readerName)]

@@ -162,7 +162,8 @@ extension ACR122UFace {
     case (.felica, 0x01), (.felica, 0x02):
       // InitiatorData is the Polling request without its length byte (`00 SC SC RC TSN`); the
       // PN532 sends it and returns the answer (POL_RES with its length byte) as TargetData, or no
-      // target when the tag stays mute (wrong system code). Reference §5.3 (libnfc, nfcpy pn53x.py).
+      // target when the tag stays mute (wrong system code). NXP PN532 User Manual UM0701-02 §7.3.5
+      // (InListPassiveTarget, 212/424 kbps FeliCa); libnfc and nfcpy (pn53x.py) send it the same way.
       let request = initiatorData.count == 5 ? initiatorData : [0x00, 0xFF, 0xFF, 0x01, 0x00]
       guard case .data(let answer) = tag.respond(to: [UInt8(request.count + 1)] + request) else { return nil }
       data = [0x01] + answer

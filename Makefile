@@ -116,8 +116,8 @@ bench: deps bench-deps pcscd release
 ## rows) repeat it fewer times.
 TSAN_SUITES = ^(LockingTests|PCSCTests|NFCReadersTests|NFCSessionTests|CoreNFCTests|NFCEmulatorVPCDTests|ProvisioningLedgerTests)\. \
   ^ProvisioningTests\.ProvisioningRunTests/ \
-  ^nfctagTests\.(SessionEndToEnd|AuthenticationEndsWithTheCommand|InfoWithTheTagRemoved|ContinuousScanEndToEnd|TerminalEndToEnd)/ \
-  ^nfctagTests\.(StationsEndToEnd|ReadersEndToEnd|ProvisionEndToEnd|FeederE2ETests|ServiceRestartEndToEnd)/ \
+  ^nfctagTests\.(SessionEndToEnd|AuthenticationEndsWithTheCommandEndToEnd|InfoWithTheTagRemovedEndToEnd|ContinuousScanEndToEnd|TerminalEndToEnd)/ \
+  ^nfctagTests\.(StationsEndToEnd|StationsUnderLoad|ReadersEndToEnd|ProvisionEndToEnd|FeederE2ETests|ServiceRestartEndToEnd)/ \
   ^nfctagTests\.FaultsEndToEnd/pcscdRestartedDuringAWrite \
   ^nfctagTests\.TagEndToEnd/(tagRemovedMidReadIs74WithTapAgain|emulateExitsZeroOnCtrlCAndTheCardLeaves|noTagBeforeTheTimeoutIs75)
 TSAN_SKIP = /twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag

@@ -25,18 +25,21 @@ extension NFCTagReaderSessionDelegate {
 /// A session that finds tags of the kinds asked for and hands them over typed, for their native
 /// commands. Core NFC's `NFCTagReaderSession`, over NFCSession's.
 public final class NFCTagReaderSession: NFCReaderSession, @unchecked Sendable {  // lets only
-  /// Which kinds of tag to look for (Core NFC's bits).
+  /// Which kinds of tag to look for: Core NFC's options, with the bits of NFCSession's (whose own
+  /// `nfcForumType1` Core NFC does not have: its sessions pass a Topaz over, as this one does).
   public struct PollingOption: OptionSet, Hashable, Sendable {
     /// The bits.
     public let rawValue: Int
     /// Options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
+    private init(_ option: Inner) { rawValue = option.rawValue }
+    fileprivate typealias Inner = NFCSession.NFCTagReaderSession.PollingOption
     /// ISO 14443: MIFARE (Type 2) and ISO 7816 (Type 4) tags.
-    public static let iso14443 = PollingOption(rawValue: 1)
+    public static let iso14443 = PollingOption(Inner.iso14443)
     /// ISO 15693 (Type 5).
-    public static let iso15693 = PollingOption(rawValue: 2)
+    public static let iso15693 = PollingOption(Inner.iso15693)
     /// ISO 18092: FeliCa (Type 3).
-    public static let iso18092 = PollingOption(rawValue: 4)
+    public static let iso18092 = PollingOption(Inner.iso18092)
     /// PACE (Core NFC's; a PC/SC reader does not poll for it, so it finds nothing here).
     public static let pace = PollingOption(rawValue: 8)
   }
@@ -47,10 +50,7 @@ public final class NFCTagReaderSession: NFCReaderSession, @unchecked Sendable { 
   /// Core NFC's initialiser; nil when `pollingOption` asks for no kind of tag the session finds.
   /// The reader is `NFC_READER`'s (see ``NFCReaderSession``).
   public init?(pollingOption: PollingOption, delegate: any NFCTagReaderSessionDelegate, queue: DispatchQueue? = nil) {
-    var options: NFCSession.NFCTagReaderSession.PollingOption = []
-    if pollingOption.contains(.iso14443) { options.insert(.iso14443) }
-    if pollingOption.contains(.iso15693) { options.insert(.iso15693) }
-    if pollingOption.contains(.iso18092) { options.insert(.iso18092) }
+    let options = PollingOption.Inner(rawValue: pollingOption.rawValue).intersection([.iso14443, .iso15693, .iso18092])
     guard !options.isEmpty else { return nil }
     let forwarder = TagForwarder(delegate)
     let inner = if let poller = ReaderInjection.poller {
@@ -110,3 +110,4 @@ private final class TagForwarder: NFCSession.NFCTagReaderSessionDelegate, Sendab
   }
 }
 #endif
+

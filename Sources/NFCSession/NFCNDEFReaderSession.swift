@@ -106,10 +106,7 @@ public final class NFCNDEFReaderSession: Sendable {
   public static var readingAvailable: Bool { SessionReaders.readingAvailable }
 
   /// True while the session polls (after ``begin()``, before invalidation).
-  public var isReady: Bool {
-    let phase = engine.phase
-    return phase == .polling || phase == .paused
-  }
+  public var isReady: Bool { engine.isPolling }
 
   /// Starts polling. An invalidated session cannot begin again; a second session on a busy
   /// reader is invalidated with SystemIsBusy (203).

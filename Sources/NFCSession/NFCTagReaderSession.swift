@@ -79,10 +79,7 @@ public final class NFCTagReaderSession: Sendable {
   public static var readingAvailable: Bool { SessionReaders.readingAvailable }
 
   /// True while the session polls.
-  public var isReady: Bool {
-    let phase = engine.phase
-    return phase == .polling || phase == .paused
-  }
+  public var isReady: Bool { engine.isPolling }
 
   /// Starts polling (see ``NFCNDEFReaderSession/begin()``).
   public func begin() {

@@ -69,6 +69,11 @@ final class SessionEngine: Sendable {
   }
 
   var phase: Phase { state.withLock { $0.phase } }
+  /// True between `begin` and invalidation: polling, or paused on a tag (a session's `isReady`).
+  var isPolling: Bool {
+    let phase = phase
+    return phase == .polling || phase == .paused
+  }
   var generation: Int { state.withLock { $0.generation } }
   var alertMessage: String {
     get { state.withLock { $0.alertMessage } }

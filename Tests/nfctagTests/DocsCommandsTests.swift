@@ -13,9 +13,9 @@ import Testing
 ///   `send --apdu`; `sim:ntag424dna:…`, one image per block, for `sdm setup` and `keys`, which
 ///   nfctag hands to nfctag-provision; a feed of tags for `provision`, one per `--reader`), and
 ///   an idle timeout for `scan --continuous`.
-/// - Commands that need pcscd (`readers`, `doctor`, `reader`, `emulate`) run only in the
-///   end-to-end mode (`make test`): `reader` on "Virtual PCD 00 01" with an emulated tag,
-///   `emulate` on "Virtual PCD 00 00" for 3 s, then Ctrl-C.
+/// - The blocks and inline commands with a command that needs pcscd (`readers`, `doctor`,
+///   `reader`, `emulate`) are `DocsCommandsEndToEnd`'s, which runs in the end-to-end mode only
+///   (`make test`).
 /// - An HTML comment right before a block says what the test cannot do there:
 ///   `<!-- doc-test: skip — REASON -->`, or `<!-- doc-test: "SUBSTRING" exits N — REASON -->`
 ///   for a line that exits N on purpose.
@@ -36,6 +36,8 @@ import Testing
     var skip: String?
     var expected: [(substring: String, status: Int32)]
     var testDescription: String { "\(file):\(line)" }
+    /// Whether a command of the block needs pcscd.
+    var needsPcscd: Bool { commands.contains { DocsCommands.needsPcscd($0.text) } }
   }
 
   /// The fenced `sh` blocks of a markdown text, with their annotations.
@@ -216,24 +218,21 @@ import Testing
     #expect(Self.allInlineCommands.count >= 8)
   }
 
-  // Both vpcd slots are held only around what needs pcscd (the blocks with such a command, those
-  // commands inline): the rest runs on the in-process simulator beside the end-to-end suites.
-  @Test(arguments: allBlocks) func everyFencedCommandRuns(_ block: Block) async throws {
+  /// The blocks with no command that needs pcscd, on the in-process simulator (`DocsCommandsEndToEnd`
+  /// runs the others through pcscd, holding both vpcd slots).
+  @Test(arguments: allBlocks.filter { !$0.needsPcscd }) func everyFencedCommandRuns(_ block: Block) throws {
+    try runBlock(block)
+  }
+
+  /// Runs a fenced block's commands in a scratch folder of its own (with `run.ledger` first when
+  /// the block names it).
+  func runBlock(_ block: Block) throws {
     if block.skip != nil { return }
     let dir = try scratch("block-\(block.file)-\(block.line)")
     if block.commands.contains(where: { $0.text.contains("run.ledger") }) {
       let setup = try run("nfctag provision rows.csv --url 'https://example.com/t/{id}' --ledger run.ledger", in: dir)
       #expect(setup.status == 0, "run.ledger: \(setup.stderr)")
     }
-    if e2eEnabled, block.commands.contains(where: { Self.needsPcscd($0.text) }) {
-      try await withVirtualSlots(2) { try runBlock(block, in: dir) }
-    } else {
-      try runBlock(block, in: dir)
-    }
-  }
-
-  /// Runs a fenced block's commands in `dir`.
-  func runBlock(_ block: Block, in dir: URL) throws {
     let pcscdNeeded = block.commands.contains { $0.text.contains("nfctag reader ") }
     let emulator = e2eEnabled && pcscdNeeded ? try Emulator(tag: "ntag215") : nil
     defer { emulator?.stop() }
@@ -248,14 +247,16 @@ import Testing
     }
   }
 
-  @Test(arguments: allInlineCommands) func everyInlineCommandRuns(_ command: InlineCommand) async throws {
+  /// The inline commands that need no pcscd, on the in-process simulator.
+  @Test(arguments: allInlineCommands.filter { !needsPcscd($0.text) }) func everyInlineCommandRuns(_ command: InlineCommand) throws {
+    try runInline(command)
+  }
+
+  func runInline(_ command: InlineCommand) throws {
     if Self.needsPcscd(command.text), !e2eEnabled { return }
     let dir = try scratch("inline-\(UUID().uuidString)")
     // A command that reads a message from standard input (`ndef decode --format json`) gets one.
-    let input = "d101085402656e68656c6c6f\n"
-    let r = Self.needsPcscd(command.text)
-      ? try await withVirtualSlots(2) { try run(command.text, in: dir, stdin: input) }
-      : try run(command.text, in: dir, stdin: input)
+    let r = try run(command.text, in: dir, stdin: "d101085402656e68656c6c6f\n")
     #expect(r.status == 0, "\(command.file): \(command.text): exit \(r.status): \(r.stderr)")
   }
 
@@ -330,4 +331,24 @@ import Testing
         os.execvp("timeout", ["timeout", "--preserve-status", "-s", "INT", "3", real] + args)
     os.execv(real, [real] + args)
     """#
+}
+
+/// The documented commands that need pcscd (`readers`, `doctor`, `reader`, `emulate`), each block
+/// and inline command a test case holding both vpcd slots: `reader` on "Virtual PCD 00 01" with
+/// an emulated tag, `emulate` on "Virtual PCD 00 00" for 3 s, then Ctrl-C. The rest of
+/// `DocsCommands`' work runs on the simulator beside the end-to-end suites.
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReaders)
+struct DocsCommandsEndToEnd {
+  let docs: DocsCommands
+
+  init() throws { docs = try DocsCommands() }
+
+  @Test(arguments: DocsCommands.allBlocks.filter(\.needsPcscd)) func everyFencedCommandRuns(_ block: DocsCommands.Block) throws {
+    try docs.runBlock(block)
+  }
+
+  @Test(arguments: DocsCommands.allInlineCommands.filter { DocsCommands.needsPcscd($0.text) })
+  func everyInlineCommandRuns(_ command: DocsCommands.InlineCommand) throws {
+    try docs.runInline(command)
+  }
 }

@@ -6,124 +6,24 @@ import Testing
 let e2eEnabled = ProcessInfo.processInfo.environment["NFCTAG_E2E"] == "1"
 let e2eSkipReason: Comment = "needs pcscd with vsmartcard-vpcd: run `make test` (sets NFCTAG_E2E=1)"
 
-/// `make tsan` sets NFCTAG_TSAN=1. The suites that repeat one scenario many times (kills at random
-/// moments, thousands of rows) repeat it fewer times there: the same threads meet in each
-/// repetition, and `make test` keeps the full counts.
+/// `make tsan` sets NFCTAG_TSAN=1.
 let underThreadSanitizer = ProcessInfo.processInfo.environment["NFCTAG_TSAN"] == "1"
 
-/// The vpcd slot the running end-to-end test holds (``VirtualSlot/current``): its reader name.
-var e2eReader: String { VirtualSlot.current.reader }
-/// The vpcd slot the running end-to-end test holds: where `nfctag emulate --vpcd` connects.
-var e2ePort: String { VirtualSlot.current.port }
-
-/// The two slots of the Debian vpcd configuration: "Virtual PCD 00 00" (pcscd listens on 35963)
-/// and "Virtual PCD 00 01" (35964). The machine's pcscd is shared, so an end-to-end suite holds
-/// the slots it uses while it runs: one, any that is free (`.virtualReader`), or
-/// both (`.virtualReaders`: two readers, a pcscd restart, the demo's slot).
-/// The slot is taken for each test case, so the tests of one suite run on both slots side by side
-/// (such a suite is not `.serialized`: the slots keep its tests apart); the rest run beside them.
-enum VirtualSlot: Int, Sendable, CaseIterable, Comparable {
-  case first = 0, second = 1
-
-  /// The slot the running test holds; "00 01" outside one (and for a test that holds both,
-  /// whose other reader is named "00 00" in full).
-  @TaskLocal static var current: VirtualSlot = .second
-  /// The slots the running test holds (none outside a suite with the trait).
-  @TaskLocal static var held: Set<VirtualSlot> = []
-
-  var reader: String { "Virtual PCD 00 0\(rawValue)" }
-  var port: String { "127.0.0.1:\(35963 + rawValue)" }
-  static func < (a: VirtualSlot, b: VirtualSlot) -> Bool { a.rawValue < b.rawValue }
+/// How many times a test that repeats one scenario (tags in a row, kills at random moments,
+/// reads, thousands of rows) repeats it: `full` in CI (`.ci/run` sets NFCTAG_FULL_COUNTS=1),
+/// `tsan` under `make tsan` (the same threads meet in each repetition), and `quick` in a plain
+/// `make test`, where a newcomer waits for the end-to-end suites on two vpcd slots.
+func repetitions(full: Int, quick: Int, tsan: Int) -> Int {
+  if underThreadSanitizer { return tsan }
+  return ProcessInfo.processInfo.environment["NFCTAG_FULL_COUNTS"] == "1" ? full : quick
 }
 
-/// Hands out the slots: a test waits (without holding a thread) until what it needs is free;
-/// waiters are served in order, so a test that needs both slots is not overtaken for ever.
-actor VirtualSlots {
-  static let shared = VirtualSlots()
-  private var busy: Set<VirtualSlot> = []
-  private var waiting: [(count: Int, resume: CheckedContinuation<Set<VirtualSlot>, Never>)] = []
-
-  /// `count` slots (1 or 2), once free.
-  func acquire(_ count: Int) async -> Set<VirtualSlot> {
-    if waiting.isEmpty, let slots = free(count) {
-      busy.formUnion(slots)
-      return slots
-    }
-    return await withCheckedContinuation { waiting.append((count, $0)) }
-  }
-
-  func release(_ slots: Set<VirtualSlot>) {
-    busy.subtract(slots)
-    while let first = waiting.first, let slots = free(first.count) {
-      waiting.removeFirst()
-      busy.formUnion(slots)
-      first.resume.resume(returning: slots)
-    }
-  }
-
-  private func free(_ count: Int) -> Set<VirtualSlot>? {
-    let free = VirtualSlot.allCases.filter { !busy.contains($0) }
-    return free.count >= count ? Set(free.suffix(count)) : nil
-  }
-}
-
-/// Holds vpcd slots around each test of a suite (see ``VirtualSlot``).
-struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
-  /// 1: any free slot; 2: both.
-  let count: Int
-  var isRecursive: Bool { true }
-
-  func provideScope(for test: Test, testCase: Test.Case?,
-                    performing function: @Sendable () async throws -> Void) async throws {
-    // A suite's own scope, or a test already holding enough (its other trait): nothing to take.
-    // The slots are taken at once, as many as the test's traits ask for (its own and its suite's):
-    // a test that held one while waiting for the other could wait for ever on another such test.
-    let needed = test.traits.compactMap { ($0 as? VirtualSlotTrait)?.count }.max() ?? count
-    let missing = max(needed, count) - VirtualSlot.held.count
-    if test.isSuite || missing <= 0 { return try await function() }
-    try await withVirtualSlots(missing, test: test, function)
-  }
-}
-
-/// Runs `body` holding `count` more vpcd slots (taken at once, given back after), with
-/// `e2eReader`/`e2ePort` naming them: for a test that needs a slot for a part of its work only.
-func withVirtualSlots<T>(_ count: Int, test: Test? = Test.current, _ body: () async throws -> T) async throws -> T {
-  let slots = await VirtualSlots.shared.acquire(count)
-  let held = VirtualSlot.held.union(slots)
-  let start = Date()
-  defer { SlotTimes.record(test: test, slots: slots.count, seconds: Date().timeIntervalSince(start)) }
-  do {
-    let result = try await VirtualSlot.$held.withValue(held) {
-      try await VirtualSlot.$current.withValue(held.count > 1 ? .second : slots.first ?? .second) { try await body() }
-    }
-    await VirtualSlots.shared.release(slots)
-    return result
-  } catch {
-    await VirtualSlots.shared.release(slots)
-    throw error
-  }
-}
-
-/// With NFCTAG_SLOT_TIMES=FILE, each test's time holding vpcd slots is appended to FILE (seconds,
-/// slots, test): what to shorten first when `make test` grows (their sum over two is its floor).
-enum SlotTimes {
-  private static let file = ProcessInfo.processInfo.environment["NFCTAG_SLOT_TIMES"]
-
-  static func record(test: Test?, slots: Int, seconds: Double) {
-    guard let file else { return }
-    let fd = open(file, O_WRONLY | O_APPEND | O_CREAT, 0o644)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
-    let line = Array((String(format: "%7.2f", seconds) + " \(slots) \(test?.name ?? "?")\n").utf8)
-    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }  // one write: O_APPEND keeps lines whole
-  }
-}
-
-extension Trait where Self == VirtualSlotTrait {
-  /// One vpcd slot, whichever is free: the suite's tests name it `e2eReader` and `e2ePort`.
-  static var virtualReader: Self { VirtualSlotTrait(count: 1) }
-  /// Both vpcd slots: the suite uses "Virtual PCD 00 00" beside `e2eReader` ("00 01"), or restarts pcscd.
-  static var virtualReaders: Self { VirtualSlotTrait(count: 2) }
+/// A process's exit status once it exits by itself (a feeder whose last tag left, a station at
+/// the end of its rows), nil while it still runs after `seconds`.
+func waitForExit(_ process: Process, seconds: Double = 10) -> Int32? {
+  let deadline = Date().addingTimeInterval(seconds)
+  while process.isRunning, Date() < deadline { usleep(20_000) }
+  return process.isRunning ? nil : process.terminationStatus
 }
 
 /// Whether a live pcscd runs (a killed one may linger as a zombie until reaped).
@@ -147,9 +47,21 @@ func stopPcscd(seconds: Double = 10) throws -> Bool {
 /// it on this slot may still be leaving); false after `seconds`.
 @discardableResult
 func waitForEmptySlot(seconds: Double = 5) throws -> Bool {
+  try waitForEmptySlots([VirtualSlot.current], seconds: seconds)
+}
+
+/// Waits until pcscd shows no card in `slots` (or does not list them: pcscd is down, which the
+/// test will find out itself); false after `seconds`. Every test does it when it takes its slots
+/// (``withVirtualSlots(_:test:_:)``): pcscd sees a card leave up to a poll later (400 ms) than
+/// the test before stopped its emulator.
+@discardableResult
+func waitForEmptySlots(_ slots: Set<VirtualSlot>, seconds: Double = 5) throws -> Bool {
   let deadline = Date().addingTimeInterval(seconds)
   while Date() < deadline {
-    if try runNFCTag(["readers", "--json"]).stdout.contains(#""name":"\#(e2eReader)","card":false"#) { return true }
+    let listed = try runNFCTag(["readers", "--json"]).stdout
+    if slots.allSatisfy({ listed.contains(#""name":"\#($0.reader)","card":false"#) || !listed.contains(#""name":"\#($0.reader)""#) }) {
+      return true
+    }
     usleep(100_000)
   }
   return false

@@ -8,7 +8,7 @@ import Testing
 /// virtual tag in the slot the test holds, and `nfctag sdm setup`, `read`, `sdm verify` and
 /// `keys` (handed over too) run against it as against a tag on a real reader.
 ///
-/// - A fresh tag set up with `sdm setup`, then 100 reads, each URL verified by `sdm verify
+/// - A fresh tag set up with `sdm setup`, then 100 reads (30 in a plain `make test`), each URL verified by `sdm verify
 ///   --counter-store` with the counter one above the last; a URL with one bit changed in each
 ///   parameter refused (65, bad PICCData or bad CMAC), and a URL seen before refused (65, replayed).
 /// - A removal at every command of `sdm setup` and of `keys change` (`emulate --remove-after k`
@@ -56,9 +56,11 @@ final class NTAG424EndToEnd {
     return String(url[..<at]) + digit + String(url[url.index(after: at)...])
   }
 
-  /// `sdm setup` on a fresh virtual 424 DNA through pcscd, then 100 reads, each verified with the
-  /// counter one above the last; then a forged URL for each parameter, and replays.
-  @Test func setupThenAHundredVerifiedReads() throws {
+  /// `sdm setup` on a fresh virtual 424 DNA through pcscd, then 100 reads (30 in a plain
+  /// `make test`: ``repetitions(full:quick:tsan:)``), each verified with the counter one above the
+  /// last; then a forged URL for each parameter, and replays.
+  @Test func setupThenVerifiedReads() throws {
+    let reads = repetitions(full: 100, quick: 30, tsan: 30)
     let emulator = try Emulator(tag: "ntag424dna", image: directory.appendingPathComponent("tag.bin"))
     defer { emulator.stop() }
     let setup = try runNFCTag(["sdm", "setup", "--url", Self.template, "--reader", e2eReader, "--format", "json", "--quiet",
@@ -70,7 +72,7 @@ final class NTAG424EndToEnd {
 
     let store = directory.appendingPathComponent("counters.txt").path
     var urls: [String] = []
-    for expected in 2...101 {
+    for expected in 2...(reads + 1) {
       guard let url = try tap() else {
         Issue.record("read \(expected - 1): no URL")
         return
@@ -84,8 +86,8 @@ final class NTAG424EndToEnd {
       if message?["counter"] as? Int != expected { return }
       urls.append(url)
     }
-    #expect(urls.count == 100 && Set(urls).count == 100)
-    #expect((try String(contentsOfFile: store, encoding: .utf8)) == "\(Self.uid) 101\n")
+    #expect(urls.count == reads && Set(urls).count == reads)
+    #expect((try String(contentsOfFile: store, encoding: .utf8)) == "\(Self.uid) \(reads + 1)\n")
 
     // One bit changed in each parameter: refused on the cryptography alone (no counter store).
     guard let last = urls.last else { return }

@@ -52,13 +52,6 @@ struct ProvisionEndToEnd {
     return false
   }
 
-  /// The feeder's exit status once it exits by itself (its last tag left), nil after 10 s.
-  func waitForExit(_ process: Process, seconds: Double = 10) -> Int32? {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning, Date() < deadline { usleep(20_000) }
-    return process.isRunning ? nil : process.terminationStatus
-  }
-
   func stopFeeder(_ process: Process) {
     if process.isRunning { kill(process.processIdentifier, SIGINT) }
     let deadline = Date().addingTimeInterval(10)
@@ -119,8 +112,10 @@ struct ProvisionEndToEnd {
     }
   }
 
-  @Test func fiftyTagsFromFiftyRowsEachHoldTheirRow() throws {
-    let count = underThreadSanitizer ? 12 : 50
+  /// A feeder's tags one after another, one run: each ends up holding its own row (50 tags in CI,
+  /// 20 in a plain `make test`: ``repetitions(full:quick:tsan:)``).
+  @Test(.virtualReaderEarly) func tagsFedInARowEachHoldTheirOwnRow() throws {
+    let count = repetitions(full: 50, quick: 20, tsan: 12)
     let (dir, rows) = try job(rows: count)
     let feed = try feeder(dir, count: count)
     defer { stopFeeder(feed) }
@@ -145,7 +140,9 @@ struct ProvisionEndToEnd {
 struct ProvisionFaultsEndToEnd {
   let base = ProvisionEndToEnd()
 
-  @Test func killedAtRandomMomentsTwentyTimesNoRowIsOnTwoTags() throws {
+  /// A run killed with SIGKILL at a random moment, restarted, again (20 times in CI, 8 in a plain
+  /// `make test`): no row is ever on two tags, and each done row's tag holds it.
+  @Test(.virtualReaderEarly) func killedAtRandomMomentsNoRowIsOnTwoTags() throws {
     let (dir, rows) = try base.job(rows: 30)
     let feed = try base.feeder(dir, count: 90, seed: 7)
     defer { base.stopFeeder(feed) }
@@ -153,7 +150,7 @@ struct ProvisionFaultsEndToEnd {
     let arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
                      "--reader", e2eReader, "--json"]
     var delays: [Int] = []
-    for run in 1...(underThreadSanitizer ? 8 : 20) {
+    for run in 1...repetitions(full: 20, quick: 8, tsan: 8) {
       let process = Process()
       process.executableURL = nfctagBinary()
       process.arguments = arguments
@@ -199,7 +196,7 @@ struct ProvisionFaultsEndToEnd {
     let exported = try base.export(ledger)
     #expect(exported.filter { $0[2] == "done" }.count == 4)
     #expect(exported.filter { $0[2] == "failed" }.count == 2, "the two tags are recorded: \(exported)")
-    _ = base.waitForExit(feed)
+    _ = waitForExit(feed)
     try base.checkInvariants(dir, ledger: ledger, expectDone: 4)
   }
 

@@ -109,7 +109,7 @@ struct ProvisionLedgerOutage {
         return fields.joined(separator: ":")
       }.joined(separator: "\n") + "\n"
       let copy = dir.appendingPathComponent("pgpass").path
-      FileManager.default.createFile(atPath: copy, contents: Data(relayed.utf8), attributes: [.posixPermissions: 0o600])
+      _ = FileManager.default.createFile(atPath: copy, contents: Data(relayed.utf8), attributes: [.posixPermissions: 0o600])
       environment["PGPASSFILE"] = copy
     }
     environment["PGPORT"] = String(relay.port)

@@ -86,7 +86,7 @@ struct SessionEndToEnd {
 /// Authentication ends with the command that authenticated: the card is
 /// reset when the session releases it, so a following command without the password gets 77.
 @Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
-struct AuthenticationEndsWithTheCommand {
+struct AuthenticationEndsWithTheCommandEndToEnd {
   @Test func aWriteAfterAnAuthenticatedReadNeedsThePasswordAgain() throws {
     let emulator = try Emulator(tag: "ntag215")
     defer { emulator.stop() }
@@ -113,7 +113,7 @@ struct AuthenticationEndsWithTheCommand {
 
 /// `info` with the tag removed part-way: 74 and nothing on stdout.
 @Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
-struct InfoWithTheTagRemoved {
+struct InfoWithTheTagRemovedEndToEnd {
   @Test func isAnIOErrorWithNothingHalfPrinted() throws {
     // info on an NTAG215: GET_VERSION, UID, FAST_READ 00-3E, then the dynamic lock page, the
     // configuration pages and READ_SIG. The tag leaves after the fourth.

@@ -7,7 +7,7 @@ let postgresURL = ProcessInfo.processInfo.environment["NFCTAG_TEST_POSTGRES"]
 let postgresSkipReason: Comment = "needs PostgreSQL: run `make test` (starts a throw-away server, sets NFCTAG_TEST_POSTGRES)"
 
 /// Several stations, one PostgreSQL ledger: two processes on the two vpcd slots with
-/// feeders, one killed with SIGKILL and restarted; and eight processes on in-process readers.
+/// feeders, one killed with SIGKILL and restarted.
 @Suite(.serialized, .enabled(if: e2eEnabled && postgresURL != nil, "\(e2eSkipReason); \(postgresSkipReason)"))
 struct StationsEndToEnd {
   let base = ProvisionEndToEnd()
@@ -31,12 +31,6 @@ struct StationsEndToEnd {
     return names.filter { $0.hasSuffix(".log") }.sorted().map { name in
       name + ": " + ((try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? "").suffix(600)
     }.joined(separator: "\n")
-  }
-
-  func waitForExit(_ process: Process, seconds: Double) -> Int32? {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning, Date() < deadline { usleep(50_000) }
-    return process.isRunning ? nil : process.terminationStatus
   }
 
   @Test(.virtualReaders) func twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag() throws {
@@ -76,13 +70,17 @@ struct StationsEndToEnd {
     base.stopFeeder(feedB)
     try base.checkImages(dir, exported: exported)
   }
+}
 
-  /// Simulated readers only: it holds no vpcd slot, and runs beside the suites that do.
+/// Eight stations on one PostgreSQL ledger, on simulated readers only: no vpcd slot, so the suite
+/// runs beside the end-to-end ones (in scripts/run-tests.sh's cli process, not theirs).
+@Suite(.enabled(if: postgresURL != nil, postgresSkipReason))
+struct StationsUnderLoad {
   @Test func eightStationsFiveThousandRowsNoDuplicateNoLoss() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-load-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let job = "load-\(UUID().uuidString.prefix(8))"
-    let count = underThreadSanitizer ? 400 : 5000
+    let count = repetitions(full: 5000, quick: 5000, tsan: 400)
     var stations: [Process] = []
     for i in 1...8 {
       let process = Process()

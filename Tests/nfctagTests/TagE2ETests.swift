@@ -103,7 +103,6 @@ struct TagEndToEnd {
   }
 
   @Test func readerCommandsWithoutATagSayWhatToDo() throws {
-    try waitForEmptySlot()  // the card of the test before on this slot may still be leaving
     let r = try runNFCTag(["reader", "firmware", "--reader", e2eReader])
     #expect(r.status == 69)
     #expect(r.stderr.contains("put a tag on it"))

@@ -43,7 +43,7 @@ let package = Package(
     .target(name: "NDEF"),
     .target(name: "NDEFJSON", dependencies: ["NDEF", "Hex"]),
     // NFC Forum tag platforms (Types 1-5) over a Transceiver.
-    .target(name: "NFCTags", dependencies: ["NFCTransport", "NDEF"]),
+    .target(name: "NFCTags", dependencies: ["NFCTransport", "NDEF", "NTAG424Commands"]),
     // PC/SC readers as Transceivers and pollers (ACR122U, generic Part 3).
     .target(name: "NFCReaders", dependencies: ["PCSC", "NFCTransport", "Locking",
                                                .product(name: "Logging", package: "swift-log")]),
@@ -51,9 +51,20 @@ let package = Package(
     // reader or the in-process simulator (`sim:`, NFCEmulator).
     .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking", "NFCEmulator",
                                                .product(name: "Logging", package: "swift-log")]),
+    // The NTAG 424 DNA's command vocabulary without cryptography: GetVersion, file settings and
+    // access rights parsed and built, the plain frames. nfctag links it (`info`); NTAG424 re-exports it.
+    .target(name: "NTAG424Commands", dependencies: ["Hex"]),
+    // OpenSSL's libcrypto (the system's; headers from Debian's libssl-dev) for the one curve
+    // swift-crypto lacks: ECDSA on secp224r1, NXP's originality signature. A C shim over OpenSSL
+    // 3's EVP API that loads libcrypto.so.3 at its first call (dlopen), so that linking it costs
+    // nfctag's start nothing (docs/architecture.md).
+    .target(name: "COpenSSL"),
+    // The 424 DNA's originality signature: NXP's public key, the virtual tag's test key pair,
+    // verification and (for the virtual tag) signing, through COpenSSL.
+    .target(name: "NTAG424Originality", dependencies: ["COpenSSL", "Hex"]),
     // NTAG 424 DNA cryptography: key derivation, secure messaging, SUN. No I/O; AES and CMAC from swift-crypto.
     .target(name: "NTAG424", dependencies: [
-      "Hex", "NDEF", .product(name: "Crypto", package: "swift-crypto"),
+      "Hex", "NDEF", "NTAG424Commands", .product(name: "Crypto", package: "swift-crypto"),
       .product(name: "CryptoExtras", package: "swift-crypto")]),
     // The NTAG 424 DNA's native commands over a Type 4 link, with NTAG424's secure messaging.
     // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
@@ -62,7 +73,7 @@ let package = Package(
     .target(name: "NFCEmulator", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Locking"]),
     // The virtual NTAG 424 DNA: registers itself as NFCEmulator's `ntag424dna` factory. Apart from
     // NFCEmulator so that nfctag, which links NFCEmulator, links no swift-crypto (NTAG424).
-    .target(name: "NTAG424Emulator", dependencies: ["NFCEmulator", "NTAG424", "NFCTransport"]),
+    .target(name: "NTAG424Emulator", dependencies: ["NFCEmulator", "NTAG424", "NTAG424Originality", "NFCTransport"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
@@ -99,7 +110,7 @@ let package = Package(
     // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTagEmulate",
-      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking",
+      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking", "NTAG424Originality",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
@@ -134,11 +145,12 @@ let package = Package(
                 resources: [.copy("Fixtures")]),
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
-    .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "Hex", "NDEF"]),
+    .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "NTAG424Originality", "Hex", "NDEF"]),
     .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NTAG424EmulatorTests", dependencies: [
-      "NTAG424Emulator", "NFCEmulator", "NTAG424", "NFCTags", "NFCReaders", "NFCSession", "NFCTransport", "NFCTestSupport"]),
+      "NTAG424Emulator", "NFCEmulator", "NTAG424", "NTAG424Originality", "NFCTags", "NFCReaders", "NFCSession", "NFCTransport",
+      "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking"]),
@@ -146,7 +158,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
+      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "NTAG424Originality", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -44,21 +44,19 @@ entry() {
 sources() {
   case "$1" in
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
-    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags ;;
-    cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator ;;
-    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
+    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
+    cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
+    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
              Fuzz/Support/HostileReader.swift ;;
-    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCReaders/Detection.swift \
+    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/Detection.swift \
              Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/Type1Link.swift \
              Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
-    vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
+    vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
-    # NTAG424's parsers only: the files that need no swift-crypto.
-    ntag424) echo Sources/Hex Sources/NTAG424/NTAG424Error.swift Sources/NTAG424/CommunicationMode.swift \
-               Sources/NTAG424/ByteReader.swift Sources/NTAG424/AccessRights.swift Sources/NTAG424/FileSettings.swift \
-               Sources/NTAG424/ChipVersion.swift Sources/NTAG424/NativeCommands.swift Sources/NTAG424/SUNURL.swift ;;
+    # The 424 DNA's parsers only: NTAG424Commands and the SUN URL's, which need no swift-crypto.
+    ntag424) echo Sources/Hex Sources/NTAG424Commands Sources/NTAG424/SUNURL.swift ;;
   esac
 }
 
@@ -159,7 +157,7 @@ build() {
   local f
   for f in $(find $(group_sources "$group") -name '*.swift' | sort); do
     # One module: the imports of the other project modules go (and swift-log's: see DetectionFuzz).
-    sed -E '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|Logging)$/d' "$f" \
+    sed -E '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|NTAG424Commands|Logging)$/d' "$f" \
       > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $group ($(echo $targets))"

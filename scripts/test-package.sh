@@ -119,6 +119,9 @@ else
   check "make deb writes $deb" test -s "$deb"
   check "Depends names pcscd and libpcsclite1" \
     bash -c "dpkg-deb -f '$deb' Depends | grep -q 'pcscd' && dpkg-deb -f '$deb' Depends | grep -q 'libpcsclite1'"
+  # libcrypto is loaded with dlopen (the originality check), so dpkg-shlibdeps cannot see it.
+  check "Depends names libssl3 (OpenSSL's libcrypto, loaded at run time)" \
+    bash -c "dpkg-deb -f '$deb' Depends | grep -q 'libssl3 | libssl3t64'"
   check "Recommends libccid" equals "$(dpkg-deb -f "$deb" Recommends)" "libccid"
   check "Version is $version" equals "$(dpkg-deb -f "$deb" Version)" "$version"
   dpkg -x "$deb" "$unpacked"

@@ -28,6 +28,23 @@ public struct NDEFStatusReport: Hashable, Sendable {
   }
 }
 
+/// An originality signature as a tag gave it: checked by whoever can (ECDSA on the curve the
+/// chip's maker uses), not here.
+public struct OriginalitySignatureRead: Sendable, Equatable {
+  /// The UID the signature is over.
+  public var uid: [UInt8]
+  /// The signature's bytes, as read; empty when none could be read.
+  public var signature: [UInt8]
+  /// Why there is no signature to check (the tag's answer, a random ID), nil when there is one.
+  public var problem: String?
+
+  public init(uid: [UInt8], signature: [UInt8], problem: String? = nil) {
+    self.uid = uid
+    self.signature = signature
+    self.problem = problem
+  }
+}
+
 /// What `nfctag info` shows about a tag: chip, memory, capacity, lock state, CC.
 public struct TagInfo: Sendable {
   public var platform: TagPlatform
@@ -48,6 +65,9 @@ public struct TagInfo: Sendable {
   public var locks: [TagInfoFact]
   /// Further facts, in display order.
   public var details: [TagInfoFact]
+  /// An originality signature the tag gave and the UID it is over (NTAG 424 DNA: Read_Sig), for
+  /// a program that can check it (the tool does, with NXP's key); nil when the tag gave none.
+  public var originalitySignature: OriginalitySignatureRead?
   /// Lock state in words ("static lock bytes 00 00 (none set); CC write access 0 (granted)"):
   /// the texts of ``locks``; "unknown" when there are none.
   public var lockState: String { locks.isEmpty ? "unknown" : locks.map(\.text).joined(separator: "; ") }

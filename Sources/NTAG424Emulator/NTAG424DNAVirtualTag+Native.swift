@@ -233,7 +233,7 @@ extension NTAG424DNAVirtualTag {
     unwrap(0x3C, body, headerLength: 1, mode: .mac).flatMap { header, data in
       guard data.isEmpty else { return .failure(.lengthError) }
       guard header[0] == 0x00 else { return .failure(.parameterError) }
-      return reply(Self.testSignature, mode: .full)
+      return reply(originalitySignature, mode: .full)
     }
   }
 

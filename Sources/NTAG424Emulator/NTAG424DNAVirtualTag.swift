@@ -1,6 +1,7 @@
 import NFCEmulator
 import NFCTransport
 import NTAG424
+import NTAG424Originality
 
 /// An NXP NTAG 424 DNA (NT4H2421Gx): the NFC Forum Type 4 tag with AES-128 keys, secure messaging
 /// and Secure Dynamic Messaging ("SUN").
@@ -27,8 +28,9 @@ import NTAG424
 /// Not modelled: LRP (SetConfiguration option 05h enabling it is refused with `91 9E`), Random ID
 /// (option 00h bit 1: `91 9E`), the authentication delay (`91 AD`), originality keys, native
 /// command chaining (`91 AF` from the host outside authentication and GetVersion), short file
-/// identifiers in ISOReadBinary (`6A 86`). Read_Sig answers a fixed 56-byte test value, not an
-/// ECDSA signature (swift-crypto has no secp224r1): ``testSignature``.
+/// identifiers in ISOReadBinary (`6A 86`). Read_Sig answers an ECDSA (secp224r1) signature of the
+/// UID made with the project's published test key, not NXP's (``originalitySignature``): an
+/// originality check tells a virtual tag from a real one.
 ///
 /// For tests, ``testRandomness`` fixes RndB, TI and PICCData's padding, so that a session
 /// reproduces NXP AN12196's transcripts.
@@ -51,10 +53,17 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
   public static let defaultUID: [UInt8] = [0x04, 0x42, 0x4D, 0x1A, 0x9B, 0x6E, 0x80]
   /// The image file's size: the three files, then the keys, settings and counters.
   public static let imageSize = NTAG424DNAImage.size
-  /// Read_Sig's answer: a fixed test value in place of the 56-byte ECDSA (secp224r1) signature a
-  /// real tag holds. No ECC is computed; an originality check must fail on a virtual tag.
-  public static let testSignature: [UInt8] = Array(
-    (Array("virtual NTAG 424 DNA: a fixed test value, not a signature".utf8) + [UInt8](repeating: 0, count: 56)).prefix(56))
+  /// Read_Sig's answer: the UID signed once with the test key of `OriginalitySignature`
+  /// (NTAG424Originality, OpenSSL's ECDSA on secp224r1, as NXP AN12196 §7.2 describes the real
+  /// one), then the same bytes at every read, as a real tag's. It verifies with the test key,
+  /// never with NXP's; 56 zero bytes (which verify with neither) if OpenSSL failed.
+  public var originalitySignature: [UInt8] {
+    if let signatureCache { return signatureCache }
+    let signature = OriginalitySignature.testSignature(uid: identifier) ?? [UInt8](repeating: 0, count: 56)
+    signatureCache = signature
+    return signature
+  }
+  private var signatureCache: [UInt8]?
 
   /// Values that replace the tag's random numbers, for tests only.
   public struct TestRandomness: Sendable {

@@ -142,12 +142,19 @@ extension NFCTool {
       discussion: """
         A tag whose reads are password-protected, read without its password, shows what it lets be \
         read (the chip, the pages before the protected ones) and exits 77 (scan does the same).
+
+        An NTAG 424 DNA is read without a key: the chip from GetVersion (424 DNA or 424 DNA TT), \
+        the three files' settings (access rights, communication mode, SDM and its offsets), the \
+        five key versions, and the originality signature, checked against NXP's public key (a \
+        virtual 424 DNA's verifies with the test key only). See docs/ntag424.md.
         """)
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var output: FormatOption
 
     func run(in context: CommandContext) throws {
-      let (target, info) = try TagSession(options: readerOptions, context: context).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
+      let (target, read) = try TagSession(options: readerOptions, context: context).withTag { tag in (TargetSummary(tag), try tag.tagInfo()) }
+      var info = read
+      if let signature = info.originalitySignature { info.details.append(originalityFact(signature)) }
       let out = StandardOutput(context.output)
       if output.isJSON {
         var o = JSONObjectWriter()

@@ -236,8 +236,42 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
     #expect(link.finish() == .clean)
   }
 
+  /// The 424 DNA's answers are hostile data: a GetVersion of the wrong length ends the 424 part
+  /// (the Type 4 facts stay); an answer that does not parse becomes that fact's error, never a trap.
+  @Test func ntag424AnswersThatDoNotParse() throws {
+    let nlen = (hex("00 B0 00 00 02"), Result<[UInt8], TransceiveError>.success(hex("0000") + ok))
+    let short = EmbeddedTransceiver(discovery() + [nlen,
+      (hex("90 60 00 00 00"), .success(hex("04 04 02 30 00 11 05 91 AF"))),
+      (hex("90 AF 00 00 00"), .success(hex("04 04 02 91 00")))])
+    let fallback = try Type4Tag(identifier: t4UID, link: short, atr: ntag424ATR).info()
+    #expect(fallback.chip.hasPrefix("NTAG 424 DNA (by its ATS and CC)") && fallback.originalitySignature == nil)
+    let version = hex("04 04 02 30 00 11 05") + hex("04 04 02 01 02 11 05") + hex("04 11 22 33 44 55 66 A1 B2 C3 D4 E0 21 24")
+    var script = discovery() + [nlen,
+      (hex("90 60 00 00 00"), .success(Array(version[0..<7]) + hex("91 AF"))),
+      (hex("90 AF 00 00 00"), .success(Array(version[7..<14]) + hex("91 AF"))),
+      (hex("90 AF 00 00 00"), .success(Array(version[14...]) + hex("91 00"))),
+      (hex("90 F5 00 00 01 01 00"), .success(hex("00 00 00 E0 20 00 91 00"))),          // FileSize cut short
+      (hex("90 F5 00 00 01 02 00"), .success(hex("00 40 E0 EE 00 01 00 01 91 00"))),    // SDM on, its fields missing
+      (hex("90 F5 00 00 01 03 00"), .success(hex("91 9D")))]
+    for key: UInt8 in 0...4 { script.append((hex("90 64 00 00 01") + [key, 0x00], .success(key == 3 ? hex("00 01 91 00") : hex("02 91 00")))) }
+    script.append((hex("90 3C 00 00 01 00 00"), .success(hex("AA BB 91 00"))))
+    let link = EmbeddedTransceiver(script)
+    let info = try Type4Tag(identifier: t4UID, link: link, atr: ntag424ATR).info()
+    #expect(link.finish() == .clean)
+    #expect(info.chip == "NTAG 424 DNA")
+    let facts = Dictionary(info.details.map { ($0.key, $0.text) }, uniquingKeysWith: { a, _ in a })
+    #expect(facts["file1Settings"]?.contains("FileSize") == true, "\(facts)")
+    #expect(facts["file2Settings"]?.contains("malformed answer") == true, "\(facts)")
+    #expect(facts["file3Settings"] == "answered 91 9d")
+    #expect(facts["keyVersions"]?.hasPrefix("key 0: 02, key 1: 02, key 2: 02, key 3: malformed answer") == true, "\(facts)")
+    #expect(info.originalitySignature?.uid == hex("04112233445566"))
+    #expect(info.originalitySignature?.problem?.hasPrefix("Read_Sig malformed answer") == true)
+  }
+
+  /// A tag with the 424 DNA's ATS and CC that refuses GetVersion (`6E 00`) is named by them.
   @Test func infoNamesTheNTAG424ByATSAndCC() throws {
-    let link = EmbeddedTransceiver(discovery() + [(hex("00 B0 00 00 02"), .success(hex("0000") + ok))])
+    let link = EmbeddedTransceiver(discovery() + [(hex("00 B0 00 00 02"), .success(hex("0000") + ok)),
+                                                  (hex("90 60 00 00 00"), .success(hex("6E 00")))])
     let info = try Type4Tag(identifier: t4UID, link: link, atr: ntag424ATR).info()
     #expect(info.chip.hasPrefix("NTAG 424 DNA"))
     #expect(info.memorySize == 416)

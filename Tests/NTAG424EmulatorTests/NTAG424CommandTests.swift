@@ -4,6 +4,7 @@ import NFCTransport
 import Testing
 import NFCEmulator
 @testable import NTAG424Emulator
+import NTAG424Originality
 
 private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt8(pn532.count + 1), 0xD4] + pn532 }
 private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, command + 1] + data + [0x90, 0x00] }
@@ -158,11 +159,13 @@ private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, 
     #expect(tag.send("9060000000") == hex424("04 04 02 30 00 11 05 91AF"))
     #expect(tag.send("90AF000000") == hex424("04 04 02 01 02 11 05 91AF"))
     #expect(tag.send("90AF000000") == tag.identifier + hex424("CF394144 40 1A 21 9100"))
-    #expect(tag.send("903C0000010000") == NTAG424DNAVirtualTag.testSignature + hex424("9100"))
-    #expect(NTAG424DNAVirtualTag.testSignature.count == 56)
+    let signature = tag.send("903C0000010000")
+    #expect(signature.count == 58 && signature.suffix(2) == [0x91, 0x00])
+    #expect(OriginalitySignature.check(uid: tag.identifier, signature: Array(signature.prefix(56))) == .testKey)
+    #expect(tag.send("903C0000010000") == signature)  // the same bytes at every read
     tag.selectApplication()
     var session = try authenticate(tag, keyNumber: 0)
-    #expect(try exchange(tag, &session, 0x3C, header: [0x00], mode: .mac, responseMode: .full) == NTAG424DNAVirtualTag.testSignature)
+    #expect(try exchange(tag, &session, 0x3C, header: [0x00], mode: .mac, responseMode: .full) == Array(signature.prefix(56)))
     #expect(try exchange(tag, &session, 0x5C, header: [0x0B], data: [0x00], mode: .full) == [])   // standard back modulation
     #expect(throws: NTAG424Error.status(command: 0x5C, sw1: 0x91, sw2: 0x9E)) {                    // Random ID: not modelled
       try exchange(tag, &session, 0x5C, header: [0x00], data: [0x02], mode: .full)

@@ -132,6 +132,18 @@ import Testing
     #expect(try ChipVersion(parsing: tt).chip == .other(vendor: 4, type: 1, subType: 8))
   }
 
+  /// Bit 7 of the subtype is the back modulation (SetConfiguration option 0Bh), not the variant.
+  @Test func strongBackModulationKeepsTheName() throws {
+    var strong = Self.frames
+    strong[2] = 0x82
+    #expect(try ChipVersion(parsing: strong).chip == .ntag424DNA)
+    #expect(try ChipVersion(parsing: strong).strongBackModulation)
+    #expect(try !ChipVersion(parsing: Self.frames).strongBackModulation)
+    strong[2] = 0x88
+    #expect(try ChipVersion(parsing: strong).chip == .ntag424DNATagTamper)
+    #expect(ChipVersion.storageText(0x11) == "256 to 512 bytes" && ChipVersion.storageText(0x10) == "256 bytes")
+  }
+
   @Test func wrongLengthsThrow() {
     #expect(throws: NTAG424Error.self) { try ChipVersion(parsing: Array(Self.frames.dropLast())) }
     #expect(throws: NTAG424Error.self) { try ChipVersion(parsing: Self.frames + [0, 0]) }

@@ -56,6 +56,23 @@ final class NTAG424EndToEnd {
     return String(url[..<at]) + digit + String(url[url.index(after: at)...])
   }
 
+  /// `nfctag info` itself (no hand-over, no key) on the virtual 424 DNA through pcscd: the chip from
+  /// GetVersion, the key versions, and the originality signature checked by OpenSSL, loaded at
+  /// run time: the virtual tag's verifies with the test key, not NXP's.
+  @Test func infoNamesTheChipAndChecksTheSignature() throws {
+    let emulator = try Emulator(tag: "ntag424dna", image: directory.appendingPathComponent("info.bin"))
+    defer { emulator.stop() }
+    let r = try runNFCTag(["info", "--reader", e2eReader, "--format", "json", "--quiet", "--timeout", "10"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let object = json(r.stdout)
+    #expect(object?["chip"] as? String == "NTAG 424 DNA", "\(r.stdout)")
+    let details = object?["details"] as? [String: Any]
+    #expect(details?["keyVersions"] as? [Int] == [0, 0, 0, 0, 0], "\(r.stdout)")
+    let originality = details?["originality"] as? [String: Any]
+    #expect(originality?["verdict"] as? String == "testKey", "\(r.stdout)")
+    #expect(originality?["uid"] as? String == Self.uid, "\(r.stdout)")
+  }
+
   /// `sdm setup` on a fresh virtual 424 DNA through pcscd, then 100 reads (30 in a plain
   /// `make test`: ``repetitions(full:quick:tsan:)``), each verified with the counter one above the
   /// last; then a forged URL for each parameter, and replays.

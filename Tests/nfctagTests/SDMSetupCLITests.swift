@@ -97,6 +97,35 @@ import ProvisionCommands
     #expect(again.stdout.hasSuffix("counter:   22\n"), "\(again.stdout)")
   }
 
+  /// `info` on a 424 DNA, without a key: the chip from GetVersion, the files, the key versions and
+  /// the originality signature (the virtual tag's verifies with the test key only); after `sdm
+  /// setup`, the SDM offsets it computed, where the URL's parameters are.
+  @Test func infoNamesTheChipAndDecodesTheSDMOffsets() throws {
+    let reader = reader("info")
+    let fresh = try runTool(["info", "--reader", reader])
+    #expect(fresh.status == 0, "\(fresh.stderr)")
+    for line in ["NTAG 424 DNA (Type 4)", "key 0: 00, key 1: 00, key 2: 00, key 3: 00, key 4: 00",
+                 "256 bytes, Plain; read free, write free, read&write free, change key 0; SDM off",
+                 "signature valid with the test key: a virtual tag, not NXP-signed"] {
+      #expect(fresh.stdout.contains(line), "\(line): \(fresh.stdout)")
+    }
+    let setup = try runTool(["sdm", "setup", "--url", Self.template, "--reader", reader, "--quiet"])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let r = try runTool(["info", "--reader", reader, "--format", "json", "--quiet"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let object = try json(r.stdout)
+    #expect(object["chip"] as? String == "NTAG 424 DNA")
+    let details = try #require(object["details"] as? [String: Any])
+    let originality = try #require(details["originality"] as? [String: Any])
+    #expect(originality["verdict"] as? String == "testKey")
+    let file2 = try #require(details["file2Settings"] as? [String: Any])
+    let sdm = try #require(file2["sdm"] as? [String: Any])
+    // NLEN (2), the record's header (4) and URI prefix code (1), "example.com/t?p=" (16): the
+    // PICCData's 32 digits at 23, "&c=", then the SDMMAC's 16 at 58.
+    #expect(sdm["piccDataOffset"] as? Int == 23 && sdm["macOffset"] as? Int == 58, "\(sdm)")
+    #expect(try json(r.stdout)["version"] as? String != nil)
+  }
+
   /// `keys change --all`: the five keys in one session of 8 exchanges (select, authentication,
   /// five ChangeKey), from a file of five lines, then again from variables with the current keys
   /// given; the tag holds every new key with its version; keys never in the output; the forms

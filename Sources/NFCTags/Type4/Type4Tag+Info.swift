@@ -1,4 +1,5 @@
 import NFCTransport
+import NTAG424Commands
 
 /// What `info` shows of a Type 4 tag: the application, the CC's limits and access, the ATS.
 extension Type4Tag {
@@ -39,6 +40,13 @@ extension Type4Tag {
                   value: .members(["readBinaryBytes": .number(read), "updateBinaryBytes": .number(write)])),
     ]
     details += atsDetails
+    if mayBeNTAG424, let ntag424 = try readNTAG424() {
+      var info = TagInfo(platform: .type4, chip: ntag424.chipName, identifier: identifier, memorySize: 416, ndef: report,
+                         capabilityContainer: cc.bytes, version: ntag424.versionBytes, locks: locks,
+                         details: details + ntag424.facts)
+      info.originalitySignature = ntag424.originality
+      return info
+    }
     let isNTAG424 = chipName(cc: cc).hasPrefix("NTAG 424")
     return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
                    memorySize: isNTAG424 ? 416 : cc.length + cc.ndefFileSize, ndef: report,

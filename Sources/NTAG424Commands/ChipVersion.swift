@@ -33,9 +33,11 @@ public struct ChipVersion: Hashable, Sendable {
 
   /// The 424 DNA variants GetVersion tells apart.
   public enum Chip: Hashable, Sendable, CustomStringConvertible {
-    /// NTAG 424 DNA (NT4H2421Gx): hardware type 04h, subtype 02h.
+    /// NTAG 424 DNA (NT4H2421Gx): hardware type 04h, subtype 02h (50 pF), 82h with strong back
+    /// modulation.
     case ntag424DNA
-    /// NTAG 424 DNA TT, with the TagTamper loop (NT4H2421Tx): hardware type 04h, subtype 08h.
+    /// NTAG 424 DNA TT, with the TagTamper loop (NT4H2421Tx): hardware type 04h, subtype 08h,
+    /// 88h with strong back modulation.
     case ntag424DNATagTamper
     /// Another chip: vendor, type and subtype as read.
     case other(vendor: UInt8, type: UInt8, subType: UInt8)
@@ -49,6 +51,17 @@ public struct ChipVersion: Hashable, Sendable {
         return "unknown chip (vendor \(hexString([vendor])), type \(hexString([type])), subtype \(hexString([subType])))"
       }
     }
+  }
+
+  /// Whether the chip answers with strong back modulation: bit 7 of the hardware subtype.
+  public var strongBackModulation: Bool { hardware.subType & 0x80 != 0 }
+
+  /// The storage size a StorageSize byte codes: "416 bytes" is not sayable, so the datasheet's
+  /// form, "256 to 512 bytes" for 11h, "256 bytes" for 10h.
+  public static func storageText(_ code: UInt8) -> String {
+    let exponent = Int(code >> 1)
+    guard exponent < 31 else { return "\(hexString([code]))" }
+    return code & 0x01 == 0 ? "\(1 << exponent) bytes" : "\(1 << exponent) to \(1 << (exponent + 1)) bytes"
   }
 
   /// The hardware part (first frame).
@@ -66,9 +79,10 @@ public struct ChipVersion: Hashable, Sendable {
   /// FabKeyID, when the tag sends it (a 15-byte production part).
   public var fabKeyID: UInt8?
 
-  /// The chip the hardware part names.
+  /// The chip the hardware part names. Bit 7 of the subtype is the back modulation
+  /// (SetConfiguration option 0Bh), not the variant, so it is left out here.
   public var chip: Chip {
-    switch (hardware.vendorID, hardware.type, hardware.subType) {
+    switch (hardware.vendorID, hardware.type, hardware.subType & 0x7F) {
     case (0x04, 0x04, 0x02): return .ntag424DNA
     case (0x04, 0x04, 0x08): return .ntag424DNATagTamper
     case let (vendor, type, subType): return .other(vendor: vendor, type: type, subType: subType)

@@ -41,7 +41,7 @@ public enum AccessCondition: Hashable, Sendable, CustomStringConvertible {
   }
 
   /// Throws unless the condition can be sent: a key 0–4, free or never.
-  func checked(_ role: String) throws(NTAG424Error) -> AccessCondition {
+  package func checked(_ role: String) throws(NTAG424Error) -> AccessCondition {
     switch self {
     case .key(let number) where number > 4: throw .invalidParameter("\(role): key \(number) is not 0–4")
     case .reserved: throw .invalidParameter("\(role): \(self) is reserved for future use")

@@ -4,6 +4,7 @@ import NDEF
 import NFCSession
 import NTAG424
 import NTAG424Tag
+import ProvisioningLedger
 
 /// The job-wide settings of `provision --sdm-url`: the master key every tag's keys are derived
 /// from (``SDMKeyDiversification``, version 1), and whether the NDEF file is locked.
@@ -125,20 +126,27 @@ public enum SUNTemplate {
 ///    comes back (a resumed row) or whose key 0 is not the factory one has keys 1–4's versions
 ///    read too (4 more), so each key is changed from the value it holds and a key already
 ///    changed is left as it is.
-/// 2. AuthenticateEV2First with key 0 as its version says (2): never a guess.
+/// 2. AuthenticateEV2First with key 0 as its version says (2): never a guess, and never a key
+///    that failed on this tag before (the ledger records it, ``LedgerTagProgress``).
 /// 3. WriteData of the NDEF file (1, or 3 for a file longer than one frame: tear-safe,
-///    ``NTAG424DNA/writeNDEFFile(_:)``); ChangeFileSettings (1), SDM on. With `--lock` on a tag
+///    ``NTAG424DNA/writeNDEFFile(_:)``); ChangeFileSettings (1), SDM on; the ledger records
+///    `written`. With `--lock` on a tag
 ///    whose file may already be locked (not a fresh one), the settings are first set without the
 ///    lock so the write is allowed (1 more).
 /// 4. ChangeKey of keys 1–4 (4), then of key 0 (1), which ends the session (§10.6.1). ChangeKey
 ///    changes a key and its version together, so a removal part-way leaves each key either old
-///    with version 00 or new with the scheme's version: what step 1 reads on the next tap.
+///    with version 00 or new with the scheme's version: what step 1 reads on the next tap. The
+///    ledger records `keys 4/5` before key 0 changes.
 /// 5. ISOSelectFile again (1) and one ReadData without a key (1): the tag fills the mirrors (§9.3);
 ///    the URL is verified with ``SUNVerification`` and the master key alone, as a verifier does.
 struct SUNTagSteps {
   let job: SUNProvisioning
   let tag: NTAG424DNA
   let uid: [UInt8]
+  /// What the ledger recorded of this tag before (a resumed row), nil for none.
+  let previous: LedgerTagProgress?
+  /// Records a step in the ledger (the row bound to this tag): written, keys 4/5, a failed key.
+  let record: (LedgerTagProgress) throws -> Void
 
   /// What the steps did, for the ledger and the failure's class.
   struct Progress {
@@ -149,7 +157,7 @@ struct SUNTagSteps {
   /// Runs the steps for the URL template `template` (row placeholders filled, SDM ones left);
   /// `resuming` when the ledger bound this row to the tag before. Returns the plan written and the
   /// SUN the read-back produced.
-  func run(template: String, resuming: Bool, progress: inout Progress) throws -> (plan: SDMPlan, message: SUNMessage) {
+  func run(template: String, resuming: Bool, progress: inout Progress) throws -> (plan: SDMPlan, message: SUNMessage, done: LedgerTagProgress) {
     let plan = try job.plan(url: template)
     let keys = try SDMKeyDiversification.applicationKeys(master: job.masterKey, uid: uid)
     let derived = SDMKeyDiversification.keyVersion
@@ -163,7 +171,25 @@ struct SUNTagSteps {
     for (number, version) in versions.enumerated() where version != 0 && version != derived {
       throw ProvisioningFailure(.security, "key \(number) has version \(version): neither the factory key (00) nor one of this job's (0\(derived)); the run does not guess a key")
     }
-    try tag.authenticate(keyNumber: 0, key: version0 == 0 ? .factory : keys[0])
+    func state(_ step: String, failed: [String] = []) -> LedgerTagProgress {
+      LedgerTagProgress(step: step, keyVersions: versions.map(Int.init), diversificationVersion: SDMKeyDiversification.version,
+                        failedAuthentications: (previous?.failedAuthentications ?? []) + failed)
+    }
+    // A key that failed on this tag is not tried again: each failure counts towards the tag's
+    // limit (TotFailCtr, datasheet §10.5.1), and the same key would fail the same way.
+    let key0 = "key 0 version \(Self.hex(version0))"
+    if previous?.failedAuthentications.contains(key0) == true {
+      throw ProvisioningFailure(.security, "\(key0) failed to authenticate on this tag before: not tried again (each failure counts towards the tag's limit); check the tag, then release its row with `ledger release`")
+    }
+    do {
+      try tag.authenticate(keyNumber: 0, key: version0 == 0 ? .factory : keys[0])
+    } catch {
+      guard Self.isRefusedKey(error) else { throw error }
+      // The tag counted a failure: the row stays bound to it, with the key that failed.
+      progress.touched = true
+      try record(state(previous?.step ?? "claimed", failed: [key0]))
+      throw error
+    }
     progress.touched = true
     if job.lock, resuming || version0 != 0 {
       let open = SUNProvisioning(masterKey: job.masterKey, lock: false)
@@ -172,15 +198,38 @@ struct SUNTagSteps {
     }
     try tag.writeNDEFFile(plan.ndefFile)
     try tag.changeFileSettings(file: file, to: plan.settings)
+    try record(state("written"))
     for number in UInt8(1)...4 where versions[Int(number)] == 0 {
       try tag.changeKey(keyNumber: number, to: keys[Int(number)], version: derived, oldKey: .factory)
+      versions[Int(number)] = derived
     }
+    try record(state("keys \(versions.filter { $0 == derived }.count)/5"))
     if version0 == 0 {
       try tag.changeKey(keyNumber: 0, to: keys[0], version: derived)
+      versions[0] = derived
     }
     try tag.selectApplication()
     let back = try tag.readData(file: file, offset: 0, length: plan.ndefFile.count, mode: .plain)
-    return (plan, try Self.verify(back, of: plan, master: job.masterKey, uid: uid))
+    let message = try Self.verify(back, of: plan, master: job.masterKey, uid: uid)
+    var done = state("done")
+    done.counterBaseline = message.readCounter.map(Int.init)
+    return (plan, message, done)
+  }
+
+  /// The key as two hex digits (`01`).
+  static func hex(_ version: UInt8) -> String {
+    let digits = String(version, radix: 16)
+    return digits.count == 1 ? "0" + digits : digits
+  }
+
+  /// True when the tag refused the key of an AuthenticateEV2First (`91 AE`, or an answer that
+  /// does not prove the key): the tag counted a failed authentication.
+  static func isRefusedKey(_ error: any Error) -> Bool {
+    guard case .tag(let cause, _)? = error as? NTAG424DNAError else { return false }
+    switch cause {
+    case .authenticationFailed, .status(_, 0x91, 0xAE): return true
+    default: return false
+    }
   }
 
   /// The read-back's URL verified with the master key by the verifier's own code; its UID must

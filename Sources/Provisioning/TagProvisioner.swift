@@ -70,8 +70,9 @@ struct TagProvisioner {
         throw StepFailure(error: error, touched: false)
       }
       if let sun = options.sun {
-        let written = try provisionSUN(tag, job: sun, message: message, resuming: resuming)
-        try commit(LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(written), messageSHA256: sha256Hex(written), place: place()))
+        let (written, progress) = try provisionSUN(tag, job: sun, message: message, row: row, resuming: resuming)
+        try commit(LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(written), messageSHA256: sha256Hex(written),
+                              place: place(), progress: progress.encoded))
         return Outcome(rowID: row.id, status: .done)
       }
       // A tag this job protected is authenticated before anything else is read: with PROT, every
@@ -125,9 +126,10 @@ struct TagProvisioner {
   }
 
   /// `--sdm-url`: the NTAG 424 DNA steps (``SUNTagSteps``) on the tag's ISO 7816 link. Returns
-  /// the NDEF message written (without NLEN, the mirrors as zeros), for the ledger. Throws
-  /// ``StepFailure``.
-  private func provisionSUN(_ tag: any NFCNDEFTag, job: SUNProvisioning, message: RenderedMessage, resuming: Bool) throws -> [UInt8] {
+  /// the NDEF message written (without NLEN, the mirrors as zeros) and the tag's final progress,
+  /// for the ledger. Throws ``StepFailure``.
+  private func provisionSUN(_ tag: any NFCNDEFTag, job: SUNProvisioning, message: RenderedMessage, row: LedgerRecord,
+                            resuming: Bool) throws -> ([UInt8], LedgerTagProgress) {
     guard let iso = tag as? NFCISO7816Tag else {
       throw StepFailure(error: ProvisioningFailure(.unsupported, "not an NTAG 424 DNA: the tag is not an ISO 7816 (Type 4) tag"), touched: false)
     }
@@ -135,11 +137,15 @@ struct TagProvisioner {
     do { template = try SUNProvisioning.urlTemplate(of: message) } catch {
       throw StepFailure(error: RenderFailure(error.description), touched: false)
     }
-    let steps = SUNTagSteps(job: job, tag: NTAG424DNA(link: ISO7816TagLink(iso)), uid: tag.identifier)
+    let uid = hexString(tag.identifier)
+    let steps = SUNTagSteps(job: job, tag: NTAG424DNA(link: ISO7816TagLink(iso)), uid: tag.identifier,
+                            previous: resuming ? row.progress.flatMap(LedgerTagProgress.init(decoding:)) : nil) { state in
+      try ledger.recordProgress(rowID: row.id, uid: uid, progress: state.encoded)
+    }
     var progress = SUNTagSteps.Progress()
     do {
-      let (plan, _) = try steps.run(template: template, resuming: resuming, progress: &progress)
-      return Array(plan.ndefFile.dropFirst(2))
+      let (plan, _, done) = try steps.run(template: template, resuming: resuming, progress: &progress)
+      return (Array(plan.ndefFile.dropFirst(2)), done)
     } catch let error as NTAG424Error {
       throw StepFailure(error: ProvisioningFailure(.unsupported, "\(error)"), touched: progress.touched)
     } catch let error as SUNTemplateError {

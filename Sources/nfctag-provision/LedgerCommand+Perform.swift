@@ -25,7 +25,13 @@ extension LedgerCommand.Export: PerformedCommand {
   /// Writes the report; a failure is thrown.
   func perform(in context: CommandContext) throws {
     let csv = format == .csv
+    let verifier = forVerifier
     let (text, rows, failures) = try options.withLedger { ledger throws(LedgerError) in
+      if verifier {
+        let records = try ledger.records()
+        let text = csv ? try LedgerVerifierExport.csv(records: records) : LedgerVerifierExport.jsonLines(records: records)
+        return (text, records.count, 0)
+      }
       let records = try ledger.records(), tagFailures = try ledger.tagFailures()
       let text = csv ? try LedgerReport.csv(records: records, tagFailures: tagFailures)
                      : LedgerReport.jsonLines(records: records, tagFailures: tagFailures)

@@ -51,6 +51,12 @@ import Testing
     }
     let record = try ledger.records().first
     #expect(record?.status == .done && record?.uid == hexString(Self.uid), "ledger, \(context)", sourceLocation: sourceLocation)
+    // The ledger's progress: done, every key at the scheme's version, the counter the run read.
+    let progress = try #require(record?.progress.flatMap(LedgerTagProgress.init(decoding:)), "progress, \(context)", sourceLocation: sourceLocation)
+    #expect(progress.step == "done" && progress.keyVersions == [1, 1, 1, 1, 1] && progress.diversificationVersion == 1,
+            "progress \(progress), \(context)", sourceLocation: sourceLocation)
+    #expect(progress.counterBaseline.map(UInt32.init) == tag.readCounter(file: 2), "baseline, \(context)", sourceLocation: sourceLocation)
+    #expect(progress.failedAuthentications.isEmpty, "\(context)", sourceLocation: sourceLocation)
     let read = try NTAG424FileSettingsProbe.ndefSettings(of: tag)
     let settings = try #require(read, sourceLocation: sourceLocation)
     #expect(settings.sdm != nil, "SDM on, \(context)", sourceLocation: sourceLocation)
@@ -98,6 +104,44 @@ import Testing
     #expect(tags.first?.reason?.contains("key 0 has version 7") == true, "\(tags)")
     #expect(tag.failedAuthenticationCounter(key: 0) == 0)
     #expect(try ledger.records().first?.status == .pending, "nothing was written: the row is given back")
+  }
+
+  /// A key 0 that the tag refuses (another system keyed it with the scheme's version, another
+  /// master) fails once; the ledger records it, and a rerun does not try it again.
+  @Test func aKeyThatFailedIsNeverTriedAgain() throws {
+    let tag = try NTAG424DNAVirtualTag(uid: Self.uid)
+    try NTAG424FileSettingsProbe.changeKey0(of: tag, to: try AESKey(bytes: [UInt8](repeating: 0xA5, count: 16)), version: 1)
+    let ledger = InMemoryLedger()
+    let job = try content()
+    let (_, first) = run(try StepTagPoller(tag), ledger: ledger, job: job)
+    #expect(first.first?.status == .failed, "\(first)")
+    #expect(tag.failedAuthenticationCounter(key: 0) == 1)
+    let record = try #require(try ledger.records().first)
+    #expect(record.status == .failed && record.uid == hexString(Self.uid), "the row stays bound to the tag")
+    #expect(record.progress.flatMap(LedgerTagProgress.init(decoding:))?.failedAuthentications == ["key 0 version 01"])
+    for _ in 0..<2 {
+      let (_, again) = run(try StepTagPoller(tag), ledger: ledger, job: job)
+      #expect(again.first?.status == .failed)
+      #expect(again.first?.reason?.contains("not tried again") == true, "\(again)")
+      #expect(tag.failedAuthenticationCounter(key: 0) == 1, "no second attempt")
+    }
+  }
+
+  /// The steps the ledger records on the way: written, then keys 4/5, then done.
+  @Test func theLedgerFollowsTheSteps() throws {
+    final class Recording: @unchecked Sendable { var steps: [String] = [] }
+    let seen = Recording()
+    let job = try content()
+    for k in 1..<15 {
+      let tag = try NTAG424DNAVirtualTag(uid: Self.uid)
+      let ledger = InMemoryLedger()
+      run(try StepTagPoller(tag, removeAfter: k), ledger: ledger, job: job)
+      if let text = try ledger.records().first?.progress, let progress = LedgerTagProgress(decoding: text) {
+        seen.steps.append(progress.step)
+        if progress.step == "keys 4/5" { #expect(progress.keyVersions == [0, 1, 1, 1, 1]) }
+      }
+    }
+    #expect(Set(seen.steps) == ["written", "keys 4/5"], "\(seen.steps)")
   }
 
   /// Exchanges per tag: detection and the LED around the 424 DNA's 13 (select, GetKeyVersion,

@@ -80,6 +80,16 @@ struct ProvisionSUNCLITests {
     let ledger = try Data(contentsOf: URL(fileURLWithPath: rows.path + ".ledger.sqlite"))
     #expect(ledger.range(of: Data(Self.masterHex.utf8)) == nil)
     #expect(ledger.range(of: Data(Self.masterHex.uppercased().utf8)) == nil)
+    // What a verifier needs: UIDs, key versions, the scheme's version and the counter baseline.
+    let export = try runTool(["ledger", "export", rows.path + ".ledger.sqlite", "--for-verifier"])
+    #expect(export.status == 0, "\(export.stderr)")
+    let exported = export.stdout.split(separator: "\n").map(String.init)
+    #expect(exported.first == "uid,key_versions,diversification,counter_baseline")
+    #expect(Set(exported.dropFirst()) == Set(saved.map { "\(Self.uid(of: $0)),0101010101,1,1" }), "\(export.stdout)")
+    let json = try runTool(["ledger", "export", rows.path + ".ledger.sqlite", "--for-verifier", "--format", "jsonl"])
+    #expect(json.stdout.split(separator: "\n").count == 3)
+    #expect(json.stdout.contains(#"{"uid":"\#(Self.uid(of: saved[0]))","keyVersions":[1,1,1,1,1],"diversification":1,"counterBaseline":1}"#),
+            "\(json.stdout)")
     // The same command again: the first tag is done already and is skipped, untouched.
     let again = try provision(rows, feed: 1)
     #expect(again.stdout.contains(#""status":"skipped""#), "\(again.stdout)")

@@ -169,7 +169,7 @@ struct SUNTagSteps {
       for number in UInt8(1)...4 { versions[Int(number)] = try tag.keyVersion(keyNumber: number) }
     }
     for (number, version) in versions.enumerated() where version != 0 && version != derived {
-      throw ProvisioningFailure(.security, "key \(number) has version \(version): neither the factory key (00) nor one of this job's (0\(derived)); the run does not guess a key")
+      throw ProvisioningFailure(.security, "key \(number) has version \(Self.hex(version)): neither the factory key (00) nor one of this job's (\(Self.hex(derived))); the run does not guess a key")
     }
     func state(_ step: String, failed: [String] = []) -> LedgerTagProgress {
       LedgerTagProgress(step: step, keyVersions: versions.map(Int.init), diversificationVersion: SDMKeyDiversification.version,

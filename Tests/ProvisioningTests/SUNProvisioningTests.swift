@@ -101,7 +101,7 @@ import Testing
     let ledger = InMemoryLedger()
     let (_, tags) = run(try StepTagPoller(tag), ledger: ledger, job: try content())
     #expect(tags.first?.status == .failed)
-    #expect(tags.first?.reason?.contains("key 0 has version 7") == true, "\(tags)")
+    #expect(tags.first?.reason?.contains("key 0 has version 07") == true, "\(tags)")
     #expect(tag.failedAuthenticationCounter(key: 0) == 0)
     #expect(try ledger.records().first?.status == .pending, "nothing was written: the row is given back")
   }

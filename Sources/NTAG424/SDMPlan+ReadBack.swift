@@ -2,6 +2,7 @@ import NDEF
 
 /// Why a read-back of a planned NDEF file holds no URL: one line.
 public struct SDMReadBackError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What is wrong with the read-back, one line.
   public let description: String
   init(_ description: String) { self.description = description }
 }

@@ -10,12 +10,14 @@ public final class ISO7816TagLink: Transceiver {
   /// Exchanges made so far.
   public private(set) var exchanges = 0
 
+  /// The link to `tag`, connected by its session.
   public init(_ tag: NFCISO7816Tag) { self.tag = tag }
 
   /// Short APDUs only, within what every ISO-DEP link of NFCReaders and the simulator carries
   /// (the ACR122U's 252 bytes, the Part 3 link's 250).
   public var capabilities: LinkCapabilities { LinkCapabilities(maxResponseLength: 250, maxCommandLength: 250, rawCommands: true) }
 
+  /// Sends one APDU through the session; a tag that left is ``TransceiveError/tagRemoved``.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard let apdu = NFCISO7816APDU(data: command) else { throw .unsupported("a malformed APDU of \(command.count) bytes") }
     exchanges += 1

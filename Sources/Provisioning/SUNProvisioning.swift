@@ -18,6 +18,7 @@ public struct SUNProvisioning: Sendable {
   /// access Fh); only key 0 can change its settings back (Change access 0h).
   public var lock: Bool
 
+  /// The settings of a job: its master key and `--lock`.
   public init(masterKey: AESKey, lock: Bool) {
     self.masterKey = masterKey
     self.lock = lock
@@ -52,7 +53,9 @@ public struct SUNProvisioning: Sendable {
 
 /// Why a `--sdm-url` template cannot be used (one line).
 public struct SUNTemplateError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What is wrong, one line.
   public let description: String
+  /// A failure that says `description`.
   public init(_ description: String) { self.description = description }
 }
 

@@ -23,6 +23,7 @@ public struct LedgerTagProgress: Sendable, Equatable {
   /// again on it (each failure counts towards the tag's limit).
   public var failedAuthentications: [String]
 
+  /// Progress as given.
   public init(step: String, keyVersions: [Int], diversificationVersion: Int, counterBaseline: Int? = nil,
               failedAuthentications: [String] = []) {
     self.step = step; self.keyVersions = keyVersions; self.diversificationVersion = diversificationVersion

@@ -30,7 +30,8 @@ extension LedgerCommand.Export: PerformedCommand {
       if verifier {
         let records = try ledger.records()
         let text = csv ? try LedgerVerifierExport.csv(records: records) : LedgerVerifierExport.jsonLines(records: records)
-        return (text, records.count, 0)
+        // The lines, without the CSV header: the tags exported.
+        return (text, text.split(separator: "\n").count - (csv ? 1 : 0), 0)
       }
       let records = try ledger.records(), tagFailures = try ledger.tagFailures()
       let text = csv ? try LedgerReport.csv(records: records, tagFailures: tagFailures)

@@ -153,7 +153,8 @@ struct SUNTagSteps {
 
   /// What the steps did, for the ledger and the failure's class.
   struct Progress {
-    /// Something on the tag may have changed (the first WriteData was sent).
+    /// The tag was authenticated or refused a key (which it counts): from here on the row stays
+    /// bound to it on a failure, never given back.
     var touched = false
   }
 
@@ -219,7 +220,7 @@ struct SUNTagSteps {
     return (plan, message, done)
   }
 
-  /// The key as two hex digits (`01`).
+  /// A key version as two hex digits (`01`).
   static func hex(_ version: UInt8) -> String {
     let digits = String(version, radix: 16)
     return digits.count == 1 ? "0" + digits : digits

@@ -85,7 +85,7 @@ let package = Package(
       "ProvisioningLedger", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
-      "NFCSession", "NFCTags", "NDEF", "NDEFJSON", "ProvisioningLedger", "Locking",
+      "NFCSession", "NFCTags", "NFCTransport", "NDEF", "NDEFJSON", "NTAG424", "NTAG424Tag", "ProvisioningLedger", "Locking",
       .product(name: "CSV", package: "CSV.swift"),
       .product(name: "Crypto", package: "swift-crypto")]),
     // The tool's layer both of its programs share: exit statuses and the failure table, stderr
@@ -153,7 +153,8 @@ let package = Package(
       "NFCTestSupport"]),
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
-      "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking"]),
+      "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking",
+      "NTAG424", "NTAG424Tag", "NTAG424Emulator"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),

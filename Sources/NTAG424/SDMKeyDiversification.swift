@@ -34,3 +34,41 @@ public enum SDMKeyDiversification {
     return try KeyDiversification.aes128(master: master, input: uid + fileReadLabel)
   }
 }
+
+extension SDMKeyDiversification {
+  /// The key version every key of the scheme is given on the tag (ChangeKey's KeyVer): the
+  /// scheme's version, so that GetKeyVersion, which needs no key, tells a key of this scheme
+  /// (`01`) from a factory key (`00`, NT4H2421Gx datasheet §8.2.4: all keys 00h, version 00h).
+  public static let keyVersion = UInt8(version)
+
+  /// M of key N (0, 3, 4: the keys no SUN role uses) after the UID: `nfctag/app-key-N/v1`
+  /// (19 ASCII bytes; with the UID, 26).
+  public static func applicationKeyLabel(_ keyNumber: UInt8) -> [UInt8] {
+    Array("nfctag/app-key-\(keyNumber)/v1".utf8)
+  }
+
+  /// The five application keys of the tag with `uid`, key 0 first, as `nfctag provision
+  /// --sdm-url` writes them with the roles of ``SDMKeyRoles``' defaults:
+  ///
+  /// | key | role | diversification input M |
+  /// |---|---|---|
+  /// | 0 | application master key (authorises every change) | UID, `nfctag/app-key-0/v1` |
+  /// | 1 | SDMFileRead (SDMMAC, SDMENCFileData) | ``fileReadKey(master:uid:)``: UID, `nfctag/sdm-file-read/v1` |
+  /// | 2 | SDMMetaRead (PICCData) | ``metaReadKey(master:)``: `nfctag/sdm-meta-read/v1`, no UID |
+  /// | 3 | none | UID, `nfctag/app-key-3/v1` |
+  /// | 4 | none | UID, `nfctag/app-key-4/v1` |
+  ///
+  /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)`` unless the UID is 7 bytes.
+  public static func applicationKeys(master: AESKey, uid: [UInt8]) throws(NTAG424Error) -> [AESKey] {
+    guard uid.count == 7 else { throw .invalidLength(field: "UID", expected: 7, actual: uid.count) }
+    var keys: [AESKey] = []
+    for number in UInt8(0)...4 {
+      switch number {
+      case 1: keys.append(try fileReadKey(master: master, uid: uid))
+      case 2: keys.append(try metaReadKey(master: master))
+      default: keys.append(try KeyDiversification.aes128(master: master, input: uid + applicationKeyLabel(number)))
+      }
+    }
+    return keys
+  }
+}

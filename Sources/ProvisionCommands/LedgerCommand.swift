@@ -57,6 +57,11 @@ package struct LedgerCommand: ParsableCommand {
     @Option(help: "The report's format (jsonl: one JSON object per line).") package var format: LedgerExportFormat = .csv
     @Option(help: ArgumentHelp("Write the report to this file instead of standard output.", valueName: "file"))
     package var output: String?
+    @Flag(help: ArgumentHelp("""
+      What a SUN verifier needs of the job's NTAG 424 DNA tags (provision --sdm-url), no key: \
+      uid, key_versions, diversification, counter_baseline, one line per done tag.
+      """))
+    package var forVerifier = false
 
     package init() {}
 

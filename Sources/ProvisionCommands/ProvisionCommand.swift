@@ -30,6 +30,10 @@ package struct ProvisionCommand: ToolCommand {
       finishes the tag in hand, then stops; a second Ctrl-C stops between two tag commands.
       Exit 0 when every row is done; 75 when --timeout passed with rows remaining; otherwise \
       the highest exit status of a failed tag (EXIT STATUS in the man page; exit-codes.md in the documentation folder).
+      With --sdm-url, every tag is an NTAG 424 DNA: its five keys are derived from the master key \
+      and its UID (ntag424.md), its SUN URL written and set up, keys 1-4 then key 0 changed, and \
+      the URL it produces read back and verified before the row is done; --lock makes its NDEF \
+      file writable by no one.
       """)
 
   @Argument(help: "The rows: CSV with a header row, or JSON lines (.jsonl). A column `id` names each row.")
@@ -37,6 +41,15 @@ package struct ProvisionCommand: ToolCommand {
 
   @Option(help: "A URL template, e.g. https://example.com/t/{id}.") package var url: String?
   @Option(help: "A text template (an NFC Forum Text record, English).") package var text: String?
+  @Option(help: ArgumentHelp("""
+    An NTAG 424 DNA SUN URL template: {picc} and {cmac} (also {ctr}, {enc:N}) filled by the tag at \
+    every read, row placeholders by the run; needs --master-key-file or --master-key-env.
+    """, valueName: "url"))
+  package var sdmUrl: String?
+  @Option(help: "With --sdm-url: a file whose first line is the batch's AES-128 master key (32 hex digits).")
+  package var masterKeyFile: String?
+  @Option(help: "With --sdm-url: an environment variable holding the master key (32 hex digits).")
+  package var masterKeyEnv: String?
   @Option(help: "A message template: the message JSON of json-format.md (the documentation folder) with placeholders in its strings.")
   package var message: String?
   @Option(help: "The ledger: a SQLite file (default ROWS.ledger.sqlite, or nfctag-provision.sqlite) or postgres://USER@HOST:PORT/DB.")
@@ -74,8 +87,14 @@ package struct ProvisionCommand: ToolCommand {
   package init() {}
 
   package func validate() throws {
-    let templates = [url, text, message].compactMap { $0 }.count
-    guard templates == 1 else { throw ValidationError("give the message with exactly one of --url, --text or --message.") }
+    let templates = [url, text, message, sdmUrl].compactMap { $0 }.count
+    guard templates == 1 else { throw ValidationError("give the message with exactly one of --url, --text, --message or --sdm-url.") }
+    let masterKeys = [masterKeyFile, masterKeyEnv].compactMap { $0 }.count
+    if sdmUrl != nil, masterKeys != 1 { throw ValidationError("--sdm-url needs exactly one of --master-key-file or --master-key-env.") }
+    if sdmUrl == nil, masterKeys != 0 { throw ValidationError("--master-key-file and --master-key-env go with --sdm-url.") }
+    if sdmUrl != nil, protect || mirror != nil {
+      throw ValidationError("--protect and --mirror are for NTAG21x tags; --sdm-url keys each NTAG 424 DNA from the master key.")
+    }
     if rows != nil, count != nil { throw ValidationError("give ROWS or --count, not both.") }
     if rows == nil, count == nil { throw ValidationError("give ROWS (a CSV or .jsonl file) or --count N.") }
     if let count, !Self.counts.contains(count) { throw ValidationError(Self.countRule) }

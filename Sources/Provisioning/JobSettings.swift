@@ -17,6 +17,8 @@ public struct JobSettings: Equatable, Sendable {
     case text
     /// `--message FILE.json`.
     case message
+    /// `--sdm-url T` (NTAG 424 DNA, keys from a master key that is never recorded).
+    case sdmURL = "sdm-url"
   }
 
   /// How the message is given.
@@ -107,7 +109,7 @@ public struct JobSettings: Equatable, Sendable {
     let flat = oneLineText(template)
     let shown = flat.count > limit ? String(flat.prefix(limit)) + "…" : flat
     switch kind {
-    case .url, .text: return "--\(kind.rawValue) '\(shown)'"
+    case .url, .text, .sdmURL: return "--\(kind.rawValue) '\(shown)'"
     case .message: return "--message (a message JSON template)"
     }
   }

@@ -35,11 +35,13 @@ public struct ProvisioningOptions: Sendable {
   public var timeout: Double?
   /// Signal each outcome on the reader (ACR122U LEDs and buzzer).
   public var feedback: Bool
+  /// `--sdm-url`: every tag is an NTAG 424 DNA keyed from the master key, its SUN URL verified.
+  public var sun: SUNProvisioning?
 
   public init(station: String, lock: Bool = false, protection: Protection? = nil, timeout: Double? = nil,
-              feedback: Bool = true, recordedStatus: @escaping @Sendable (TagFailure) -> Int32) {
+              feedback: Bool = true, sun: SUNProvisioning? = nil, recordedStatus: @escaping @Sendable (TagFailure) -> Int32) {
     self.station = station; self.lock = lock; self.protection = protection; self.timeout = timeout
-    self.feedback = feedback; self.recordedStatus = recordedStatus
+    self.feedback = feedback; self.sun = sun; self.recordedStatus = recordedStatus
   }
 }
 

@@ -1,4 +1,5 @@
 import NFCSession
+import NTAG424Tag
 import ProvisioningLedger
 
 /// Why a tag failed, as a type: what a run reports and what the tool maps to an exit status
@@ -12,6 +13,8 @@ public enum TagFailure: Error, Sendable, CustomStringConvertible {
   case render(RenderFailure)
   /// A provisioning step's own failure (a password, a read-back, a mirror, the job's size).
   case step(ProvisioningFailure)
+  /// An NTAG 424 DNA command failed (`--sdm-url`): refused, not verified, or the link.
+  case ntag424(NTAG424DNAError)
 
   /// `error` as a typed reason: the types a run's steps throw, any other as a tag failure.
   public init(_ error: any Error) {
@@ -20,6 +23,7 @@ public enum TagFailure: Error, Sendable, CustomStringConvertible {
     case let ledger as LedgerError: self = .ledger(ledger)
     case let render as RenderFailure: self = .render(render)
     case let step as ProvisioningFailure: self = .step(step)
+    case let dna as NTAG424DNAError: self = .ntag424(dna)
     default: self = .tag(NFCReaderError(error))
     }
   }
@@ -31,6 +35,7 @@ public enum TagFailure: Error, Sendable, CustomStringConvertible {
     case .tag(let error): return error.message
     case .render(let error): return error.description
     case .step(let error): return error.description
+    case .ntag424(let error): return error.description
     }
   }
 }

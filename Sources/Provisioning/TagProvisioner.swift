@@ -1,6 +1,8 @@
 import Crypto
 import NFCSession
 import NFCTags
+import NTAG424
+import NTAG424Tag
 import ProvisioningLedger
 
 /// The steps for one tag: claim a row, write, verify, protect, lock, commit; the ledger first
@@ -50,12 +52,13 @@ struct TagProvisioner {
     }
     let row: LedgerRecord
     let fresh: Bool
+    var resuming = false
     switch claim {
     case .alreadyDone(let done):
       return Outcome(rowID: done.id, status: .skipped, reason: "already provisioned as row \(done.id)")
     case .exhausted:
       return Outcome(rowID: nil, status: .skipped, reason: "no row is left for this tag")
-    case .resumed(let record): row = record; fresh = tookOver
+    case .resumed(let record): row = record; fresh = tookOver; resuming = true
     case .claimed(let record): row = record; fresh = true
     }
 
@@ -65,6 +68,12 @@ struct TagProvisioner {
         message = try content.render(rowID: row.id, sequence: row.sequence, uid: uidBytes)
       } catch {
         throw StepFailure(error: error, touched: false)
+      }
+      if let sun = options.sun {
+        let (written, progress) = try provisionSUN(tag, job: sun, message: message, row: row, resuming: resuming)
+        try commit(LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(written), messageSHA256: sha256Hex(written),
+                              place: place(), progress: progress.encoded))
+        return Outcome(rowID: row.id, status: .done)
       }
       // A tag this job protected is authenticated before anything else is read: with PROT, every
       // read of the data area is refused until then.
@@ -84,18 +93,8 @@ struct TagProvisioner {
         }
       }
       try write(message, to: tag, access: &access, tlvAddress: report?.tlvAddress)
-      let done = LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(message.bytes),
-                            messageSHA256: message.sha256, place: place())
-      do {
-        try ledger.finish(done)
-      } catch {
-        // The connection may have been lost after the commit: done only if the ledger says so
-        // now. Otherwise written and verified, but not committed: not done, and the row stays
-        // bound to this tag.
-        guard case .unavailable = error, let now = try? ledger.row(boundTo: uid), now.id == row.id, now.status == .done else {
-          throw StepFailure(error: error, touched: true)
-        }
-      }
+      try commit(LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(message.bytes),
+                            messageSHA256: message.sha256, place: place()))
       return Outcome(rowID: row.id, status: .done)
     } catch let step as StepFailure {
       let reason = Self.describe(step.error)
@@ -109,6 +108,50 @@ struct TagProvisioner {
       return Outcome(rowID: row.id, status: .failed, reason: reason, failure: why)
     } catch {
       return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), failure: TagFailure(error))
+    }
+  }
+
+  /// Marks the row done. Throws ``StepFailure``.
+  private func commit(_ done: LedgerDone) throws {
+    do {
+      try ledger.finish(done)
+    } catch {
+      // The connection may have been lost after the commit: done only if the ledger says so
+      // now. Otherwise written and verified, but not committed: not done, and the row stays
+      // bound to this tag.
+      guard case .unavailable = error, let now = try? ledger.row(boundTo: done.uid), now.id == done.rowID, now.status == .done else {
+        throw StepFailure(error: error, touched: true)
+      }
+    }
+  }
+
+  /// `--sdm-url`: the NTAG 424 DNA steps (``SUNTagSteps``) on the tag's ISO 7816 link. Returns
+  /// the NDEF message written (without NLEN, the mirrors as zeros) and the tag's final progress,
+  /// for the ledger. Throws ``StepFailure``.
+  private func provisionSUN(_ tag: any NFCNDEFTag, job: SUNProvisioning, message: RenderedMessage, row: LedgerRecord,
+                            resuming: Bool) throws -> ([UInt8], LedgerTagProgress) {
+    guard let iso = tag as? NFCISO7816Tag else {
+      throw StepFailure(error: ProvisioningFailure(.unsupported, "not an NTAG 424 DNA: the tag is not an ISO 7816 (Type 4) tag"), touched: false)
+    }
+    let template: String
+    do { template = try SUNProvisioning.urlTemplate(of: message) } catch {
+      throw StepFailure(error: RenderFailure(error.description), touched: false)
+    }
+    let uid = hexString(tag.identifier)
+    let steps = SUNTagSteps(job: job, tag: NTAG424DNA(link: ISO7816TagLink(iso)), uid: tag.identifier,
+                            previous: resuming ? row.progress.flatMap(LedgerTagProgress.init(decoding:)) : nil) { state in
+      try ledger.recordProgress(rowID: row.id, uid: uid, progress: state.encoded)
+    }
+    var progress = SUNTagSteps.Progress()
+    do {
+      let (plan, _, done) = try steps.run(template: template, resuming: resuming, progress: &progress)
+      return (Array(plan.ndefFile.dropFirst(2)), done)
+    } catch let error as NTAG424Error {
+      throw StepFailure(error: ProvisioningFailure(.unsupported, "\(error)"), touched: progress.touched)
+    } catch let error as SUNTemplateError {
+      throw StepFailure(error: RenderFailure(error.description), touched: progress.touched)
+    } catch {
+      throw StepFailure(error: error, touched: progress.touched)
     }
   }
 
@@ -287,8 +330,11 @@ struct TagProvisioner {
 
   static func describe(_ error: any Error) -> String {
     if let nfc = error as? NFCReaderError { return nfc.message }
+    if let dna = error as? NTAG424DNAError { return dna.description }
     return "\(error)"
   }
+
+  private func sha256Hex(_ bytes: [UInt8]) -> String { hexString(SHA256.hash(data: bytes)) }
 
   private func place() -> LedgerPlace { LedgerPlace(station: options.station, reader: reader, time: iso8601Now()) }
 

@@ -42,6 +42,12 @@ public protocol Ledger: AnyObject, Sendable {
   ///   a row the job does not have.
   func finish(_ done: LedgerDone) throws(LedgerError)
 
+  /// Records how far the tag of a claimed or failed row came (an NTAG 424 DNA's steps, its key
+  /// versions: ``LedgerTagProgress/encoded``), replacing what the row held. Never a key. The row
+  /// keeps it when it fails or is done; a row given back or released forgets it.
+  /// - Throws: as ``finish(_:)``: the row must be claimed or failed by `uid`.
+  func recordProgress(rowID: String, uid: String, progress: String) throws(LedgerError)
+
   /// Records that the row's tag failed *after* the tag was touched: the row stays bound to the UID
   /// (state failed) with the reason and exit-code class.
   /// - Throws: as ``finish(_:)``: the row must be claimed or failed by `uid`.
@@ -159,12 +165,14 @@ public struct LedgerRecord: Sendable, Equatable {
   /// Failed rows: why, as one line, and the exit status of its class (docs/exit-codes.md).
   public var error: String?
   public var exitStatus: Int32?
+  /// How far the tag's set-up came (``Ledger/recordProgress(rowID:uid:progress:)``), nil for none.
+  public var progress: String?
   public init(id: String, sequence: Int, status: LedgerRowStatus, uid: String? = nil, station: String? = nil,
               reader: String? = nil, messageHex: String? = nil, messageSHA256: String? = nil,
-              updatedAt: String? = nil, error: String? = nil, exitStatus: Int32? = nil) {
+              updatedAt: String? = nil, error: String? = nil, exitStatus: Int32? = nil, progress: String? = nil) {
     self.id = id; self.sequence = sequence; self.status = status; self.uid = uid; self.station = station
     self.reader = reader; self.messageHex = messageHex; self.messageSHA256 = messageSHA256
-    self.updatedAt = updatedAt; self.error = error; self.exitStatus = exitStatus
+    self.updatedAt = updatedAt; self.error = error; self.exitStatus = exitStatus; self.progress = progress
   }
 }
 
@@ -187,9 +195,12 @@ public struct LedgerDone: Sendable, Equatable {
   public var messageHex: String
   public var messageSHA256: String
   public var place: LedgerPlace
-  public init(rowID: String, uid: String, messageHex: String, messageSHA256: String, place: LedgerPlace) {
+  /// The tag's final progress (``LedgerTagProgress/encoded``); nil keeps what the row holds.
+  public var progress: String?
+  public init(rowID: String, uid: String, messageHex: String, messageSHA256: String, place: LedgerPlace,
+              progress: String? = nil) {
     self.rowID = rowID; self.uid = uid; self.messageHex = messageHex
-    self.messageSHA256 = messageSHA256; self.place = place
+    self.messageSHA256 = messageSHA256; self.place = place; self.progress = progress
   }
 }
 

@@ -21,13 +21,16 @@ public enum LedgerReport {
   /// absent value is an empty field. Every line ends in `\n`.
   /// - Throws: ``LedgerError/unavailable(_:)`` if the writer fails (it writes to memory).
   public static func csv(records: [LedgerRecord], tagFailures: [LedgerTagFailure]) throws(LedgerError) -> String {
+    try csv(header: columns, rows: lines(records: records, tagFailures: tagFailures).map { $0.fields.map { $0 ?? "" } })
+  }
+
+  /// `header`, then `rows`, as CSV through CSV.swift's `CSVWriter`; every line ends in `\n`.
+  static func csv(header: [String], rows: [[String]]) throws(LedgerError) -> String {
     let stream = OutputStream.toMemory()
     do {
       let writer = try CSVWriter(stream: stream, newline: .lf)
-      try writer.write(row: columns)
-      for line in lines(records: records, tagFailures: tagFailures) {
-        try writer.write(row: line.fields.map { $0 ?? "" })
-      }
+      try writer.write(row: header)
+      for row in rows { try writer.write(row: row) }
       stream.close()
     } catch {
       throw .unavailable("cannot write the CSV report: \(error)")

@@ -154,7 +154,7 @@ public final class PostgresLedger: Ledger {
       let claimed = try Self.record(connection, connection.query("""
         UPDATE nfctag_rows SET status = 'claimed', uid = \(uid), station = \(place.station),
           reader = \(place.reader), updated_at = \(place.time), message_hex = NULL, message_sha256 = NULL,
-          error = NULL, exit_status = NULL
+          error = NULL, exit_status = NULL, progress = NULL
         WHERE job = \(name) AND id = \(id)
         RETURNING \(unescaped: Self.columns)
         """))
@@ -169,7 +169,7 @@ public final class PostgresLedger: Ledger {
       let updated = try connection.query("""
         UPDATE nfctag_rows SET status = 'done', message_hex = \(done.messageHex),
           message_sha256 = \(done.messageSHA256), station = \(done.place.station), reader = \(done.place.reader),
-          updated_at = \(done.place.time), error = NULL, exit_status = NULL
+          updated_at = \(done.place.time), error = NULL, exit_status = NULL, progress = coalesce(\(done.progress), progress)
         WHERE job = \(name) AND id = \(done.rowID) AND uid = \(done.uid) AND status IN ('claimed', 'failed')
         """)
       if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: done.rowID, uid: done.uid) }
@@ -182,6 +182,17 @@ public final class PostgresLedger: Ledger {
       let updated = try connection.query("""
         UPDATE nfctag_rows SET status = 'failed', error = \(failure.reason), exit_status = \(failure.exitStatus),
           station = \(failure.place.station), reader = \(failure.place.reader), updated_at = \(failure.place.time)
+        WHERE job = \(name) AND id = \(rowID) AND uid = \(uid) AND status IN ('claimed', 'failed')
+        """)
+      if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: rowID, uid: uid) }
+    }
+  }
+
+  public func recordProgress(rowID: String, uid: String, progress: String) throws(LedgerError) {
+    let name = job.name
+    try session.transaction { (connection) throws(TransactionError) in
+      let updated = try connection.query("""
+        UPDATE nfctag_rows SET progress = \(progress)
         WHERE job = \(name) AND id = \(rowID) AND uid = \(uid) AND status IN ('claimed', 'failed')
         """)
       if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: rowID, uid: uid) }
@@ -272,12 +283,12 @@ public final class PostgresLedger: Ledger {
   // MARK: Columns
 
   static let columns =
-    "id, sequence, status, uid, station, reader, message_hex, message_sha256, updated_at, error, exit_status"
+    "id, sequence, status, uid, station, reader, message_hex, message_sha256, updated_at, error, exit_status, progress"
 
   /// A row given back: pending, bound to nothing, nothing of its last tag kept.
   static let pendingAgain = """
     status = 'pending', uid = NULL, station = NULL, reader = NULL, message_hex = NULL,
-    message_sha256 = NULL, updated_at = NULL, error = NULL, exit_status = NULL
+    message_sha256 = NULL, updated_at = NULL, error = NULL, exit_status = NULL, progress = NULL
     """
 
   private static func record(_ connection: SyncConnection, _ result: PostgresQueryResult)
@@ -288,15 +299,15 @@ public final class PostgresLedger: Ledger {
 
   private static func decodeRecord(_ connection: SyncConnection, _ row: PostgresRow)
     throws(TransactionError) -> LedgerRecord {
-    let (id, sequence, status, uid, station, reader, messageHex, messageSHA256, updatedAt, error, exitStatus) =
+    let (id, sequence, status, uid, station, reader, messageHex, messageSHA256, updatedAt, error, exitStatus, progress) =
       try connection.decode(row, (String, Int, String, String?, String?, String?, String?, String?, String?,
-                                  String?, Int32?).self)
+                                  String?, Int32?, String?).self)
     guard let state = LedgerRowStatus(rawValue: status) else {
       throw .ledger(.incompatible("row \(id) has the unknown status \"\(status)\""))
     }
     return LedgerRecord(id: id, sequence: sequence, status: state, uid: uid, station: station, reader: reader,
                         messageHex: messageHex, messageSHA256: messageSHA256, updatedAt: updatedAt,
-                        error: error, exitStatus: exitStatus)
+                        error: error, exitStatus: exitStatus, progress: progress)
   }
 
   /// Why a change to `rowID` by `uid` matched nothing: the row does not exist, or is not bound to

@@ -16,7 +16,7 @@ import ProvisioningLedger
 /// the same bytes.
 enum PostgresSchema {
   /// The version this build writes. A database at a higher version is refused.
-  static let version = 2
+  static let version = 3
   /// The advisory lock that serialises creating and migrating the tables: 8 stations starting
   /// at once must not race on CREATE TABLE.
   static let migrationLock: Int64 = 0x6E66_6374_6167_0001
@@ -68,6 +68,10 @@ enum PostgresSchema {
     // 2: what each job writes (its template and options), NULL until its next run records it.
     [
       "ALTER TABLE nfctag_jobs ADD COLUMN settings text",
+    ],
+    // 3: how far each row's tag came (an NTAG 424 DNA's steps and key versions), NULL for none.
+    [
+      "ALTER TABLE nfctag_rows ADD COLUMN progress text",
     ],
   ]
 

@@ -11,9 +11,10 @@ enum LedgerSchema {
   /// `PRAGMA application_id` of a ledger file: "NFCL".
   static let applicationID = 0x4E46_434C
   /// The schema this code writes.
-  static let version = 2
+  static let version = 3
 
-  /// Version 2. `jobs.settings`: what the job writes (``Ledger/settings()``), NULL until recorded.
+  /// Version 3. `jobs.settings`: what the job writes (``Ledger/settings()``), NULL until recorded;
+  /// `rows.progress`: how far the tag's set-up came (``Ledger/recordProgress(rowID:uid:progress:)``).
   static let tables = [
     """
     CREATE TABLE jobs (
@@ -36,6 +37,7 @@ enum LedgerSchema {
       updated_at TEXT,
       error TEXT,
       exit_status INTEGER,
+      progress TEXT,
       UNIQUE (job, id),
       UNIQUE (job, uid),
       CHECK ((status = 'pending') = (uid IS NULL))
@@ -59,9 +61,10 @@ enum LedgerSchema {
   ]
 
   /// The statements that take a ledger from version `n` to `n + 1`, by `n`. A job of an older
-  /// ledger has no settings until its next run records them.
+  /// ledger has no settings until its next run records them; its rows have no progress.
   static let migrations: [Int: [String]] = [
     1: ["ALTER TABLE jobs ADD COLUMN settings TEXT"],
+    2: ["ALTER TABLE rows ADD COLUMN progress TEXT"],
   ]
 
   /// What a file holds before it is used.
@@ -123,7 +126,7 @@ enum LedgerSchema {
 
   /// The columns ``record(_:path:)`` reads, in a `SELECT`.
   static let recordColumns =
-    "id, sequence, status, uid, station, reader, message_hex, message_sha256, updated_at, error, exit_status"
+    "id, sequence, status, uid, station, reader, message_hex, message_sha256, updated_at, error, exit_status, progress"
 
   /// A row of `rows` selected with ``recordColumns``.
   static func record(_ row: SQLiteRow, path: String) throws(LedgerError) -> LedgerRecord {
@@ -137,6 +140,7 @@ enum LedgerSchema {
     let exitStatus = row.column("exit_status").flatMap { $0.isNull ? nil : $0.integer }.flatMap { Int32(exactly: $0) }
     return LedgerRecord(id: id, sequence: Int(sequence), status: status, uid: text("uid"), station: text("station"),
                         reader: text("reader"), messageHex: text("message_hex"), messageSHA256: text("message_sha256"),
-                        updatedAt: text("updated_at"), error: text("error"), exitStatus: exitStatus)
+                        updatedAt: text("updated_at"), error: text("error"), exitStatus: exitStatus,
+                        progress: text("progress"))
   }
 }

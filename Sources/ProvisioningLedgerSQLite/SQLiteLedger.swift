@@ -161,10 +161,10 @@ public final class SQLiteLedger: Ledger {
       try db.transaction(.write) { () throws(LedgerError) in
         let changed = try db.query("""
           UPDATE rows SET status = 'done', message_hex = ?, message_sha256 = ?, station = ?, reader = ?, updated_at = ?,
-            error = NULL, exit_status = NULL
+            error = NULL, exit_status = NULL, progress = coalesce(?, progress)
           WHERE job = ? AND id = ? AND uid = ? AND status IN ('claimed', 'failed') RETURNING id
           """, [.text(done.messageHex), .text(done.messageSHA256), .text(done.place.station), .text(done.place.reader),
-                .text(done.place.time), jobName, .text(done.rowID), .text(done.uid)])
+                .text(done.place.time), done.progress.map { .text($0) } ?? .null, jobName, .text(done.rowID), .text(done.uid)])
         if changed.isEmpty { try notBound(db, rowID: done.rowID, uid: done.uid) }
       }
     }
@@ -178,6 +178,17 @@ public final class SQLiteLedger: Ledger {
           WHERE job = ? AND id = ? AND uid = ? AND status IN ('claimed', 'failed') RETURNING id
           """, [.text(failure.place.station), .text(failure.place.reader), .text(failure.place.time),
                 .text(failure.reason), .integer(numericCast(failure.exitStatus)), jobName, .text(rowID), .text(uid)])
+        if changed.isEmpty { try notBound(db, rowID: rowID, uid: uid) }
+      }
+    }
+  }
+
+  public func recordProgress(rowID: String, uid: String, progress: String) throws(LedgerError) {
+    try withConnection { db throws(LedgerError) in
+      try db.transaction(.write) { () throws(LedgerError) in
+        let changed = try db.query("""
+          UPDATE rows SET progress = ? WHERE job = ? AND id = ? AND uid = ? AND status IN ('claimed', 'failed') RETURNING id
+          """, [.text(progress), jobName, .text(rowID), .text(uid)])
         if changed.isEmpty { try notBound(db, rowID: rowID, uid: uid) }
       }
     }
@@ -277,7 +288,7 @@ public final class SQLiteLedger: Ledger {
   /// The assignments that make a row pending again, as if never claimed.
   private static let pendingAgain = """
     status = 'pending', uid = NULL, station = NULL, reader = NULL, message_hex = NULL, message_sha256 = NULL,
-    updated_at = NULL, error = NULL, exit_status = NULL
+    updated_at = NULL, error = NULL, exit_status = NULL, progress = NULL
     """
 
   /// Why a change to `rowID` by `uid` matched nothing: the row does not exist, or is not bound

@@ -48,6 +48,7 @@ extension TagFailure: MappedFailure {
     case .tag(let error): return NFCTagCLI.exitStatus(for: error.code)
     case .render: return ExitStatus.dataError
     case .step(let failure): return failure.kind.exitStatus
+    case .ntag424(let error): return error.exitStatus
     }
   }
 
@@ -56,6 +57,7 @@ extension TagFailure: MappedFailure {
     case .ledger(let error): return error.cliFailure
     case .tag(let error): return NFCTagCLI.cliFailure(for: error)
     case .render, .step: return CLIFailure(exitStatus, sanitizeLine(description))
+    case .ntag424(let error): return error.cliFailure
     }
   }
 }

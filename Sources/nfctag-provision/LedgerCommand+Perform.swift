@@ -25,7 +25,14 @@ extension LedgerCommand.Export: PerformedCommand {
   /// Writes the report; a failure is thrown.
   func perform(in context: CommandContext) throws {
     let csv = format == .csv
+    let verifier = forVerifier
     let (text, rows, failures) = try options.withLedger { ledger throws(LedgerError) in
+      if verifier {
+        let records = try ledger.records()
+        let text = csv ? try LedgerVerifierExport.csv(records: records) : LedgerVerifierExport.jsonLines(records: records)
+        // The lines, without the CSV header: the tags exported.
+        return (text, text.split(separator: "\n").count - (csv ? 1 : 0), 0)
+      }
       let records = try ledger.records(), tagFailures = try ledger.tagFailures()
       let text = csv ? try LedgerReport.csv(records: records, tagFailures: tagFailures)
                      : LedgerReport.jsonLines(records: records, tagFailures: tagFailures)

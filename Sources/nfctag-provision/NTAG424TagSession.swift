@@ -5,6 +5,7 @@ import NFCTagCLI
 import NFCTransport
 import NTAG424Tag
 import ProvisionCommands
+import Provisioning
 
 /// One NTAG 424 DNA command of the tool (`sdm setup`, `keys`) on the reader `--reader` names,
 /// through an ``NFCTagReaderSession``: the session owns waiting, "more than one tag", timeouts,
@@ -91,33 +92,5 @@ private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate, S
     done.wait()
     let result = outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
     return try result.get()
-  }
-}
-
-/// A connected ISO 7816 tag as the ``Transceiver`` ``NTAG424DNA`` sends its APDUs through: each
-/// exchange is the session's `sendCommand(apdu:)`, so it goes where every tag command of the tool
-/// goes (the session's checks, its exchange lock). Counts the exchanges.
-final class ISO7816TagLink: Transceiver {
-  private let tag: NFCISO7816Tag
-  /// Exchanges made so far.
-  private(set) var exchanges = 0
-
-  init(_ tag: NFCISO7816Tag) { self.tag = tag }
-
-  /// Short APDUs only, within what every ISO-DEP link of NFCReaders and the simulator carries
-  /// (the ACR122U's 252 bytes, the Part 3 link's 250).
-  var capabilities: LinkCapabilities { LinkCapabilities(maxResponseLength: 250, maxCommandLength: 250, rawCommands: true) }
-
-  func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    guard let apdu = NFCISO7816APDU(data: command) else { throw .unsupported("a malformed APDU of \(command.count) bytes") }
-    exchanges += 1
-    do {
-      let answer = try tag.sendCommand(apdu: apdu)
-      return answer.data + [answer.sw1, answer.sw2]
-    } catch {
-      if let cause = error.underlyingError as? TransceiveError { throw cause }
-      if error.code == .readerTransceiveErrorTagConnectionLost { throw .tagRemoved }
-      throw .transport(error.message)
-    }
   }
 }

@@ -3,6 +3,7 @@ import Locking
 import Logging
 import NFCSession
 import NFCTagCLI
+import NTAG424
 import ProvisionCommands
 import Provisioning
 import ProvisioningLedger
@@ -24,7 +25,15 @@ extension ProvisionCommand: PerformedCommand {
       for problem in validation.problems { context.say(sanitizeLine(problem.description)) }
       throw ExitCode(ExitStatus.dataError)
     }
+    if let sdmUrl {
+      let problems = Self.sunProblems(rows: rowsFile, template: template, validation: validation, source: sdmUrl, lock: lock)
+      if !problems.isEmpty {
+        for problem in problems { context.say(sanitizeLine(problem)) }
+        throw ExitCode(ExitStatus.dataError)
+      }
+    }
     let secret = try readSecret(in: context)
+    let sun = try readMasterKey(in: context).map { SUNProvisioning(masterKey: $0, lock: lock) }
 
     // 2. The ledger, with the rows imported (idempotent).
     let jobName = job ?? rows.map(baseName) ?? "nfctag-provision"
@@ -59,7 +68,7 @@ extension ProvisionCommand: PerformedCommand {
       }
     }
     let options = ProvisioningOptions(station: station ?? hostName(), lock: lock, protection: protection,
-                                      timeout: timeout, feedback: !noFeedback,
+                                      timeout: timeout, feedback: !noFeedback, sun: sun,
                                       recordedStatus: { failure in failure.exitStatus })
     let style: ProvisionReporter.Style = json ? .json : quiet ? .quiet : .text
     let reporter = ProvisionReporter(style: style, total: before.total, alreadyDone: before.done, context: context)
@@ -111,6 +120,7 @@ extension ProvisionCommand: PerformedCommand {
     do {
       if let url { return (.url(try Template(url)), settings(.url, url)) }
       if let text { return (.text(try Template(text)), settings(.text, text)) }
+      if let sdmUrl { return (.url(try Template(SUNTemplate.escaping(sdmUrl))), settings(.sdmURL, sdmUrl)) }
       if let message {
         let bytes = try readInputOrFail(message, in: context)
         return (.message(try MessageJSONTemplate(parsing: bytes)), settings(.message, String(decoding: bytes, as: UTF8.self)))
@@ -133,6 +143,33 @@ extension ProvisionCommand: PerformedCommand {
     let differences = settings.differences(from: JobSettings(decoding: recorded))
     throw CLIFailure(ExitStatus.dataError, sanitizeLine(differences.joined(separator: "; ")
       + ": rerun with the job's, or add --allow-template-change to go on with this run's"))
+  }
+
+  /// `--sdm-url`: every row's URL planned for the tag (with a stand-in UID) before any tag is
+  /// touched: one line per row the planner refuses.
+  static func sunProblems(rows: RowsFile, template: MessageTemplate, validation: JobValidation, source: String, lock: Bool) -> [String] {
+    let content = JobContent(rows: rows, template: template, mirror: nil, validation: validation)
+    let job = SUNProvisioning(masterKey: .factory, lock: lock)
+    let standIn = [UInt8](repeating: 0, count: 7)
+    var problems: [String] = []
+    for row in rows.rows {
+      do {
+        let message = try content.render(rowID: row.id, sequence: row.sequence, uid: standIn)
+        _ = try job.plan(url: try SUNProvisioning.urlTemplate(of: message))
+      } catch {
+        problems.append("\(row.label): --sdm-url: \(error)")
+        if problems.count == 20 { problems.append("(further rows not checked)"); break }
+      }
+    }
+    return problems
+  }
+
+  /// `--sdm-url`'s master key, from its file or variable; nil without --sdm-url. Errors name
+  /// the option and the source, never a digit of the key.
+  private func readMasterKey(in context: CommandContext) throws(CLIFailure) -> AESKey? {
+    guard sdmUrl != nil else { return nil }
+    return try SDMKeys.key(file: masterKeyFile, env: masterKeyEnv, role: "the master key",
+                           options: ("--master-key-file", "--master-key-env"), in: context)
   }
 
   private func readSecret(in context: CommandContext) throws(CLIFailure) -> ProvisioningSecret? {

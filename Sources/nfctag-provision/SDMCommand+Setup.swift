@@ -64,13 +64,9 @@ extension SDMCommand.Setup: PerformedCommand {
     try tag.selectApplication()
     try tag.authenticate(keyNumber: 0, key: authKey)
     console.info("authenticated with key 0")
-    if plan.ndefFile.count <= singleFrameWrite {
-      try tag.writeData(file: file, offset: 0, data: plan.ndefFile, mode: .plain)
+    if try tag.writeNDEFFile(plan.ndefFile) == 1 {
       console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes) in one frame")
     } else {
-      try tag.writeData(file: file, offset: 0, data: [0x00, 0x00], mode: .plain)
-      try tag.writeData(file: file, offset: 2, data: Array(plan.ndefFile.dropFirst(2)), mode: .plain)
-      try tag.writeData(file: file, offset: 0, data: Array(plan.ndefFile.prefix(2)), mode: .plain)
       console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes): NLEN zeroed, the message, NLEN")
     }
     try tag.changeFileSettings(file: file, to: plan.settings)
@@ -79,13 +75,8 @@ extension SDMCommand.Setup: PerformedCommand {
     return try tag.readData(file: file, offset: 0, length: plan.ndefFile.count, mode: .plain)
   }
 
-  /// The most bytes one Plain WriteData carries in a single ISO/IEC 14443-4 frame of the tag:
-  /// its ATS (T0 = 77h) announces FSCI 7, frames of at most 128 bytes (ISO/IEC 14443-4, the
-  /// ATS format byte), which hold the block's PCB (1) and CRC (2) around the APDU, whose header (5),
-  /// WriteData header (FileNo, Offset, Length: 7) and Le (1) leave 112 bytes of data: an
-  /// `https://` URL of up to 113 characters (NLEN, the record's 4-byte header and the URI
-  /// prefix code take 7 bytes, and `https://` none).
-  static let singleFrameWrite = 128 - 3 - (5 + 7 + 1)
+  /// The most bytes one Plain WriteData carries in a single frame (``NTAG424DNA/singleFrameWrite``).
+  static let singleFrameWrite = NTAG424DNA.singleFrameWrite
 
   /// The read-back's URL and, when the template has `{picc}` and `{cmac}`, the SUN verified
   /// with the verifier's own code (``SUNVerification``).
@@ -94,21 +85,8 @@ extension SDMCommand.Setup: PerformedCommand {
     func fail(_ why: String) -> CLIFailure {
       CLIFailure(ExitStatus.ioError, sanitizeLine("the read-back does not hold the SUN URL: \(why); the tag is set up, check it with `nfctag read` and `nfctag sdm verify`"))
     }
-    guard bytes.count == plan.ndefFile.count, bytes.count >= 2 else { throw fail("\(bytes.count) bytes read") }
-    let length = Int(bytes[0]) << 8 | Int(bytes[1])
-    guard length == bytes.count - 2 else { throw fail("NLEN is \(length)") }
     let url: String
-    do {
-      let message = try NDEFMessage(decoding: Array(bytes.dropFirst(2)))
-      guard let record = message.records.first, message.records.count == 1, let uri = URIRecord(record) else {
-        throw fail("the file holds no URI record")
-      }
-      url = uri.uri
-    } catch let failure as CLIFailure {
-      throw failure
-    } catch {
-      throw fail("\(error)")
-    }
+    do { url = try plan.url(inReadBack: bytes) } catch { throw fail(error.description) }
     guard let layout = plan.urlLayout else { return (url, nil) }
     let message: SUNMessage
     do {

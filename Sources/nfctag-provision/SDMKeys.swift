@@ -8,13 +8,8 @@ import ProvisionCommands
 /// Keys come from a file's first line or an environment variable, as 32 hex digits; errors name
 /// the option and the source, never a digit of the key.
 struct SDMKeys {
-  /// Where the keys come from.
-  enum Source {
-    /// SDMMetaRead and SDMFileRead keys given (or the factory key).
-    case byRole(metaRead: AESKey, fileRead: AESKey)
-    /// A master key: both derived (``SDMKeyDiversification``), the file-read key once the UID is known.
-    case master(AESKey)
-  }
+  /// Where the keys come from: by role, or a master key (NTAG424's ``SUNKeys``).
+  typealias Source = SUNKeys
 
   let source: Source
 

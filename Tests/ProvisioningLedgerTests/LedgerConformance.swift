@@ -28,6 +28,7 @@ enum LedgerConformance {
     LedgerCheck(name: "only the bound UID finishes", run: onlyTheBoundUIDFinishes),
     LedgerCheck(name: "fail keeps the binding", run: failKeepsTheBinding),
     LedgerCheck(name: "unclaim frees and logs", run: unclaimFreesAndLogs),
+    LedgerCheck(name: "a tag's progress", run: tagProgress),
     LedgerCheck(name: "release rules", run: releaseRules),
     LedgerCheck(name: "counts", run: countsByState),
     LedgerCheck(name: "records and tag failures", run: recordsAndTagFailures),

@@ -67,14 +67,34 @@ struct PostgresLedgerTests {
     // As version 1 left it: no settings column.
     let admin = try AdminConnection(scratch.settings)
     try admin.run("ALTER TABLE nfctag_jobs DROP COLUMN settings")
+    try admin.run("ALTER TABLE nfctag_rows DROP COLUMN progress")
     try admin.run("UPDATE nfctag_ledger_schema SET version = 1")
     let ledger = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"), createIfMissing: false)
     defer { ledger.close() }
-    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == 2)
+    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == Int(PostgresSchema.version))
     #expect(try ledger.records().count == 2)
     #expect(try ledger.settings() == nil)
     #expect(try ledger.recordSettings("S", replacing: false) == .recorded)
     #expect(try ledger.recordSettings("T", replacing: false) == .differs(recorded: "S"))
+  }
+
+  @Test func aVersion2LedgerIsMigratedAndItsRowsGetProgress() throws {
+    let scratch = try ScratchDatabase()
+    defer { scratch.drop() }
+    let first = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"))
+    _ = try first.importRows(TestPostgres.rows(2))
+    _ = try first.claim(uid: "04a1", at: LedgerPlace(station: "s", reader: "r", time: "t"))
+    first.close()
+    // As version 2 left it: no progress column.
+    let admin = try AdminConnection(scratch.settings)
+    try admin.run("ALTER TABLE nfctag_rows DROP COLUMN progress")
+    try admin.run("UPDATE nfctag_ledger_schema SET version = 2")
+    let ledger = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"), createIfMissing: false)
+    defer { ledger.close() }
+    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == 3)
+    #expect(try ledger.records().map(\.progress) == [nil, nil])
+    try ledger.recordProgress(rowID: "r1", uid: "04a1", progress: "P")
+    #expect(try ledger.row(boundTo: "04a1")?.progress == "P")
   }
 
   @Test func unknownJobWithoutCreate() throws {

@@ -97,7 +97,7 @@ final class ScratchDirectory: Sendable {
     let path = directory.file("v1.sqlite")
     // A ledger as version 1 wrote it: jobs without settings.
     let raw = try BlockingConnection.open(path: path, create: true)
-    for statement in ["CREATE TABLE jobs (name TEXT PRIMARY KEY NOT NULL)"] + LedgerSchema.tables.dropFirst() {
+    for statement in ["CREATE TABLE jobs (name TEXT PRIMARY KEY NOT NULL)"] + Self.version2Tables.dropFirst() {
       _ = try raw.query(statement)
     }
     _ = try raw.query("PRAGMA application_id = \(LedgerSchema.applicationID)")
@@ -106,11 +106,34 @@ final class ScratchDirectory: Sendable {
     _ = try raw.query("INSERT INTO rows (job, id, sequence, content_hash, status) VALUES ('job-a', '1', 1, 'h', 'pending')")
     raw.close()
     let ledger = try SQLiteLedger(path: path, job: C.job, createIfMissing: false)
-    #expect(try ledger.pragma("user_version") == "2")
+    #expect(try ledger.pragma("user_version") == String(LedgerSchema.version))
     #expect(try ledger.records().map(\.id) == ["1"])
     #expect(try ledger.settings() == nil)
     #expect(try ledger.recordSettings("S", replacing: false) == .recorded)
     #expect(try ledger.recordSettings("T", replacing: false) == .differs(recorded: "S"))
+  }
+
+  /// The tables as schema version 2 created them: rows without `progress`.
+  static let version2Tables = LedgerSchema.tables.map { $0.replacingOccurrences(of: "  progress TEXT,\n", with: "") }
+
+  @Test func aVersion2LedgerIsMigratedAndItsRowsGetProgress() throws {
+    #expect(Self.version2Tables != LedgerSchema.tables)
+    let directory = try ScratchDirectory()
+    let path = directory.file("v2.sqlite")
+    let raw = try BlockingConnection.open(path: path, create: true)
+    for statement in Self.version2Tables { _ = try raw.query(statement) }
+    _ = try raw.query("PRAGMA application_id = \(LedgerSchema.applicationID)")
+    _ = try raw.query("PRAGMA user_version = 2")
+    _ = try raw.query("INSERT INTO jobs (name) VALUES ('job-a')")
+    _ = try raw.query("""
+      INSERT INTO rows (job, id, sequence, content_hash, status, uid, updated_at) VALUES ('job-a', '1', 1, 'h', 'claimed', '04a1', 't')
+      """)
+    raw.close()
+    let ledger = try SQLiteLedger(path: path, job: C.job, createIfMissing: false)
+    #expect(try ledger.pragma("user_version") == "3")
+    #expect(try ledger.row(boundTo: "04a1")?.progress == nil)
+    try ledger.recordProgress(rowID: "1", uid: "04a1", progress: "P")
+    #expect(try ledger.row(boundTo: "04a1")?.progress == "P")
   }
 
   @Test func anEmptyFileBecomesALedgerOnlyWhenAsked() throws {

@@ -63,6 +63,16 @@ final class InMemoryLedger: Ledger {
       s.rows[i].status = .done
       s.rows[i].messageHex = done.messageHex
       s.rows[i].messageSHA256 = done.messageSHA256
+      if let progress = done.progress { s.rows[i].progress = progress }
+    }
+  }
+
+  func recordProgress(rowID: String, uid: String, progress: String) throws(LedgerError) {
+    try state.withLock { s throws(LedgerError) in
+      guard let i = s.rows.firstIndex(where: { $0.id == rowID && $0.uid == uid && $0.status != .done }) else {
+        throw .notBound(rowID: rowID, uid: uid)
+      }
+      s.rows[i].progress = progress
     }
   }
 

@@ -14,13 +14,13 @@ import Testing
 final class StepTagPoller: TagPoller, @unchecked Sendable {
   /// A name of its own: the session refuses a second session on a reader name in use.
   let readerName = "ACS ACR122U PICC Interface (test \(UUID().uuidString)) 00 00"
-  let tag: Type2VirtualTag
+  let tag: any VirtualTag
   private let transport: SimulatedAPDUTransport
   private let modelling: ModellingTransport
   private var delivered = false
 
   /// - Parameter removeAfter: the tag leaves after answering this many APDUs (detection included).
-  init(_ tag: Type2VirtualTag, removeAfter: Int? = nil) throws {
+  init(_ tag: any VirtualTag, removeAfter: Int? = nil) throws {
     self.tag = tag
     tag.reset()  // a new field: no authentication left from an earlier run
     transport = SimulatedAPDUTransport(readerName: readerName, card: try ReaderFaceKind.acr122u.makeFace(tag: tag),

@@ -7,11 +7,12 @@ import Testing
 /// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`
 ///   in a scratch folder of its own per block, in order, with fixtures (`key.txt`, `pw.txt`, `commands.txt`,
 ///   `rows.csv`, `template.json`, `secret.txt`, `run.ledger`, `$TAG_PWD`, a `$HOME`, and the AES
-///   keys `key0.hex`, `key1.hex`, `key2.hex`, and `keys.hex`: five lines, keys 0 to 4). `nfctag` on
+///   keys `key0.hex`, `key1.hex`, `key2.hex`, `master.hex` and `keys.hex`: five lines, keys 0 to 4). `nfctag` on
 ///   the `PATH` is a wrapper that runs the built binary with every tag command's `--reader`
 ///   (given or not) turned into the in-process simulator (`sim:ntag215:…`; `sim:type4:…` for
 ///   `send --apdu`; `sim:ntag424dna:…`, one image per block, for `sdm setup` and `keys`, which
-///   nfctag hands to nfctag-provision; a feed of tags for `provision`, one per `--reader`), and
+///   nfctag hands to nfctag-provision; a feed of tags for `provision`, one per `--reader`: NTAG
+///   424 DNA with `--sdm-url`), and
 ///   an idle timeout for `scan --continuous`.
 /// - The blocks and inline commands with a command that needs pcscd (`readers`, `doctor`,
 ///   `reader`, `emulate`) are `DocsCommandsEndToEnd`'s, which runs in the end-to-end mode only
@@ -172,6 +173,7 @@ import Testing
     try write("rows.csv", "id,name\n" + (1...20).map { "\($0),item \($0)\n" }.joined())
     try write("template.json", #"{"records":[{"uri":"https://example.com/t/{id}"}]}"# + "\n")
     try write("key0.hex", "00112233445566778899aabbccddeeff\n")
+    try write("master.hex", "8d1c0f5e2a7b49c3be60d1f4a5972e3c\n")
     try write("key1.hex", "b45775776cb224c75bcde7ca3704e933\n")
     try write("key2.hex", "0c3b25d92b38ae443229dd59ad34b85d\n")
     try write("keys.hex", ["00112233445566778899aabbccddeeff", "b45775776cb224c75bcde7ca3704e933", "0c3b25d92b38ae443229dd59ad34b85d",
@@ -320,7 +322,8 @@ import Testing
     elif sub == "keys" or (sub == "sdm" and "setup" in args):
         args = readers(args, lambda n: os.environ["DOCTEST_SIM_NTAG424"])
     elif sub == "provision":
-        args = readers(args, lambda n: "sim:ntag215+feed=150,seed=%d" % (n + 1))
+        kind = "ntag424dna" if "--sdm-url" in args else "ntag215"
+        args = readers(args, lambda n: "sim:%s+feed=150,seed=%d" % (kind, n + 1))
         if "--timeout" not in args:
             args += ["--timeout", "10"]
     elif sub == "reader":

@@ -219,6 +219,10 @@ import ProvisioningLedger
     expectDocumented(error, Self.phrase(error))
     // The line names no key and is one line.
     #expect(!cliFailure(for: error).message.contains("\n"))
+    // A 424 DNA of `provision --sdm-url` that failed ends, and is recorded, with the same status.
+    let failure = TagFailure.ntag424(error)
+    #expect(failure.exitStatus == cliFailure(for: error).code)
+    #expect(cliFailure(for: failure).code == cliFailure(for: error).code)
   }
 
   /// A wrong key's line says which option gives key 0, and that failures count.

@@ -73,7 +73,7 @@ struct HandOverTests {
       #expect(help.stdout.contains("--secret-env"))
       let usage = try runProcess(lone, ["provision", "--count", "1"])
       #expect(usage.status == 64)
-      #expect(usage.stderr == "nfctag: give the message with exactly one of --url, --text or --message. (see `nfctag help`)\n")
+      #expect(usage.stderr == "nfctag: give the message with exactly one of --url, --text, --message or --sdm-url. (see `nfctag help`)\n")
     }
   }
 

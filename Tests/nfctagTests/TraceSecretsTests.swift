@@ -4,6 +4,9 @@ import Testing
 @testable import NFCTagCLI
 import NDEF
 import NFCReaders
+import NFCTransport
+@testable import NTAG424
+import NTAG424Emulator
 
 /// A Wi-Fi network key read from a tag never shows in clear in `--trace`, and
 /// `send` masks the commands that carry a password.
@@ -195,5 +198,49 @@ private func spaced<C: Collection>(_ bytes: C, separator: String = " ") -> Strin
     #expect(r.stderr.contains("trace: > 00 20 00 01 04 ********"), "\(r.stderr)")
     #expect(r.stderr.contains("trace: > 00 24 00 01 08 ********"), "\(r.stderr)")
     #expect(!r.stderr.split(separator: "\n").filter { $0.hasPrefix("trace:") }.contains { $0.contains("31 32 33 34") })
+  }
+}
+
+/// `provision --sdm-url --trace`: neither the master key nor any key derived from it shows in the
+/// trace, the events or the ledger. The keys travel only as AuthenticateEV2First's challenges
+/// and as ChangeKey's ciphertext under the session keys (NT4H2421Gx datasheet §9.1.5, §10.6.1).
+@Suite struct TraceHidesTheMasterKey {
+  static let masterHex = "f3a91c07d25b6e48a0c4e19f7b2d5836"
+
+  /// Every window of 6 bytes of `key`, as the trace (spaced) and as hex (joined), both cases.
+  static func windows(_ key: [UInt8]) -> [String] {
+    (0...(key.count - 6)).flatMap { i -> [String] in
+      let part = key[i..<(i + 6)]
+      return [spaced(part), spaced(part, separator: ""), spaced(part).uppercased(), spaced(part, separator: "").uppercased()]
+    }
+  }
+
+  @Test func provisioningA424DNAShowsNoKey() throws {
+    NTAG424Emulator.register()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-tracemaster-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let ledger = directory.appendingPathComponent("l.sqlite").path
+    let images = directory.appendingPathComponent("img")
+    // Three rows, two tags: the run waits for a third tag, so the second one's image is saved.
+    let r = try runTool(["provision", "--count", "3", "--sdm-url", "https://example.com/{n}?p={picc}&c={cmac}",
+                         "--master-key-env", "NFCTAG_TEST_MASTER", "--trace", "--json", "--timeout", "2", "--ledger", ledger,
+                         "--reader", "sim:ntag424dna+feed=2,images=\(images.path)"],
+                        environment: ["NFCTAG_TEST_MASTER": Self.masterHex])
+    #expect(r.stdout.components(separatedBy: #""status":"done""#).count == 3, "\(r.stdout) \(r.stderr)")
+    #expect(r.stderr.contains("trace: >"))
+    let master = try AESKey(bytes: parseHex(Self.masterHex) ?? [])
+    var keys = [master.bytes]
+    for image in try FileManager.default.contentsOfDirectory(at: images, includingPropertiesForKeys: nil) {
+      let uidHex = String(image.deletingPathExtension().lastPathComponent.split(separator: "-").last ?? "")
+      let uid = try #require(parseHex(uidHex))
+      keys += try SDMKeyDiversification.applicationKeys(master: master, uid: uid).map(\.bytes)
+    }
+    #expect(keys.count == 11)
+    let ledgerText = String(decoding: try Data(contentsOf: URL(fileURLWithPath: ledger)), as: UTF8.self)
+    for key in keys {
+      for window in Self.windows(key) {
+        #expect(!r.stderr.contains(window) && !r.stdout.contains(window) && !ledgerText.contains(window), "a key's bytes \(window) showed")
+      }
+    }
   }
 }

@@ -250,7 +250,7 @@ func rowLength(for platform: TagPlatform) -> Int {
   switch platform {
   case .type1: return 8
   case .type2, .type5: return 4
-  case .type3, .type4: return 16
+  case .type3, .type4, .mifareClassic: return 16
   }
 }
 

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// MIFARE Classic through the tool in process, on the `sim:` reader with an image file that keeps
+/// the card between commands: format, write, read, info, scan, erase, lock, --keys, and the exit
+/// statuses of a wrong key and a bad keys file.
+@Suite struct ClassicCLI {
+  /// A fresh folder; `sim:KIND[@FACE]:FOLDER/card.mfd`.
+  func simulator(_ kind: String, face: String = "acr122u") throws -> (reader: String, image: String) {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-classic-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let image = directory.appendingPathComponent("card.mfd").path
+    return ("sim:\(kind)@\(face):\(image)", image)
+  }
+
+  func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+  @Test(arguments: ["acr122u", "part3"])
+  func formatWriteReadEraseOnAFactory1K(face: String) throws {
+    let (reader, image) = try simulator("mifare-classic-1k", face: face)
+    let before = try runTool(["read", "--reader", reader])
+    #expect(before.status == 65, "\(before.stderr)")
+    #expect(before.stderr.contains("no MIFARE Application Directory"))
+    let format = try runTool(["format", "--reader", reader])
+    #expect(format.status == 0, "\(format.stderr)")
+    #expect(Array(try bytes(image)[16..<20]) == [0x14, 0x01, 0x03, 0xE1])
+    let write = try runTool(["write", "text", "hello classic", "--reader", reader])
+    #expect(write.status == 0, "\(write.stderr)")
+    let read = try runTool(["read", "--format", "json", "--reader", reader])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("hello classic"))
+    let scan = try runTool(["scan", "--format", "json", "--reader", reader])
+    #expect(scan.stdout.contains("\"platform\":\"mifare-classic\""), "\(scan.stdout)")
+    let erase = try runTool(["erase", "--reader", reader])
+    #expect(erase.status == 0, "\(erase.stderr)")
+    #expect(try runTool(["read", "--format", "json", "--reader", reader]).stdout == "{\"records\":[]}\n")
+  }
+
+  @Test func infoNamesTheKeysAndTheConditions() throws {
+    let (reader, _) = try simulator("mifare-classic-4k-ndef")
+    let info = try runTool(["info", "--reader", reader])
+    #expect(info.status == 0, "\(info.stderr)")
+    #expect(info.stdout.contains("MIFARE Classic 4K"))
+    #expect(info.stdout.contains("sector 16: key A: the MAD public key A0A1A2A3A4A5; data read key A or B, write key B"))
+    #expect(info.stdout.contains("sector 39: key A: the NDEF public key D3F7D3F7D3F7"))
+  }
+
+  @Test func aSectorNoKeyOpensIs77AndNothingChanges() throws {
+    let (reader, image) = try simulator("mifare-classic-1k-ndef")
+    #expect(try runTool(["write", "text", "first", "--reader", reader]).status == 0)
+    var card = try bytes(image)
+    let secret: [UInt8] = [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF]
+    card.replaceSubrange(112..<118, with: secret)  // sector 1: key A
+    card.replaceSubrange(122..<128, with: secret)  // and key B
+    try Data(card).write(to: URL(fileURLWithPath: image))
+    let refused = try runTool(["write", "text", "second", "--reader", reader])
+    #expect(refused.status == 77, "\(refused.stderr)")
+    #expect(refused.stderr.contains("no key opened sector 1"))
+    #expect(!refused.stderr.contains("5A6B") && !refused.stderr.lowercased().contains("5a6b"))
+    #expect(try bytes(image) == card)
+    // The key from a keys file opens it; comments and blank lines are skipped.
+    let keys = URL(fileURLWithPath: image).deletingLastPathComponent().appendingPathComponent("keys.txt")
+    try Data("# site keys\n\n5a6b7c8d9eaf  # sector 1\n".utf8).write(to: keys)
+    let written = try runTool(["write", "text", "second", "--keys", keys.path, "--reader", reader])
+    #expect(written.status == 0, "\(written.stderr)")
+    #expect(try runTool(["read", "--keys", keys.path, "--reader", reader]).stdout.contains("second"))
+    try Data("5a6b7c8d9eaf\nnot a key\n".utf8).write(to: keys)
+    let badFile = try runTool(["read", "--keys", keys.path, "--reader", reader])
+    #expect(badFile.status == 64)
+    #expect(badFile.stderr.contains("line 2 of the keys file"))
+  }
+
+  @Test func lockNeedsYesAndIsPermanent() throws {
+    let (reader, image) = try simulator("mifare-classic-mini-ndef")
+    #expect(try runTool(["write", "uri", "https://example.org", "--reader", reader]).status == 0)
+    #expect(try runTool(["lock", "--reader", reader]).status == 64)
+    let lock = try runTool(["lock", "--yes", "--reader", reader])
+    #expect(lock.status == 0, "\(lock.stderr)")
+    #expect(Array(try bytes(image)[118..<122]) == [0x07, 0x8F, 0x0F, 0x43])
+    #expect(try runTool(["write", "text", "x", "--reader", reader]).status == 77)
+    #expect(try runTool(["read", "--reader", reader]).stdout.contains("example.org"))
+  }
+}

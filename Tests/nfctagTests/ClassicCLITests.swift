@@ -81,3 +81,46 @@ import Testing
     #expect(try runTool(["read", "--reader", reader]).stdout.contains("example.org"))
   }
 }
+
+extension ClassicCLI {
+  /// `dump --memory` writes the `.mfd` layout other tools read: every block, trailers with the
+  /// keys that opened them.
+  @Test func dumpMemoryIsTheMFDLayout() throws {
+    let (reader, image) = try simulator("mifare-classic-1k-ndef")
+    #expect(try runTool(["write", "text", "dumped", "--reader", reader]).status == 0)
+    let dump = try runTool(["dump", "--memory", "--format", "raw", "--reader", reader])
+    #expect(dump.status == 0, "\(dump.stderr)")
+    var expected = try bytes(image)
+    for sector in 0..<16 { expected.replaceSubrange(sector * 64 + 58 ..< sector * 64 + 64, with: [UInt8](repeating: 0, count: 6)) }
+    #expect([UInt8](dump.stdoutBytes) == expected)
+  }
+}
+
+extension ClassicCLI {
+  /// A dump written back with `write image`: the data blocks by default, the trailers with
+  /// --all, block 0 skipped with a note; permanent access bits need --yes.
+  @Test func aDumpRoundTripsThroughWriteImage() throws {
+    let (source, _) = try simulator("mifare-classic-1k-ndef")
+    #expect(try runTool(["write", "text", "restored message", "--reader", source]).status == 0)
+    let dump = try runTool(["dump", "--memory", "--format", "raw", "--reader", source])
+    let image = URL(fileURLWithPath: try simulator("x").image).deletingLastPathComponent().appendingPathComponent("dump.mfd")
+    try FileManager.default.createDirectory(at: image.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try dump.stdoutBytes.write(to: image)
+    let (target, _) = try simulator("mifare-classic-1k-ndef")
+    let restore = try runTool(["write", "image", image.path, "--reader", target])
+    #expect(restore.status == 0, "\(restore.stderr)")
+    #expect(try runTool(["read", "--reader", target]).stdout.contains("restored message"))
+    // A card whose trailers the image makes permanent: --all without --yes writes nothing.
+    var locked = [UInt8](dump.stdoutBytes)
+    locked.replaceSubrange(118..<121, with: [0x07, 0x8F, 0x0F])
+    try Data(locked).write(to: image)
+    let refused = try runTool(["write", "image", image.path, "--all", "--reader", target])
+    #expect(refused.status == 64, "\(refused.stderr)")
+    #expect(refused.stderr.contains("block 7"))
+    locked.replaceSubrange(118..<121, with: [0x00, 0x00, 0x00])  // invalid: would block the sector
+    try Data(locked).write(to: image)
+    let invalid = try runTool(["write", "image", image.path, "--all", "--yes", "--reader", target])
+    #expect(invalid.status == 65, "\(invalid.stderr)")
+    #expect(invalid.stderr.contains("sector 1"))
+  }
+}

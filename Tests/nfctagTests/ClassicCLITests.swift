@@ -124,3 +124,24 @@ extension ClassicCLI {
     #expect(invalid.stderr.contains("sector 1"))
   }
 }
+
+extension ClassicCLI {
+  /// A key from a keys file never shows in the APDU trace: the authentications are masked.
+  @Test(arguments: ["acr122u", "part3"])
+  func keysStayOutOfTheTrace(face: String) throws {
+    let (reader, image) = try simulator("mifare-classic-1k-ndef", face: face)
+    #expect(try runTool(["write", "text", "traced", "--reader", reader]).status == 0)
+    var card = try bytes(image)
+    let secret: [UInt8] = [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF]
+    card.replaceSubrange(112..<118, with: secret)
+    try Data(card).write(to: URL(fileURLWithPath: image))
+    let keys = URL(fileURLWithPath: image).deletingLastPathComponent().appendingPathComponent("keys")
+    try Data("5A6B7C8D9EAF\n".utf8).write(to: keys)
+    let read = try runTool(["read", "--trace", "--keys", keys.path, "--reader", reader])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stderr.contains("FF 00 00 00") || read.stderr.lowercased().contains("ff 00 00 00")
+            || read.stderr.lowercased().contains("ff 82") || read.stderr.lowercased().contains("ff 86"), "no trace: \(read.stderr)")
+    let flat = read.stderr.lowercased().replacingOccurrences(of: " ", with: "")
+    #expect(!flat.contains("5a6b7c8d9eaf"))
+  }
+}

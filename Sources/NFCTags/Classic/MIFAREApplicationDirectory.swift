@@ -9,6 +9,7 @@ public struct MIFAREApplicationID: Hashable, Sendable, CustomStringConvertible {
   /// The application code (the AID's low byte).
   public var applicationCode: UInt8
 
+  /// The AID with these two codes.
   public init(functionCluster: UInt8, applicationCode: UInt8) {
     self.functionCluster = functionCluster
     self.applicationCode = applicationCode
@@ -42,6 +43,7 @@ public struct MIFAREApplicationDirectory: Hashable, Sendable {
   /// MAD1 (sector 0) or MAD2 (sectors 0 and 16).
   public enum Version: Int, Hashable, Sendable { case mad1 = 1, mad2 = 2 }
 
+  /// MAD1 or MAD2, as sector 0's GPB says.
   public var version: Version
   /// The info byte of sector 0: bits 5–0 point to the card publisher sector (AN10787 §3).
   public var infoByte: UInt8

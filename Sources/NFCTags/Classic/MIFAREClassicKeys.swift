@@ -13,6 +13,7 @@ public struct MIFAREClassicKeyList: Sendable {
   /// The caller's keys (a keys file), tried after ``wellKnown``.
   public var extra: [[UInt8]]
 
+  /// The well-known keys, then `extra` (each 6 bytes).
   public init(extra: [[UInt8]] = []) { self.extra = extra }
 
   /// Every key once, in order: `preferred` first, then the well-known keys, then ``extra``.
@@ -59,6 +60,7 @@ public struct MIFAREClassicKeyList: Sendable {
 
 /// A keys file line that is not 12 hex digits (the line number; the content is a secret).
 public struct MIFAREClassicKeyFileError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The line number, from 1.
   public let line: Int
   public var description: String { "line \(line) of the keys file is not a key of 12 hex digits" }
 }

@@ -78,6 +78,7 @@ public enum MIFAREClassicNDEF {
 /// The NDEF area of a MIFARE Classic: the data blocks of its NDEF sectors, trailers skipped, as
 /// one run of bytes the TLV parser walks (AN1304 §6.4.1, NDEF detection procedure).
 public struct MIFAREClassicNDEFArea: Hashable, Sendable {
+  /// Mini, 1K or 4K: the sector layout.
   public let chip: MIFAREClassicChip
   /// The NDEF sectors, ascending: the first sector the MAD gives AID 03E1 and those following it
   /// without a gap (the MAD2 sector 16 is stepped over), as AN1304 §6.4.1 reads them.

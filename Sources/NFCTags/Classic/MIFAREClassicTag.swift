@@ -9,7 +9,9 @@ import NFCTransport
 /// ``TagError/authenticationFailed(_:)`` naming it. The reader runs Crypto1; the commands go to
 /// the link in the PN532's form (`ACR122UClassicLink`, `PartThreeClassicLink`).
 public final class MIFAREClassicTag: NDEFTagPlatform {
+  /// Always ``TagPlatform/mifareClassic``.
   public var platform: TagPlatform { .mifareClassic }
+  /// The 4-byte NUID or 7-byte UID; its last 4 bytes go into each authentication.
   public let identifier: [UInt8]
   /// Mini, 1K or 4K.
   public let chip: MIFAREClassicChip
@@ -85,6 +87,7 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
 
   // MARK: - NDEFTagPlatform
 
+  /// The NDEF status: the MAD, the first NDEF sector's GPB and access bits, the NDEF TLV.
   public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
     forgetReads()
     let (area, writable) = try ndefArea()
@@ -94,6 +97,7 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
                             messageLength: layout.ndefLength, tlvAddress: layout.ndefTLVAddress)
   }
 
+  /// The message in the NDEF area the MAD names.
   public func readNDEF() throws(TagError) -> [UInt8] {
     forgetReads()
     let (area, _) = try ndefArea()
@@ -101,10 +105,12 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     return try layout.readMessage(from: memory)
   }
 
+  /// Writes `message` tear-safely (NDEF TLV length 00 first, the changed blocks, then the length).
   public func writeNDEF(_ message: [UInt8], verify: Bool) throws(TagError) {
     try write(message, clearing: false, verify: verify)
   }
 
+  /// Writes an empty message; with `overwritingOldMessage` the old message's bytes are zeroed too.
   public func erase(overwritingOldMessage: Bool) throws(TagError) {
     try write([], clearing: overwritingOldMessage, verify: true)
   }
@@ -139,6 +145,7 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     }
   }
 
+  /// Turns a factory card into an NDEF card (``MIFAREClassicNDEF/formatWrites(for:keyB:)``).
   public func format() throws(TagError) {
     forgetReads()
     for (sector, blocks) in MIFAREClassicNDEF.formatWrites(for: chip) {
@@ -180,10 +187,12 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     forgetReads()
   }
 
+  /// The chip, the NDEF status and every sector's key and access conditions.
   public func info() throws(TagError) -> TagInfo {
     try classicInfo(full: true)
   }
 
+  /// The chip and the NDEF status only.
   public func identification() throws(TagError) -> TagInfo {
     try classicInfo(full: false)
   }

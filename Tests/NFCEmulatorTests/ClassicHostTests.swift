@@ -141,10 +141,13 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
     let info = try platform.info()
     #expect(info.platform == .mifareClassic && info.chip == "MIFARE Classic 1K")
     #expect(info.lockState == "no key opened sector 15")
-    let sectors = try #require(info.details.first { $0.key == "sectors" })
-    #expect(sectors.text.contains("sector 0: key A: the MAD public key A0A1A2A3A4A5; data read key A or B, write key B"))
-    #expect(sectors.text.contains("sector 1: key A: the NDEF public key D3F7D3F7D3F7; data read key A or B, write key A or B"))
-    #expect(!sectors.text.contains("sector 15"))
+    let sector0 = try #require(info.details.first { $0.key == "sector0" })
+    #expect(sector0.text.hasPrefix("key A: the MAD public key A0A1A2A3A4A5; data read key A or B, write key B"))
+    let sector1 = try #require(info.details.first { $0.key == "sector1" })
+    #expect(sector1.text == "key A: the NDEF public key D3F7D3F7D3F7; data read key A or B, write key A or B; "
+            + "trailer written with key B; GPB 40")
+    #expect(info.details.filter { $0.key.hasPrefix("sector") }.count == 15)
+    #expect(!info.details.contains { $0.key == "sector15" })
   }
 }
 

@@ -20,8 +20,6 @@ extension MIFAREClassicTag {
     var locks: [TagInfoFact] = []
     if full {
       var closed: [Int] = []
-      var sectorFacts: [TagInfoValue] = []
-      var lines: [String] = []
       for sector in 0..<chip.sectorCount {
         let trailerBlock = chip.trailer(of: sector)
         let trailer: [UInt8]
@@ -36,14 +34,14 @@ extension MIFAREClassicTag {
         let keyName = "key \(opened.type == .a ? "A" : "B"): \(keys.name(of: opened.key))"
         let conditions = MIFAREClassicAccessConditions(bytes: Array(trailer[6..<9]))
         let decoded = conditions.map(Self.describe) ?? "access bits \(hexString(trailer[6..<9])) invalid"
-        lines.append("sector \(sector): \(keyName); \(decoded); GPB \(hexString([trailer[9]]))")
-        sectorFacts.append(.members([
-          "sector": .number(sector), "keyType": .string(opened.type == .a ? "A" : "B"),
-          "key": .string(keys.name(of: opened.key)), "accessBits": .bytes(Array(trailer[6..<9])),
-          "conditions": .string(conditions?.summary ?? "invalid"), "gpb": .bytes([trailer[9]]),
-        ]))
+        let text = "\(keyName); \(decoded); GPB \(hexString([trailer[9]]))"
+        // One fact per sector: a line for people, an object for JSON (`sector0`, `sector1`, …).
+        details.append(TagInfoFact("sector \(sector)", key: "sector\(sector)", text: text, value: .members([
+          "keyType": .string(opened.type == .a ? "A" : "B"), "key": .string(keys.name(of: opened.key)),
+          "accessBits": .bytes(Array(trailer[6..<9])), "conditions": .string(conditions?.summary ?? "invalid"),
+          "gpb": .bytes([trailer[9]]),
+        ])))
       }
-      details.append(TagInfoFact("sectors", key: "sectors", text: lines.joined(separator: "\n"), value: .list(sectorFacts)))
       if !closed.isEmpty {
         let text = MIFAREClassicError.sectorsNotOpened(closed).description
         locks.append(TagInfoFact("closed sectors", key: "closedSectors", text: text, value: .list(closed.map { .number($0) })))

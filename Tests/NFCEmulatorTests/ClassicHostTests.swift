@@ -165,3 +165,57 @@ extension ClassicHost {
     #expect(dump == expected)  // key A in place, key B (not readable) as zeros
   }
 }
+
+/// Records the APDUs a platform sends, for order checks.
+final class RecordingTransport: APDUTransport {
+  let base: any APDUTransport
+  private(set) var sent: [[UInt8]] = []
+  init(_ base: any APDUTransport) { self.base = base }
+  var readerName: String { base.readerName }
+  var atr: [UInt8] { base.atr }
+  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    sent.append(apdu)
+    return try base.transmit(apdu)
+  }
+}
+
+extension ClassicHost {
+  /// Tear-safe order on the Part 3 face: the block with the NDEF TLV's length is written first
+  /// with length 00, the other blocks next, the length last.
+  @Test func writesTheLengthZeroFirstAndTheLengthLast() throws {
+    let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
+    let recorder = RecordingTransport(SimulatedAPDUTransport(readerName: ReaderFaceKind.part3.simulatedReaderName,
+                                                             card: try ReaderFaceKind.part3.makeFace(tag: tag)))
+    let platform = try #require(try makePlatform(for: try detectTarget(on: recorder)) as? MIFAREClassicTag)
+    let message = Self.message(300)  // 3-byte length: 03 FF 01 2C in block 4
+    try platform.writeNDEF(message, verify: false)
+    let updates = recorder.sent.filter { $0.count == 21 && $0.prefix(2) == [0xFF, 0xD6] }
+    #expect(updates.first.map { Array($0[3...3]) + Array($0[5..<9]) } == [0x04, 0x03, 0x00, 0x01, 0x2C])
+    #expect(updates.last.map { Array($0[3...3]) + Array($0[5..<9]) } == [0x04, 0x03, 0xFF, 0x01, 0x2C])
+    // 304 TLV bytes and the Terminator: area blocks 0–19; the first twice (length 00, then the length).
+    #expect(updates.count == 21)
+    #expect(!updates.contains { [7, 11, 15, 19, 23, 27].contains($0[3]) })  // no trailer written
+  }
+
+  /// A tag torn away after every number of APDUs during a write holds the old message, an empty
+  /// one, or the new one, never part of one.
+  @Test func aTornWriteLeavesAWholeMessage() throws {
+    let old = Self.message(40), new = Self.message(200)
+    var outcomes: Set<String> = []
+    for cut in 1...90 {
+      let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
+      let (setup, _) = try Self.connect(tag, face: .acr122u)
+      try setup.writeNDEF(old, verify: false)
+      let torn = SimulatedAPDUTransport(card: ACR122UFace(tag: tag), removeAfter: cut)
+      if let platform = try? makePlatform(for: try detectTarget(on: torn)) {
+        _ = try? platform.writeNDEF(new, verify: false)
+      }
+      tag.reset()
+      let (reader, _) = try Self.connect(tag, face: .acr122u)
+      let after = try reader.readNDEF()
+      #expect(after == old || after == [] || after == new, "cut after \(cut) APDUs: \(after.count) bytes")
+      outcomes.insert(after == old ? "old" : after == new ? "new" : "empty")
+    }
+    #expect(outcomes == ["old", "empty", "new"])  // every state a tear can leave, and no other
+  }
+}

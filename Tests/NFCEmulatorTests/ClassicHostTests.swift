@@ -219,3 +219,22 @@ extension ClassicHost {
     #expect(outcomes == ["old", "empty", "new"])  // every state a tear can leave, and no other
   }
 }
+
+extension ClassicHost {
+  /// `write image` over a card with a message: the NDEF length goes to 00 first and back last.
+  @Test func aRestoreWritesTheNDEFLengthFirstAndLast() throws {
+    let source = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
+    let (writer, _) = try Self.connect(source, face: .acr122u)
+    try writer.writeNDEF(Self.message(150), verify: false)
+    let image = try writer.readMemory()
+    let target = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
+    let (platform, _) = try Self.connect(target, face: .part3)
+    try platform.writeNDEF(Self.message(60), verify: false)
+    let plan = try platform.planRestore(image: image, includingSystemAreas: false)
+    #expect(plan.writes.first?.unit == 4 && plan.writes.first?.bytes[1] == 0x00)  // old length 00
+    #expect(plan.writes.last?.unit == 4 && plan.writes.last?.bytes[1] == 150)
+    #expect(plan.order.contains("NDEF length 00 first"))
+    try platform.restore(plan, verify: true)
+    #expect(try platform.readNDEF() == Self.message(150))
+  }
+}

@@ -238,3 +238,14 @@ extension ClassicHost {
     #expect(try platform.readNDEF() == Self.message(150))
   }
 }
+
+extension ClassicHost {
+  /// Formatting a factory 1K: one authentication per sector with the factory key, no key tried in
+  /// vain; 2 MAD blocks and 3 data blocks per other sector, and every trailer.
+  @Test func formatOpensEachSectorOnce() throws {
+    let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
+    let (platform, _) = try Self.connect(tag, face: .acr122u)
+    try platform.format()
+    #expect(platform.exchangeCount == 16 + (2 + 1) + 15 * (3 + 1))
+  }
+}

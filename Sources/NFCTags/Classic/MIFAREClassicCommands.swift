@@ -83,8 +83,10 @@ extension MIFAREClassicTag {
       do { return try body() } catch where Self.isRefusal(error) { authenticated = nil }
     }
     let types: [MIFAREClassicKeyType] = purpose == .data ? [.a, .b] : [.b, .a]
-    let preferred = sector == 0 || (sector == 16 && chip == .classic4K)
-      ? [MIFAREApplicationDirectory.publicKeyA] : [MIFAREClassicNDEF.publicKeyA]
+    // A factory card (format) opens with the factory key; an NDEF card with its public keys.
+    let publicKey = sector == 0 || (sector == 16 && chip == .classic4K)
+      ? MIFAREApplicationDirectory.publicKeyA : MIFAREClassicNDEF.publicKeyA
+    let preferred = formatting ? [MIFAREClassicNDEF.factoryKey, publicKey] : [publicKey]
     var lastRefusal: TagError?
     for type in types {
       let remembered = openedWith[sector].flatMap { $0.type == type ? [$0.key] : nil } ?? []

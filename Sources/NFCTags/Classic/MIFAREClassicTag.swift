@@ -24,6 +24,8 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   public internal(set) var openedWith: [Int: (type: MIFAREClassicKeyType, key: [UInt8])] = [:]
 
   var cache: [Int: [UInt8]] = [:]
+  /// True while ``format()`` runs: the factory key is tried first.
+  var formatting = false
   var authenticated: (sector: Int, purpose: MIFAREClassicPurpose)?
 
   /// A card of `chip` with UID `identifier` behind `link`.
@@ -148,6 +150,8 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   /// Turns a factory card into an NDEF card (``MIFAREClassicNDEF/formatWrites(for:keyB:)``).
   public func format() throws(TagError) {
     forgetReads()
+    formatting = true
+    defer { formatting = false }
     for (sector, blocks) in MIFAREClassicNDEF.formatWrites(for: chip) {
       for (block, bytes) in blocks {
         try write(block: block, bytes, purpose: .data)

@@ -145,3 +145,20 @@ extension ClassicCLI {
     #expect(!flat.contains("5a6b7c8d9eaf"))
   }
 }
+
+extension ClassicCLI {
+  /// `provision` writes NDEF-formatted Classic cards the feeder presents; a factory card is
+  /// refused as not formatted (65), untouched.
+  @Test func provisionWritesFormattedClassicCards() throws {
+    let dir = URL(fileURLWithPath: try simulator("x").image).deletingLastPathComponent()
+    let feed = "sim:mifare-classic-1k-ndef+feed=2,seed=5,images=\(dir.appendingPathComponent("img").path)"
+    let run = try runTool(["provision", "--count", "2", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+                           "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.contains(#"{"event":"summary","done":2,"failed":0,"skipped":0,"remaining":0}"#))
+    let factory = "sim:mifare-classic-1k+feed=1,seed=5,images=\(dir.appendingPathComponent("img2").path)"
+    let refused = try runTool(["provision", "--count", "1", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+                               "--ledger", dir.appendingPathComponent("m.sqlite").path, "--reader", factory])
+    #expect(refused.stdout.contains("no MIFARE Application Directory"), "\(refused.stdout)")
+  }
+}

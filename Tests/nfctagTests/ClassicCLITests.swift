@@ -162,3 +162,15 @@ extension ClassicCLI {
     #expect(refused.stdout.contains("no MIFARE Application Directory"), "\(refused.stdout)")
   }
 }
+
+extension ClassicCLI {
+  /// `dump --memory --format json` of a Classic: the memory and each sector's key and conditions.
+  @Test func jsonDumpCarriesTheSectors() throws {
+    let (reader, _) = try simulator("mifare-classic-mini-ndef")
+    let dump = try runTool(["dump", "--memory", "--format", "json", "--reader", reader])
+    #expect(dump.status == 0, "\(dump.stderr)")
+    #expect(dump.stdout.hasPrefix(#"{"kind":"memory","platform":"mifare-classic","length":320,"hex":"a1b2c3d4"#))
+    #expect(dump.stdout.contains(#""sectors":{"sector0":{"keyType":"A","key":"the MAD public key A0A1A2A3A4A5","accessBits":"787788","conditions":"100 100 100 011","gpb":"c1"}"#))
+    #expect(dump.stdout.contains(#""sector4":{"keyType":"A","key":"the NDEF public key D3F7D3F7D3F7""#))
+  }
+}

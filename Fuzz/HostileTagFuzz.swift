@@ -75,10 +75,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   case .type1: identifier = [0x01, 0x02, 0x03, 0x04]
   case .type2, .type4: identifier = [0x04, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]
   case .type3, .type5: identifier = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08]
+  case .mifareClassic: identifier = [0xA1, 0xB2, 0xC3, 0xD4]
   }
   let atr: [UInt8] = shape & 0x10 != 0 ? link.take(Int(shape >> 5) * 4) : []
+  // A MIFARE Classic is named by its card name: the shape's top bits pick Mini, 1K or 4K.
+  let cardName = platform == .mifareClassic
+    ? ["MIFARE Mini", "MIFARE Classic 1K", "MIFARE Classic 4K"][Int(shape >> 6) % 3] : "hostile tag"
   let target = DetectedTarget(readerName: "hostile", identifier: identifier, atr: atr, platform: platform,
-                              cardName: "hostile tag", details: details, link: link)
+                              cardName: cardName, details: details, link: link)
   guard let tag = try? makePlatform(for: target) else { return 0 }
   func step<T>(_ body: () throws(TagError) -> T) -> T? {
     link.exchanges = 0

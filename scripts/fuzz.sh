@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 classic"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -36,6 +36,7 @@ entry() {
     hostile-tag) echo Fuzz/HostileTagFuzz.swift ;;
     detection) echo Fuzz/DetectionFuzz.swift ;;
     ntag424) echo Fuzz/NTAG424Fuzz.swift ;;
+    classic) echo Fuzz/ClassicFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
 }
@@ -44,13 +45,13 @@ entry() {
 sources() {
   case "$1" in
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
-    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
+    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
     cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
     pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
              Fuzz/Support/HostileReader.swift ;;
     detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/Detection.swift \
-             Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/Type1Link.swift \
+             Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/ClassicLinks.swift Sources/NFCReaders/Type1Link.swift \
              Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
     vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
@@ -123,6 +124,11 @@ seed() {
       printf '\x00\x00\x40\xee\xee\x00\x01\x00\xd1\xfe\x00\x1f\x00\x00\x44\x00\x00\x44\x00\x00\x20\x00\x00\x6a\x00\x00' > "$dir/settings"
       printf '\x01\x04\x04\x02\x30\x00\x11\x05\x04\x04\x02\x01\x02\x11\x05\x04\x11\x22\x33\x44\x55\x66\xa1\xb2\xc3\xd4\xe0\x21\x24' > "$dir/version"
       printf '\x03https://ntag.nxp.com/424?p=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086' > "$dir/sun" ;;
+    classic)  # chip selector, then the .mfd image: an NFC-formatted 1K's sector 0 and an empty NDEF TLV
+      { printf '\x01'; head -c 16 /dev/zero
+        printf '\x14\x01\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1'
+        printf '\xa0\xa1\xa2\xa3\xa4\xa5\x78\x77\x88\xc1\xff\xff\xff\xff\xff\xff'
+        printf '\x03\x0c\xd1\x01\x08\x54\x02\x65\x6e\x63\x61\x72\x64\x31\xfe\x00'; } > "$dir/ndef-1k" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;

@@ -28,6 +28,12 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   case mifareClassic1K = "mifare-classic-1k"
   case mifareClassic4K = "mifare-classic-4k"
   case mifareClassicMini = "mifare-classic-mini"
+  /// A MIFARE Classic 1K, 4K or Mini formatted for NDEF as NXP AN1304 defines it: the MAD with the
+  /// public key A0A1A2A3A4A5, every other sector an NDEF sector with key A D3F7D3F7D3F7 holding an
+  /// empty message; key B stays FF…FF.
+  case mifareClassic1KNDEF = "mifare-classic-1k-ndef"
+  case mifareClassic4KNDEF = "mifare-classic-4k-ndef"
+  case mifareClassicMiniNDEF = "mifare-classic-mini-ndef"
 
   /// A tag with factory content.
   /// - Throws: ``EmulatorError``: a UID the model refuses, or
@@ -53,6 +59,9 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .mifareClassic1K: return try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
     case .mifareClassic4K: return try MIFAREClassicVirtualTag(chip: .classic4K, uid: uid)
     case .mifareClassicMini: return try MIFAREClassicVirtualTag(chip: .mini, uid: uid)
+    case .mifareClassic1KNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
+    case .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic4K, uid: uid)
+    case .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .mini, uid: uid)
     }
   }
 
@@ -76,9 +85,9 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .type4: return try Type4VirtualTag(image: image, uid: uid)
     case .ntag424dna: return try VirtualTagFactories.shared.makeTag(self, image: image, uid: uid)
     case .icodeSLIX2: return try ICODESLIX2VirtualTag(image: image, uid: uid)
-    case .mifareClassic1K: return try MIFAREClassicVirtualTag(chip: .classic1K, image: image, uid: uid)
-    case .mifareClassic4K: return try MIFAREClassicVirtualTag(chip: .classic4K, image: image, uid: uid)
-    case .mifareClassicMini: return try MIFAREClassicVirtualTag(chip: .mini, image: image, uid: uid)
+    case .mifareClassic1K, .mifareClassic1KNDEF: return try MIFAREClassicVirtualTag(chip: .classic1K, image: image, uid: uid)
+    case .mifareClassic4K, .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag(chip: .classic4K, image: image, uid: uid)
+    case .mifareClassicMini, .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag(chip: .mini, image: image, uid: uid)
     }
   }
 

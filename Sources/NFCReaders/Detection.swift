@@ -34,7 +34,9 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   } catch {
     throw failure(error, transport.readerName)
   }
-  let platform = atr.platform
+  // A MIFARE Classic is no NFC Forum platform, but NDEF on it is defined (NXP AN1304): the Part 3
+  // ATR's card name says which chip it is.
+  let platform = atr.platform ?? (["MIFARE Classic 1K", "MIFARE Classic 4K", "MIFARE Mini"].contains(atr.cardName) ? .mifareClassic : nil)
   if platform == .type5, identifier.count == 8, identifier.last == 0xE0, identifier.first != 0xE0 {
     // A PC/SC reader reports an ISO/IEC 15693 UID as the tag sends it, least significant byte
     // first; it is written most significant byte first, E0 and the manufacturer code leading
@@ -68,6 +70,8 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   case (.type4?, _):
     tagLink = APDUPassthroughLink(transport: link, capabilities: isACR122 ? APDUPassthroughLink.acr122u : APDUPassthroughLink.shortAPDUs)
   case (.type5?, _): tagLink = PartThreeType5Link(transport: link)
+  case (.mifareClassic?, true): tagLink = ACR122UClassicLink(transport: link)
+  case (.mifareClassic?, false): tagLink = PartThreeClassicLink(transport: link)
   default: tagLink = PartThreeType2Link(transport: link)
   }
   return DetectedTarget(readerName: transport.readerName, identifier: identifier, atr: transport.atr,

@@ -61,6 +61,15 @@ extension NFCNDEFTag {
     }
   }
 
+  /// MIFARE Classic: keys to try on each sector after the well-known ones (the public MAD and
+  /// NDEF keys, the factory key and the usual defaults), in order. Other tags: nothing changes.
+  /// The keys are kept for this connection only and never shown.
+  public func useMIFAREClassicKeys(_ keys: [[UInt8]]) throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in
+      (platform as? MIFAREClassicTag)?.keys = MIFAREClassicKeyList(extra: keys)
+    }
+  }
+
   /// NTAG21x / Ultralight EV1: writes PWD and PACK, then AUTH0 (`protectFrom`; 0xFF turns
   /// protection off) and PROT (`protectReads`).
   public func setPassword(_ password: [UInt8], pack: [UInt8], protectFrom page: UInt8, protectReads: Bool) throws(NFCReaderError) {

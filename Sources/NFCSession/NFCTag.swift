@@ -42,7 +42,7 @@ extension TagConnection {
     case .type4?: return .iso7816(NFCISO7816Tag(self))
     case .type3?: return .feliCa(NFCFeliCaTag(self))
     case .type5?: return .iso15693(NFCISO15693Tag(self))
-    case .type1?, .type2?, nil: return .miFare(NFCMiFareTag(self))
+    case .type1?, .type2?, .mifareClassic?, nil: return .miFare(NFCMiFareTag(self))
     }
   }
 

@@ -31,5 +31,10 @@ public func makePlatform(for target: DetectedTarget) throws(TagError) -> any NDE
   case .type3: return try makeType3Platform(for: target)
   case .type4: return try makeType4Platform(for: target)
   case .type5: return try makeType5Platform(for: target)
+  case .mifareClassic:
+    guard let chip = MIFAREClassicChip(cardName: target.cardName) else {
+      throw .unsupported("\(target.cardName) is not a MIFARE Classic this tool knows")
+    }
+    return MIFAREClassicTag(chip: chip, identifier: target.identifier, link: target.link)
   }
 }

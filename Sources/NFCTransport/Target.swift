@@ -1,7 +1,10 @@
 import Locking
-/// The NFC Forum tag platform a target speaks.
+/// The NFC Forum tag platform a target speaks, or MIFARE Classic, whose NDEF mapping is NXP's
+/// (AN1304) rather than the NFC Forum's.
 public enum TagPlatform: String, Hashable, Sendable, CaseIterable {
   case type1, type2, type3, type4, type5
+  /// MIFARE Classic Mini, 1K or 4K: sectors behind keys, NDEF through the MAD (NXP AN1304).
+  case mifareClassic = "mifare-classic"
 
   /// "Type 2" and so on.
   public var displayName: String {
@@ -11,6 +14,7 @@ public enum TagPlatform: String, Hashable, Sendable, CaseIterable {
     case .type3: return "Type 3"
     case .type4: return "Type 4"
     case .type5: return "Type 5"
+    case .mifareClassic: return "MIFARE Classic"
     }
   }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NFCEmulator
 import NFCTagCLI
+import NFCTags
 import NFCTransport
 
 /// Options every tag command shares: which reader, how long to wait, whether to trace APDUs.
@@ -33,6 +34,9 @@ struct ReaderOptions: ParsableArguments {
   @Option(help: "An environment variable that holds the tag's password (8 hex digits).")
   var tagPasswordEnv: String?
 
+  @Option(help: "A file of MIFARE Classic keys, one of 12 hex digits per line (# starts a comment), tried in order after the well-known keys.")
+  var keys: String?
+
   @Flag(name: .shortAndLong, help: "Errors only: no confirmations, warnings, waiting prompt or progress line.")
   var quiet = false
 
@@ -42,6 +46,18 @@ struct ReaderOptions: ParsableArguments {
   /// The tag password from --tag-password-file or --tag-password-env, nil when neither is given.
   func tagPassword(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
     try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password").password(in: context)
+  }
+
+  /// The MIFARE Classic keys from --keys, nil when it is not given.
+  /// - Throws: 66 for an unreadable file, 64 for a line that is not a key (named by number only).
+  func classicKeys(in context: CommandContext) throws(CLIFailure) -> [[UInt8]]? {
+    guard let keys else { return nil }
+    let text = try readInputOrFail(keys, in: context)
+    do {
+      return try MIFAREClassicKeyList.parse(String(decoding: text, as: UTF8.self))
+    } catch {
+      throw CLIFailure(ExitStatus.usage, error.description)
+    }
   }
 
   func validate() throws {

@@ -52,11 +52,15 @@ extension NFCTool {
       let memory = memory
       readerOptions.holdTraceForSecrets(in: context)
       let trace = readerOptions.trace
-      let (bytes, info) = try TagSession(options: readerOptions, context: context).withTag { tag in
+      let json = format == .json
+      let (bytes, info, sectors) = try TagSession(options: readerOptions, context: context).withTag { tag in
         let bytes = memory ? try tag.readMemory() : try tag.readNDEFBytes()
         // The memory holds the message somewhere: read it too, to know what to mask in the trace.
         context.trace.learnSecrets(ofMessage: memory ? (trace ? (try? tag.readNDEFBytes()) ?? [] : []) : bytes)
-        return (bytes, tag.platformType)
+        // A MIFARE Classic's JSON dump carries each sector's key and access conditions (info's facts).
+        let sectors = memory && json && tag.platformType == .mifareClassic
+          ? try tag.tagInfo().details.filter { $0.key.hasPrefix("sector") } : []
+        return (bytes, tag.platformType, sectors)
       }
       context.trace.release()
       guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
@@ -71,6 +75,7 @@ extension NFCTool {
         o.string("platform", platform.rawValue)
         o.number("length", bytes.count)
         o.string("hex", hexString(bytes))
+        if !sectors.isEmpty { o.raw("sectors", factsJSON(sectors)) }
         output.write(o.finish() + "\n")
       }
       output.flush()
@@ -257,7 +262,7 @@ func rowLength(for platform: TagPlatform) -> Int {
   switch platform {
   case .type1: return 8
   case .type2, .type5: return 4
-  case .type3, .type4: return 16
+  case .type3, .type4, .mifareClassic: return 16
   }
 }
 

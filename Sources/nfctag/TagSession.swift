@@ -29,9 +29,10 @@ struct TagSession {
   /// the session's queue and ends the session. Ctrl-C while waiting ends it with user cancel (130).
   func withTag<T: Sendable>(_ body: @escaping @Sendable (any NFCNDEFTag) throws -> T) throws(CLIFailure) -> T {
     let password = try options.tagPassword(in: context)
+    let classicKeys = try options.classicKeys(in: context)
     let poller = try makePoller()
     let prompt = WaitingPrompt(reader: poller.readerName, context: context)
-    let delegate = OneTagDelegate(password: password, context: context, prompt: prompt, body: body)
+    let delegate = OneTagDelegate(password: password, classicKeys: classicKeys, context: context, prompt: prompt, body: body)
     let session = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: true,
                                        poller: poller, timeout: options.waitSeconds(continuous: false))
     return try run(session, until: delegate.outcome, prompt: prompt)
@@ -122,13 +123,15 @@ func moreThanOneTag(on queue: DispatchQueue, console: Console, restart: @escapin
 final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate, Sendable {
   let outcome: OneTagOutcome<T>
   private let password: [UInt8]?
+  private let classicKeys: [[UInt8]]?
   private let console: Console
   private let prompt: WaitingPrompt
   private let body: @Sendable (any NFCNDEFTag) throws -> T
 
-  init(password: [UInt8]?, context: CommandContext, prompt: WaitingPrompt = .none,
+  init(password: [UInt8]?, classicKeys: [[UInt8]]? = nil, context: CommandContext, prompt: WaitingPrompt = .none,
        body: @escaping @Sendable (any NFCNDEFTag) throws -> T) {
     self.password = password
+    self.classicKeys = classicKeys
     outcome = OneTagOutcome(context: context)
     console = context.console
     self.prompt = prompt
@@ -143,6 +146,7 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate, Sendable 
     outcome.run {
       try session.connect(to: tag)
       if let password { _ = try tag.authenticate(password: password) }
+      if let classicKeys { try tag.useMIFAREClassicKeys(classicKeys) }
       describeForVerbose(tag, on: console)
       return try body(tag)
     }

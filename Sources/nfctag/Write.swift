@@ -77,6 +77,8 @@ func writePlanDescription(bytes: Int, platform: TagPlatform, status: NDEFStatusR
     text += "; tear-safe: attribute block with WriteF 0F first, the changed blocks, then WriteF 00 and Ln"
   case .type4:
     text += "; tear-safe: NLEN 0000 first, the data in chunks, then NLEN (one UPDATE BINARY when it fits)"
+  case .mifareClassic:
+    text += "; tear-safe: NDEF TLV length 00 first, the changed blocks (one authentication per sector), then the length"
   }
   return text + (verify ? "; read back after" : "")
 }

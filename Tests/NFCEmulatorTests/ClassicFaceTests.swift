@@ -1,4 +1,5 @@
 import NFCEmulator
+import NFCTags
 import NFCTestSupport
 import NFCTransport
 import Testing

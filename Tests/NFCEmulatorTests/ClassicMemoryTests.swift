@@ -1,5 +1,6 @@
 import Foundation
 import NFCEmulator
+import NFCTags
 import NFCTestSupport
 import NFCTransport
 import Testing

@@ -72,6 +72,8 @@ struct HostileCase {
       return cc.count > index ? cc[index] == 0x00 : nil
     case .type5:          // CC1: write access in bits 1-0, 00b granted (T5T)
       return cc.count >= 2 ? cc[1] & 0x03 == 0 : nil
+    case .mifareClassic:  // no CC: the NDEF sectors' GPB and access bits say it
+      return nil
     }
   }
 

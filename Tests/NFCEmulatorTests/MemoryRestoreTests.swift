@@ -34,7 +34,8 @@ private func userArea(_ kind: VirtualTagKind) -> [Range<Int>] {
   case .ultralight, .ultralightEV1: return [16 ..< 64]
   case .felicaLiteS: return [0 ..< 224]
   case .icodeSLIX2: return [0 ..< 316]
-  case .type4, .ntag424dna, .mifareClassic1K, .mifareClassic4K, .mifareClassicMini: return []
+  case .type4, .ntag424dna, .mifareClassic1K, .mifareClassic4K, .mifareClassicMini,
+       .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF: return []
   }
 }
 

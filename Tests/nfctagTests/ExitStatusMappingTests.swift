@@ -6,6 +6,7 @@ import Testing
 @testable import NFCTagCLI
 import NFCEmulator
 import NFCSession
+import NFCTags
 import NFCTransport
 import NTAG424
 import NTAG424Tag
@@ -226,6 +227,16 @@ import ProvisioningLedger
   }
 
   /// A wrong key's line says which option gives key 0, and that failures count.
+  /// MIFARE Classic: a sector no key opened, a MAD whose CRC is wrong, a card without a MAD.
+  @Test func mifareClassicFailures() {
+    expectDocumented(NFCReaderError(TagError.authenticationFailed(MIFAREClassicError.sectorsNotOpened([3]).description)),
+                     "a MIFARE Classic sector that none of the keys")
+    expectDocumented(NFCReaderError(TagError.malformed(MIFAREClassicError.madCRCMismatch(sector: 0, stored: 0x15, computed: 0x14).description,
+                                                       offset: nil)), "Application Directory has a wrong CRC")
+    expectDocumented(NFCReaderError(TagError.notFormatted(MIFAREClassicError.madAbsent(generalPurposeByte: 0x69).description)),
+                     "a tag that is not NDEF formatted")
+  }
+
   @Test func aWrongKeyNamesTheOption() {
     let failure = cliFailure(for: NTAG424DNAError.tag(.status(command: 0xAF, sw1: 0x91, sw2: 0xAE), command: "AuthenticateEV2First (key 0)"))
     #expect(failure.code == 77 && failure.message.contains("--auth-key-file"), "\(failure.message)")

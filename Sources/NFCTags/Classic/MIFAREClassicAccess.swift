@@ -169,3 +169,36 @@ public struct MIFAREClassicAccessConditions: Hashable, Sendable {
     return [(~c2 & 0x0F) << 4 | (~c1 & 0x0F), c1 << 4 | (~c3 & 0x0F), c3 << 4 | c2]
   }
 }
+
+extension MIFAREClassicAccessConditions {
+  /// True when no key may ever write these access bits again (trailer conditions other than
+  /// 001, 011 and 101: MF1S50yyX §8.7.2, Table 7): whatever they forbid is forbidden for good.
+  /// Writing such a trailer is permanent; callers ask for an explicit confirmation first.
+  public var isPermanent: Bool { groups[3].trailerAccessBitsWrite == .never }
+
+  /// Decodes trailer bytes 6–8, naming the violation.
+  /// - Throws: ``MIFAREClassicError/accessBitsInvalid(_:)`` when a bit and its inverted copy agree.
+  public static func decode(_ bytes: [UInt8]) throws(MIFAREClassicError) -> MIFAREClassicAccessConditions {
+    guard let conditions = MIFAREClassicAccessConditions(bytes: bytes) else {
+      throw .accessBitsInvalid(Array(bytes.prefix(3)))
+    }
+    return conditions
+  }
+
+  /// The conditions of the groups as `C1C2C3` digits, groups 0–2 then the trailer ("000 000 000 001").
+  public var summary: String {
+    groups.map { g in "\(g.bits >> 2 & 1)\(g.bits >> 1 & 1)\(g.bits & 1)" }.joined(separator: " ")
+  }
+}
+
+extension MIFAREClassicKeyRight: CustomStringConvertible {
+  /// "never", "key A", "key B", "key A or B".
+  public var description: String {
+    switch self {
+    case .never: return "never"
+    case .keyA: return "key A"
+    case .keyB: return "key B"
+    case .keyAOrB: return "key A or B"
+    }
+  }
+}

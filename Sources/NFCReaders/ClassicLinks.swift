@@ -1,0 +1,93 @@
+import NFCTransport
+
+/// MIFARE Classic through an ACR122U: the MIFARE commands in a PN532 InDataExchange
+/// (`FF 00 00 00 Lc D4 40 01 frame`), the PN532 running Crypto1 (PN532 User Manual §7.3.8, "MIFARE
+/// commands"). Frames: AUTHENTICATION `60`/`61 blk key(6) uid(4)`, READ `30 blk`, WRITE
+/// `A0 blk data(16)`.
+///
+/// A refused authentication is the PN532's status 14h ("Mifare: Authentication error", §7.1),
+/// thrown as `TransceiveError.chipError(0x14)`; the card is then selected again.
+public final class ACR122UClassicLink: Transceiver {
+  let transport: any APDUTransport
+  /// 16-byte blocks; frames up to 18 bytes (WRITE), carried as they are.
+  public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 18, rawCommands: true)
+  /// How commands reach the tag, for people.
+  public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange, MIFARE commands)" }
+
+  /// A link over `transport`, a PC/SC connection to an ACR122U with a MIFARE Classic in its field.
+  public init(transport: any APDUTransport) { self.transport = transport }
+
+  /// Sends one MIFARE command; an authentication or a write answers `[0x0A]` (ACK).
+  /// - Throws: `TransceiveError.chipError(_:)` for the PN532's error (14h: wrong key), a
+  ///   timeout, the reader's status or the transport's failure.
+  public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard let first = command.first, command.count <= capabilities.maxCommandLength else {
+      throw .unsupported("a MIFARE command of \(command.count) bytes")
+    }
+    let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count + 3), 0xD4, 0x40, 0x01] + command)
+    let data: [UInt8]
+    do {
+      data = try pn532Answer(reply, command: 0x40)
+    } catch {
+      // A failed authentication leaves the card halted (MF1S50yyX §8.2.4): select it again
+      // (InListPassiveTarget, 106 kbps type A) so the next key can be tried.
+      if first == 0x60 || first == 0x61, case .chipError = error {
+        _ = try? transport.transmit([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x4A, 0x01, 0x00])
+      }
+      throw error
+    }
+    switch first {
+    case 0x60, 0x61, 0xA0:
+      return [0x0A]
+    default:
+      return data
+    }
+  }
+}
+
+/// MIFARE Classic through a PC/SC Part 3 reader's storage-card commands (PC/SC Part 3 §3.2.2.1):
+/// AUTHENTICATION becomes LOAD KEYS into volatile slot 00 (`FF 82 00 00 06 key`) and GENERAL
+/// AUTHENTICATE (`FF 86 00 00 05 01 00 blk 60/61 00`); READ becomes READ BINARY
+/// (`FF B0 00 blk 10`); WRITE becomes UPDATE BINARY (`FF D6 00 blk 10 data`). The reader runs
+/// Crypto1 and takes the UID itself, so the frame's UID is not sent.
+///
+/// Every failure, a wrong key included, is `63 00` (ACS ACR122U API V2.04 §5 and the Part 3
+/// readers that follow it), thrown as `TransceiveError.status(63 00)`.
+public final class PartThreeClassicLink: Transceiver {
+  let transport: any APDUTransport
+  /// 16-byte blocks.
+  public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 18, rawCommands: false)
+  /// How commands reach the tag, for people.
+  public var pathDescription: String { "PC/SC Part 3 storage-card commands (LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY)" }
+
+  /// A link over `transport`, a PC/SC connection to a Part 3 reader with a MIFARE Classic.
+  public init(transport: any APDUTransport) { self.transport = transport }
+
+  /// Sends one MIFARE command in its PC/SC form; an authentication or a write answers `[0x0A]`.
+  /// - Throws: `TransceiveError.status(_:)` for the reader's refusal (`63 00`: wrong key, or a
+  ///   block the access bits forbid), `unsupported` for other commands, or the transport's failure.
+  public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    switch command.first {
+    case 0x60?, 0x61?:
+      guard command.count == 12 else { throw .unsupported("a MIFARE authentication of \(command.count) bytes") }
+      _ = try Self.data(try transport.transmit([0xFF, 0x82, 0x00, 0x00, 0x06] + command[2..<8]))
+      _ = try Self.data(try transport.transmit([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, command[1], command[0], 0x00]))
+      return [0x0A]
+    case 0x30? where command.count == 2:
+      let data = try Self.data(try transport.transmit([0xFF, 0xB0, 0x00, command[1], 0x10]))
+      guard data.count == 16 else { throw .malformedResponse(data) }
+      return data
+    case 0xA0? where command.count == 18:
+      _ = try Self.data(try transport.transmit([0xFF, 0xD6, 0x00, command[1], 0x10] + command[2...]))
+      return [0x0A]
+    default:
+      throw .unsupported("MIFARE command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader")
+    }
+  }
+
+  static func data(_ reply: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+    guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
+    return response.data
+  }
+}

@@ -1,0 +1,135 @@
+import NFCTransport
+
+/// NDEF on a MIFARE Classic, as NXP AN1304 "NFC Type MIFARE Classic Tag Operation" (Rev. 1.3)
+/// and AN1305 "MIFARE Classic as NFC Type MIFARE Classic Tag" define it: the MAD (AN10787) in
+/// sector 0 (and 16) names the NDEF sectors by AID 03E1; their data blocks, in sector order and
+/// with the trailers skipped, hold the TLVs of the NFC Forum Type 2 Tag; the keys and access
+/// bits below are AN1304's for the MAD sector and the NFC sectors.
+public enum MIFAREClassicNDEF {
+  /// The public key A of the NDEF sectors (AN1304, the "NFC public key").
+  public static let publicKeyA: [UInt8] = [0xD3, 0xF7, 0xD3, 0xF7, 0xD3, 0xF7]
+  /// The factory key, A and B (MF1S50yyX §8.6.3): what ``formatTrailers(for:keyB:)`` keeps as key B.
+  public static let factoryKey: [UInt8] = [UInt8](repeating: 0xFF, count: 6)
+
+  /// MAD sector, read/write: data blocks key A read, key B write (100); the trailer written with
+  /// key B only (011). AN1304, MAD sector trailer.
+  public static let madAccessReadWrite: [UInt8] = [0x78, 0x77, 0x88]
+  /// NDEF sector, read/write: data blocks read and written with key A or B (000); the trailer
+  /// written with key B only (011). AN1304, NFC sector trailer.
+  public static let ndefAccessReadWrite: [UInt8] = [0x7F, 0x07, 0x88]
+  /// Read-only, MAD and NDEF sectors alike: data blocks read with key A or B, never written (010);
+  /// the trailer never written again (110). AN1305 §6.4.9, "MIFARE BLOCKED READ-ONLY". Permanent.
+  public static let accessReadOnly: [UInt8] = [0x07, 0x8F, 0x0F]
+
+  /// The GPB of an NDEF sector (AN1304, NFC sector trailer): mapping version 1.0 in bits 7–4, read access in
+  /// bits 3–2 and write access in bits 1–0 (00 granted, 11 none).
+  public static let gpbReadWrite: UInt8 = 0x40
+  /// The GPB of a read-only NDEF sector: write access 11 (none).
+  public static let gpbReadOnly: UInt8 = 0x43
+
+  /// The first data block of a freshly formatted NDEF area: an empty NDEF TLV, then a Terminator
+  /// (AN1304).
+  public static let emptyNDEFBlock: [UInt8] = [0x03, 0x00, 0xFE] + [UInt8](repeating: 0, count: 13)
+
+  /// The trailer of a MAD sector: public key A, access bits, `gpb`, `keyB`.
+  public static func madTrailer(generalPurposeByte gpb: UInt8, keyB: [UInt8], readOnly: Bool = false) -> [UInt8] {
+    MIFAREApplicationDirectory.publicKeyA + (readOnly ? accessReadOnly : madAccessReadWrite) + [gpb] + keyB
+  }
+
+  /// The trailer of an NDEF sector: public key A, access bits, GPB, `keyB`.
+  public static func ndefTrailer(keyB: [UInt8], readOnly: Bool = false) -> [UInt8] {
+    publicKeyA + (readOnly ? accessReadOnly : ndefAccessReadWrite) + [readOnly ? gpbReadOnly : gpbReadWrite] + keyB
+  }
+
+  /// What an NDEF sector's GPB grants: (read, write), each true when granted (AN1304).
+  public static func access(generalPurposeByte gpb: UInt8) -> (read: Bool, write: Bool) {
+    (gpb >> 2 & 0x03 == 0, gpb & 0x03 == 0)
+  }
+
+  /// Every block a format writes, sector by sector (data blocks first, then the trailer, so a
+  /// sector's keys change last), block 0 excluded: the MAD with every sector NDEF, an empty NDEF
+  /// TLV in the first NDEF block, zeros elsewhere, the trailers with the public keys A and `keyB`.
+  public static func formatWrites(for chip: MIFAREClassicChip, keyB: [UInt8] = factoryKey) -> [(sector: Int, blocks: [(block: Int, bytes: [UInt8])])] {
+    let mad = MIFAREApplicationDirectory.ndef(for: chip)
+    let zero = [UInt8](repeating: 0, count: 16)
+    var firstNDEF = true
+    return (0..<chip.sectorCount).map { sector in
+      let first = chip.firstBlock(of: sector), trailer = chip.trailer(of: sector)
+      var blocks: [(block: Int, bytes: [UInt8])] = []
+      if sector == 0 {
+        let body = mad.sector0Blocks
+        blocks = [(1, Array(body[0..<16])), (2, Array(body[16..<32])),
+                  (3, madTrailer(generalPurposeByte: mad.generalPurposeByte, keyB: keyB))]
+      } else if sector == 16, let body = mad.sector16Blocks {
+        blocks = [(first, Array(body[0..<16])), (first + 1, Array(body[16..<32])), (first + 2, Array(body[32..<48])),
+                  (trailer, madTrailer(generalPurposeByte: mad.generalPurposeByte, keyB: keyB))]
+      } else {
+        for block in first..<trailer {
+          blocks.append((block, firstNDEF ? emptyNDEFBlock : zero))
+          firstNDEF = false
+        }
+        blocks.append((trailer, ndefTrailer(keyB: keyB)))
+      }
+      return (sector, blocks)
+    }
+  }
+}
+
+/// The NDEF area of a MIFARE Classic: the data blocks of its NDEF sectors, trailers skipped, as
+/// one run of bytes the TLV parser walks (AN1304 §6.4.1, NDEF detection procedure).
+public struct MIFAREClassicNDEFArea: Hashable, Sendable {
+  /// Mini, 1K or 4K: the sector layout.
+  public let chip: MIFAREClassicChip
+  /// The NDEF sectors, ascending: the first sector the MAD gives AID 03E1 and those following it
+  /// without a gap (the MAD2 sector 16 is stepped over), as AN1304 §6.4.1 reads them.
+  public let sectors: [Int]
+  /// The data blocks of ``sectors`` in order: the area's 16-byte blocks, area block `i` being
+  /// card block `blocks[i]`.
+  public let blocks: [Int]
+
+  /// The area `mad` names.
+  /// - Throws: ``MIFAREClassicError/noNDEFSector`` when it names none that this card has.
+  public init(chip: MIFAREClassicChip, mad: MIFAREApplicationDirectory) throws(MIFAREClassicError) {
+    let ndef = Set(mad.sectors(holding: .ndef).filter { $0 < chip.sectorCount })
+    guard let first = ndef.min() else { throw .noNDEFSector }
+    var run: [Int] = []
+    var sector = first
+    while sector < chip.sectorCount {
+      if ndef.contains(sector) {
+        run.append(sector)
+      } else if !(sector == 16 && mad.version == .mad2) {
+        break
+      }
+      sector += 1
+    }
+    self.init(chip: chip, sectors: run)
+  }
+
+  /// The area over `sectors` (each below the chip's sector count).
+  public init(chip: MIFAREClassicChip, sectors: [Int]) {
+    self.chip = chip
+    self.sectors = sectors
+    blocks = sectors.flatMap { chip.firstBlock(of: $0) ..< chip.trailer(of: $0) }
+  }
+
+  /// Bytes in the area: 48 per 4-block sector, 240 per 16-block sector.
+  public var size: Int { blocks.count * 16 }
+
+  /// The largest NDEF message: the area less the NDEF TLV's header (4 bytes from 255 bytes on;
+  /// AN1304, with the Type 2 Tag's NDEF TLV). 1K: 15 × 48 = 720 − 4 = 716; 4K: 30 × 48 + 8 × 240 =
+  /// 3,360 − 4 = 3,356; Mini: 4 × 48 = 192 − 2 = 190.
+  public var capacity: Int { TLVLayout.capacity(usableBytes: size) }
+
+  /// The TLV layout of `data` (the area's bytes, ``size`` of them).
+  /// - Throws: ``TagError/malformed(_:offset:)`` for TLVs that run past the area.
+  public func layout(of data: [UInt8]) throws(TagError) -> TLVLayout {
+    guard data.count == size else { throw .malformed("the NDEF area gave \(data.count) bytes, not \(size)", offset: nil) }
+    return try TLVLayout.parse(memory: TLVMemoryImage(data), area: TLVArea(start: 0, end: size))
+  }
+
+  /// The NDEF message in `data`, empty for an empty one.
+  /// - Throws: ``TagError/notFormatted(_:)`` without an NDEF TLV, ``TagError/malformed(_:offset:)``.
+  public func message(in data: [UInt8]) throws(TagError) -> [UInt8] {
+    try layout(of: data).readMessage(from: TLVMemoryImage(data))
+  }
+}

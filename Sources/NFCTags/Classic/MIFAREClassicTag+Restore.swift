@@ -1,0 +1,103 @@
+import NFCTransport
+
+extension MIFAREClassicTag: MemoryRestoring {
+  /// Plans writing a `.mfd` image (a `dump --memory` of the same chip) back: the data blocks by
+  /// default, in address order; with `includingSystemAreas`, the sector trailers after them (keys,
+  /// access bits, GPB). Block 0 (the manufacturer block, read-only: MF1S50yyX §8.6.1) is never
+  /// written; a difference there is noted. A trailer whose access bits no key could change again
+  /// is a permanent change (``MIFAREClassicAccessConditions/isPermanent``); one whose access bits
+  /// are invalid would block its sector for ever (MF1S50yyX §8.7.1) and is refused.
+  /// - Throws: ``TagError/unsupported(_:)`` for an image of another size or invalid access bits;
+  ///   ``TagError/authenticationFailed(_:)`` naming the sectors no key opened.
+  public func planRestore(image: [UInt8], includingSystemAreas: Bool) throws(TagError) -> MemoryRestorePlan {
+    guard image.count == chip.memorySize else {
+      throw .unsupported("the image has \(image.count) bytes; a \(chip.productName) dump has \(chip.memorySize)")
+    }
+    let current = try readMemory()
+    func block(_ bytes: [UInt8], _ n: Int) -> [UInt8] { Array(bytes[n * 16 ..< n * 16 + 16]) }
+    var writes: [MemoryUnitWrite] = []
+    var trailers: [MemoryUnitWrite] = []
+    var unchanged = 0
+    var notes: [String] = []
+    if block(image, 0) != block(current, 0) {
+      notes.append("block 0 (the manufacturer block: UID, read-only) differs from the image and is not written")
+    }
+    // The NDEF area both the card and the image name goes in the tear-safe TLV order (the
+    // image's NDEF length 00 first, the other blocks, the length last); the other data blocks
+    // before it, in address order.
+    let area = Self.sharedNDEFArea(chip: chip, current: current, image: image)
+    let areaBlocks = Set(area?.blocks ?? [])
+    var order = "data blocks in address order, one authentication per sector, then the trailers"
+    for sector in 0..<chip.sectorCount {
+      for n in chip.firstBlock(of: sector)..<chip.trailer(of: sector) where n != 0 && !areaBlocks.contains(n) {
+        let wanted = block(image, n)
+        if wanted == block(current, n) { unchanged += 1 } else { writes.append(MemoryUnitWrite(unit: n, bytes: wanted, region: .user)) }
+      }
+    }
+    if let area {
+      let now = area.blocks.flatMap { block(current, $0) }, wanted = area.blocks.flatMap { block(image, $0) }
+      let tlvArea = TLVArea(start: 0, end: area.size)
+      let tlvOrder = TLVRestoreOrder(unitSize: 16, units: Array(area.blocks.indices),
+                                     imageLengthAddress: TLVRestoreOrder.ndefLengthAddress(in: wanted, area: tlvArea),
+                                     currentLengthAddress: TLVRestoreOrder.ndefLengthAddress(in: now, area: tlvArea, onlyWithMessage: true))
+      let areaWrites = tlvOrder.writes(current: now, image: wanted)
+      unchanged += area.blocks.indices.filter { Array(now[$0 * 16 ..< $0 * 16 + 16]) == Array(wanted[$0 * 16 ..< $0 * 16 + 16]) }.count
+      writes += areaWrites.map { MemoryUnitWrite(unit: area.blocks[$0.unit], bytes: $0.bytes, region: .user) }
+      order = "the other data blocks in address order, then the NDEF sectors' blocks with the NDEF length 00 first "
+        + "and the length last, then the trailers"
+    }
+    for sector in 0..<chip.sectorCount {
+      let trailer = chip.trailer(of: sector)
+      guard includingSystemAreas else { continue }
+      let wanted = block(image, trailer)
+      guard let conditions = MIFAREClassicAccessConditions(bytes: Array(wanted[6..<9])) else {
+        throw .unsupported("the image's access bits for sector \(sector) (\(hexString(wanted[6..<9]))) are invalid: "
+                           + "writing them would block the sector for ever")
+      }
+      if wanted == block(current, trailer) {
+        unchanged += 1
+      } else {
+        trailers.append(MemoryUnitWrite(unit: trailer, bytes: wanted, region: .system, permanent: conditions.isPermanent, secret: true))
+      }
+    }
+    if !includingSystemAreas { notes.append("the sector trailers (keys, access bits) are left as they are; --all writes them") }
+    return MemoryRestorePlan(platform: .mifareClassic, chip: chip.productName, unitName: "block", unitSize: 16,
+                             scope: includingSystemAreas ? "every block but block 0, trailers last" : "the data blocks but block 0",
+                             writes: writes + trailers, unchanged: unchanged,
+                             order: order,
+                             notes: notes)
+  }
+
+  /// The NDEF area the MADs of `current` and `image` both name, nil when either has none or
+  /// they differ.
+  static func sharedNDEFArea(chip: MIFAREClassicChip, current: [UInt8], image: [UInt8]) -> MIFAREClassicNDEFArea? {
+    func area(_ memory: [UInt8]) -> MIFAREClassicNDEFArea? {
+      let sector16 = chip == .classic4K ? Array(memory[64 * 16 ..< 67 * 16]) : nil
+      guard let mad = try? MIFAREApplicationDirectory.decode(generalPurposeByte: memory[57], sector0: Array(memory[16..<48]),
+                                                            sector16: sector16) else { return nil }
+      return try? MIFAREClassicNDEFArea(chip: chip, mad: mad)
+    }
+    guard let mine = area(current), let theirs = area(image), mine == theirs else { return nil }
+    return mine
+  }
+
+  /// Writes the plan's blocks (trailers with the key that may write them) and, with `verify`,
+  /// reads the data blocks back and the trailers' access bits and GPB.
+  public func restore(_ plan: MemoryRestorePlan, verify: Bool) throws(TagError) {
+    forgetReads()
+    for write in plan.writes {
+      try self.write(block: write.unit, write.bytes, purpose: write.region == .system ? .trailer : .data)
+      if write.region == .system { authenticated = nil }
+    }
+    guard verify else { return }
+    forgetReads()
+    let written = try read(blocks: plan.writes.map(\.unit))
+    var last: [Int: MemoryUnitWrite] = [:]
+    for write in plan.writes { last[write.unit] = write }  // a block written twice ends as its last write
+    for write in last.values.sorted(by: { $0.unit < $1.unit }) {
+      let got = written[write.unit] ?? []
+      let same = write.region == .system ? got.count == 16 && Array(got[6..<10]) == Array(write.bytes[6..<10]) : got == write.bytes
+      guard same else { throw .verifyFailed(address: write.unit * 16) }
+    }
+  }
+}

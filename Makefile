@@ -73,8 +73,9 @@ pcscd: deps
 build: deps
 	$(SWIFT) build
 
-## test: the imports against docs/architecture.md's module table (scripts/check-imports.sh), unit
-## tests, then the end-to-end tests against the real pcscd and the virtual reader; beside them, a
+## test: the imports against docs/architecture.md's module table (scripts/check-imports.sh), then
+## every suite in four processes side by side (scripts/run-tests.sh: the libraries', the CLI's,
+## and the end-to-end tests against the real pcscd and the virtual reader); beside them, a
 ## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only)
 ## (the examples are built first: the end-to-end tests run them too). The ledger's PostgreSQL
 ## tests run against a throw-away cluster (scripts/with-postgres.sh: started before, stopped

@@ -159,7 +159,7 @@ let package = Package(
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
     .testTarget(name: "nfctagTests", dependencies: [
-      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "NTAG424Originality", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking"]),
+      "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "NTAG424Originality", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking", "PCSC"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -152,7 +152,16 @@ final class SessionEngine: Sendable {
           throw NFCReaderError(.readerTransceiveErrorTagNotConnected, "the tag is not connected")
         }
       }
-      return try body()
+      do throws(NFCReaderError) {
+        return try body()
+      } catch {
+        // A tag that left needs no reset to end what it was doing: the field did that. Resetting
+        // a card that is gone makes some readers (vpcd) wait many seconds before the next one.
+        if error.causes.contains(where: { $0 as? TransceiveError == .tagRemoved }) {
+          state.withLock { $0.resetOnRelease = false }
+        }
+        throw error
+      }
     }
   }
 

@@ -35,7 +35,7 @@ import Testing
   @Test func aShortImageFileStaysShort() throws {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("felica-\(UUID().uuidString).bin").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    FileManager.default.createFile(atPath: path, contents: Data(userBlocks()))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(userBlocks()))
     let (file, tag) = try ImageFile.open(path: path, kind: .felicaLiteS, uid: nil)
     // WRITE WITHOUT ENCRYPTION of block 1 (service 0009h): `20 08 IDm 01 0900 01 8001 data`.
     let data = [UInt8](repeating: 0xAB, count: 16)

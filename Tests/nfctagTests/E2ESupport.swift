@@ -56,15 +56,7 @@ func waitForEmptySlot(seconds: Double = 5) throws -> Bool {
 /// the test before stopped its emulator.
 @discardableResult
 func waitForEmptySlots(_ slots: Set<VirtualSlot>, seconds: Double = 5) throws -> Bool {
-  let deadline = Date().addingTimeInterval(seconds)
-  while Date() < deadline {
-    let listed = try runNFCTag(["readers", "--json"]).stdout
-    if slots.allSatisfy({ listed.contains(#""name":"\#($0.reader)","card":false"#) || !listed.contains(#""name":"\#($0.reader)""#) }) {
-      return true
-    }
-    usleep(100_000)
-  }
-  return false
+  slots.allSatisfy { CardWatch.wait(in: $0.reader, present: false, seconds: seconds) != .timedOut }
 }
 
 /// A running `nfctag emulate`.
@@ -99,16 +91,10 @@ final class Emulator {
     }
   }
 
-  /// Polls `nfctag readers --json` until the e2e slot shows (or stops showing) a card.
+  /// Waits until pcscd shows (or stops showing) a card in the e2e slot.
   func waitForCard(present: Bool, seconds: Double = 10) throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      let r = try runNFCTag(["readers", "--json"])
-      let marker = #""name":"\#(e2eReader)","card":\#(present)"#
-      if r.stdout.contains(marker) { return }
-      if !process.isRunning && present { break }
-      usleep(100_000)
-    }
+    let outcome = CardWatch.wait(in: e2eReader, present: present, seconds: seconds) { present && !process.isRunning }
+    if outcome == .reached { return }
     throw EmulatorFailure(message: "the virtual card did not \(present ? "appear" : "leave"); emulator said: \(stderrText())")
   }
 

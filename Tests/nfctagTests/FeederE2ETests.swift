@@ -57,14 +57,9 @@ struct FeederE2ETests {
     }
   }
 
-  /// Polls `nfctag readers --json` until the e2e slot shows (or stops showing) a card.
+  /// Waits until the e2e slot shows (or stops showing) a card.
   static func waitForCard(present: Bool, seconds: Double = 5) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if let r = try? runNFCTag(["readers", "--json"]), r.stdout.contains(#""name":"\#(e2eReader)","card":\#(present)"#) { return true }
-      usleep(50_000)
-    }
-    return false
+    CardWatch.wait(in: e2eReader, present: present, seconds: seconds) == .reached
   }
 
   /// The UID a Type 2 image holds (UID0–2 in page 0, UID3–6 in page 1).

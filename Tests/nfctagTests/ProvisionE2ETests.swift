@@ -44,12 +44,7 @@ struct ProvisionEndToEnd {
   /// Polls `nfctag readers --json` until `reader` shows (or stops showing) a card.
   @discardableResult
   func waitForCard(_ reader: String, present: Bool, seconds: Double) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if let r = try? runNFCTag(["readers", "--json"]), r.stdout.contains(#""name":"\#(reader)","card":\#(present)"#) { return true }
-      usleep(100_000)
-    }
-    return false
+    CardWatch.wait(in: reader, present: present, seconds: seconds) == .reached
   }
 
   func stopFeeder(_ process: Process) {

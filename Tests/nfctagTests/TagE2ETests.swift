@@ -129,7 +129,8 @@ struct TagEndToEnd {
   func pcscScanShowsAndNamesTheATR(tag: String, face: String, atr: String, name: String) throws {
     let emulator = try Emulator(tag: tag, extra: ["--reader", face])
     defer { emulator.stop() }
-    let r = try runProgram("/usr/bin/timeout", ["-s", "KILL", "4", "pcsc_scan"], timeout: 10)
+    // -t 1: pcsc_scan shows the card and its ATR's analysis, then quits after a second.
+    let r = try runProgram("/usr/bin/timeout", ["-s", "KILL", "10", "pcsc_scan", "-t", "1"], timeout: 15)
     #expect(r.stdout.contains(atr), "\(r.stdout)")
     #expect(r.stdout.contains(name))
   }
@@ -149,16 +150,17 @@ struct TagEndToEnd {
     defer { second.stop() }
     #expect(try runNFCTag(["read", "--reader", e2eReader]).stdout.contains("persisted"))
   }
+}
 
+/// The in-process simulator: the same code above the card transport, no pcscd needed (nor a
+/// vpcd slot: these run beside the end-to-end suites).
+@Suite struct OnTheSimulator {
   @Test func unreachableVPCDIs69() throws {
     let r = try runNFCTag(["emulate", "--tag", "ntag215", "--vpcd", "127.0.0.1:9"], timeout: 20)
     #expect(r.status == 69)
     #expect(r.stderr.contains("cannot reach vpcd"))
   }
-}
 
-/// The in-process simulator: the same code above the card transport, no pcscd needed.
-@Suite struct SimulatorEndToEnd {
   @Test func writeReadAndPersistThroughAnImage() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-sim-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -35,9 +35,9 @@ enum VirtualSlot: Int, Sendable, CaseIterable, Comparable {
 
 /// Hands out the slots: a test waits (without holding a thread) until what it needs is free in
 /// this process and its lock file is free for the machine. Waiters are served in order, so a test
-/// that needs both slots is not overtaken for ever; a waiter marked `first` (a test of a
-/// `.serialized` suite, whose next test can only ask when this one ends) goes before the others,
-/// so that such a chain does not wait behind every test that asked before it.
+/// that needs both slots is not overtaken for ever; a waiter marked `first` (`.virtualReaderEarly`:
+/// one of the longest tests, or a test of a `.serialized` suite, whose next test can only ask
+/// when this one ends) goes before the others, so that it does not end the run.
 actor VirtualSlots {
   static let shared = VirtualSlots()
   private struct Waiter {
@@ -64,9 +64,8 @@ actor VirtualSlots {
     }
   }
 
-  /// Gives `slots` back. A test of a `.serialized` suite (`first`) leaves them to its suite's next
-  /// test for a moment: that test asks only once this one has returned, and on a machine with as
-  /// many threads as slots no other test could ask in between anyway.
+  /// Gives `slots` back. A `first` test leaves them for a moment to the test that may follow it in
+  /// a `.serialized` suite: that test asks only once this one has returned.
   func release(_ slots: Set<VirtualSlot>, first: Bool = false) {
     for slot in slots { if let fd = descriptors[slot] { flock(fd, LOCK_UN) } }
     busy.subtract(slots)
@@ -150,11 +149,10 @@ struct VirtualSlotTrait: SuiteTrait, TestTrait, TestScoping {
 
 /// Runs `body` holding `count` more vpcd slots (taken at once, given back after), with
 /// `e2eReader`/`e2ePort` naming them: for a test that needs a slot for a part of its work only.
-/// A test of a `.serialized` suite is served before the tests that wait beside it.
+/// A test with `.virtualReaderEarly` (its own or its suite's) is served before the tests that
+/// wait beside it.
 func withVirtualSlots<T>(_ count: Int, test: Test? = Test.current, _ body: () async throws -> T) async throws -> T {
-  let first = test.map { test in
-    isInSerializedSuite(test) || test.traits.contains { ($0 as? VirtualSlotTrait)?.early == true }
-  } ?? false
+  let first = test?.traits.contains { ($0 as? VirtualSlotTrait)?.early == true } ?? false
   if let test { checkSuiteName(test) }
   let slots = await VirtualSlots.shared.acquire(count, first: first)
   let held = VirtualSlot.held.union(slots)
@@ -171,11 +169,6 @@ func withVirtualSlots<T>(_ count: Int, test: Test? = Test.current, _ body: () as
     await VirtualSlots.shared.release(slots, first: first)
     throw error
   }
-}
-
-/// Whether `test` runs in a `.serialized` suite (its traits include the suite's: they recurse).
-private func isInSerializedSuite(_ test: Test) -> Bool {
-  test.traits.contains { $0 is ParallelizationTrait }
 }
 
 /// scripts/run-tests.sh runs the suites named …EndToEnd or …E2E… in a process of their own, each
@@ -212,6 +205,7 @@ extension Trait where Self == VirtualSlotTrait {
   static var virtualReader: Self { VirtualSlotTrait(count: 1) }
   /// Both vpcd slots: the suite uses "Virtual PCD 00 00" beside `e2eReader` ("00 01"), or restarts pcscd.
   static var virtualReaders: Self { VirtualSlotTrait(count: 2) }
-  /// One vpcd slot, before the tests that asked earlier: for a test among the longest.
+  /// One vpcd slot, before the tests that asked earlier: for a test among the longest, or a
+  /// `.serialized` suite's tests (one after another, they would otherwise end the run).
   static var virtualReaderEarly: Self { VirtualSlotTrait(count: 1, early: true) }
 }

@@ -47,6 +47,30 @@ struct ProvisionEndToEnd {
     CardWatch.wait(in: reader, present: present, seconds: seconds) == .reached
   }
 
+  /// Starts `nfctag ARGUMENTS` `times` times, each killed with SIGKILL after a random number of
+  /// milliseconds in `range`, then `check(run, delays so far)`; returns the delays.
+  @discardableResult
+  func killRuns(_ arguments: [String], times: Int, within range: ClosedRange<Int>,
+                check: (Int, [Int]) throws -> Void) throws -> [Int] {
+    var delays: [Int] = []
+    for run in 1...times {
+      let process = Process()
+      process.executableURL = nfctagBinary()
+      process.arguments = arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let delay = Int.random(in: range)
+      delays.append(delay)
+      usleep(UInt32(delay) * 1000)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0, "run \(run)")
+      try check(run, delays)
+    }
+    return delays
+  }
+
   func stopFeeder(_ process: Process) {
     if process.isRunning { kill(process.processIdentifier, SIGINT) }
     let deadline = Date().addingTimeInterval(10)
@@ -144,20 +168,7 @@ struct ProvisionFaultsEndToEnd {
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let arguments = ["provision", rows.path, "--url", "https://example.com/{slug}?id={id}", "--ledger", ledger.path,
                      "--reader", e2eReader, "--json"]
-    var delays: [Int] = []
-    for run in 1...repetitions(full: 20, quick: 8, tsan: 8) {
-      let process = Process()
-      process.executableURL = nfctagBinary()
-      process.arguments = arguments
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      let delay = Int.random(in: 150...1800)
-      delays.append(delay)
-      usleep(UInt32(delay) * 1000)
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0, "run \(run)")
+    let delays = try base.killRuns(arguments, times: repetitions(full: 20, quick: 8, tsan: 8), within: 150...1800) { run, delays in
       // A tag the dead run talked to leaves after the feeder's hand time (300 ms) and is saved.
       usleep(450_000)
       try base.checkLedgerInvariants(ledger, context: "after kill \(run) (delays \(delays))")

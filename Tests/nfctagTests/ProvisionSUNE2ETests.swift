@@ -103,20 +103,7 @@ struct ProvisionSUNEndToEnd {
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let arguments = ["provision", rows.path, "--sdm-url", Self.template, "--master-key-file", key.path, "--ledger", ledger.path,
                      "--reader", e2eReader, "--json"]
-    var delays: [Int] = []
-    for run in 1...5 {
-      let process = Process()
-      process.executableURL = nfctagBinary()
-      process.arguments = arguments
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      let delay = Int.random(in: 150...1500)
-      delays.append(delay)
-      usleep(UInt32(delay) * 1000)
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0, "run \(run)")
+    let delays = try base.killRuns(arguments, times: 5, within: 150...1500) { run, delays in
       try base.checkLedgerInvariants(ledger, context: "after kill \(run) (delays \(delays))")
     }
     // The rerun finishes the tag still in the reader, if any, and goes on.
@@ -175,10 +162,7 @@ struct ProvisionSUNStationsEndToEnd {
     if b.isRunning { b.terminate() }
     base.stopFeeder(feedA)
     base.stopFeeder(feedB)
-    let r = try runNFCTag(["ledger", "export", postgresURL ?? "", "--job", job, "--format", "csv"])
-    #expect(r.status == 0, "\(r.stderr)")
-    let exported = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-      .filter { !$0[0].isEmpty }
+    let exported = try postgresExport(job: job)
     let done = exported.filter { $0[2] == "done" }
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }
     #expect(done.count + bound.count == 8, "done \(done.count), bound \(bound.count)\n\(stations.logs(dir))")

@@ -53,10 +53,7 @@ struct StationsEndToEnd {
     #expect(statusA != nil && statusB != nil, "a station did not finish")
     if a.isRunning { a.terminate() }
     if b.isRunning { b.terminate() }
-    let r = try runNFCTag(["ledger", "export", postgresURL ?? "", "--job", job, "--format", "csv"])
-    #expect(r.status == 0, "\(r.stderr)")
-    let exported = r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-      .filter { !$0[0].isEmpty }
+    let exported = try postgresExport(job: job)
     let done = exported.filter { $0[2] == "done" }
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }
     #expect(done.count + bound.count == 40, "done \(done.count), bound \(bound.count)\n\(logs(dir))")
@@ -109,6 +106,15 @@ struct StationsUnderLoad {
     let status = try runNFCTag(["ledger", "status", postgresURL ?? "", "--job", job])
     #expect(status.stdout.contains("done:        \(count)\n"), "\(status.stdout)")
   }
+}
+
+/// The rows of `job` in the PostgreSQL ledger (`ledger export --format csv`, header and empty rows
+/// left out), each as its fields.
+func postgresExport(job: String) throws -> [[String]] {
+  let r = try runNFCTag(["ledger", "export", postgresURL ?? "", "--job", job, "--format", "csv"])
+  #expect(r.status == 0, "\(r.stderr)")
+  return r.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    .filter { !$0[0].isEmpty }
 }
 
 extension ProvisionEndToEnd {

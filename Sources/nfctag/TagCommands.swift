@@ -146,8 +146,7 @@ extension NFCTool {
       commandName: "info", abstract: "Show chip, memory size, capacity, lock state, CC and version.",
       discussion: """
         A tag whose reads are password-protected, read without its password, shows what it lets be \
-        read (the chip, the pages before the protected ones) and exits 77 (scan does the same).
-
+        read (the chip, the pages before the protected ones) and exits 77 (scan does the same). \
         An NTAG 424 DNA is read without a key: the chip from GetVersion (424 DNA or 424 DNA TT), \
         the three files' settings (access rights, communication mode, SDM and its offsets), the \
         five key versions, and the originality signature, checked against NXP's public key (a \

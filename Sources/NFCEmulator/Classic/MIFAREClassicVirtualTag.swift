@@ -96,7 +96,7 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   }
 
   /// A card formatted for NDEF as a factory card becomes one after `nfctag format`
-  /// (``MIFAREClassicNDEF/formatWrites(for:keyB:)``: the MAD, public keys A, key B FF…FF, an
+  /// (NFCTags' `MIFAREClassicNDEF.formatWrites(for:keyB:)`: the MAD, public keys A, key B FF…FF, an
   /// empty NDEF message).
   /// - Throws: ``EmulatorError`` for a UID of another length than 4 or 7.
   public static func ndefFormatted(chip: MIFAREClassicChip, uid: [UInt8]? = nil) throws(EmulatorError) -> MIFAREClassicVirtualTag {

@@ -110,4 +110,3 @@ private final class TagForwarder: NFCSession.NFCTagReaderSessionDelegate, Sendab
   }
 }
 #endif
-

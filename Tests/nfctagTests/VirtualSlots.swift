@@ -72,11 +72,9 @@ actor VirtualSlots {
     guard first else { return serve() }
     Task {
       try? await Task.sleep(for: .milliseconds(200))
-      self.serveNow()
+      self.serve()
     }
   }
-
-  private func serveNow() { serve() }
 
   /// Serves the waiters in order while what the first needs can be taken; while some wait, looks
   /// again every 50 ms (another process gives a slot back without telling this one).

@@ -2,7 +2,8 @@
 # libFuzzer over every parser of untrusted input: NDEF and its JSON, and everything a tag or a
 # reader sends (TLVs, CCs, the Type 3 attribute block, the Type 4 CC file, Type 5 system info,
 # ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag;
-# the NTAG 424 DNA's answers, GetVersion, file settings, and SUN URLs).
+# the NTAG 424 DNA's answers, GetVersion, file settings, secure-messaging responses past the MAC,
+# and SUN URLs).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (make fuzz FUZZ_SECONDS=60; make fuzz-ci: 30 s each)
 #        FUZZ_RUNS=10000000 scripts/fuzz.sh [TARGET|all]  (a number of executions instead of a time:
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 classic"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 ntag424-sm classic"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -36,6 +37,7 @@ entry() {
     hostile-tag) echo Fuzz/HostileTagFuzz.swift ;;
     detection) echo Fuzz/DetectionFuzz.swift ;;
     ntag424) echo Fuzz/NTAG424Fuzz.swift ;;
+    ntag424-sm) echo Fuzz/NTAG424SMFuzz.swift ;;
     classic) echo Fuzz/ClassicFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
@@ -56,8 +58,9 @@ sources() {
     vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
-    # The 424 DNA's parsers only: NTAG424Commands and the SUN URL's, which need no swift-crypto.
-    ntag424) echo Sources/Hex Sources/NTAG424Commands Sources/NTAG424/SUNURL.swift ;;
+    # The 424 DNA's parsers only: NTAG424Commands (the secure-messaging answers' decoding among
+    # them) and the SUN URL's, which need no swift-crypto.
+    ntag424|ntag424-sm) echo Sources/Hex Sources/NTAG424Commands Sources/NTAG424/SUNURL.swift ;;
   esac
 }
 
@@ -124,6 +127,15 @@ seed() {
       printf '\x00\x00\x40\xee\xee\x00\x01\x00\xd1\xfe\x00\x1f\x00\x00\x44\x00\x00\x44\x00\x00\x20\x00\x00\x6a\x00\x00' > "$dir/settings"
       printf '\x01\x04\x04\x02\x30\x00\x11\x05\x04\x04\x02\x01\x02\x11\x05\x04\x11\x22\x33\x44\x55\x66\xa1\xb2\xc3\xd4\xe0\x21\x24' > "$dir/version"
       printf '\x03https://ntag.nxp.com/424?p=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086' > "$dir/sun" ;;
+    ntag424-sm)  # mode, MAC policy and parser; CmdCtr; ReadData length; then frames (length, bytes)
+      # GetVersion in Plain: three frames, 91 AF twice.
+      printf '\x00\x01\x00\x00\x09\x04\x04\x02\x30\x00\x11\x05\x91\xaf\x09\x04\x04\x02\x01\x02\x11\x05\x91\xaf\x10\x04\x11\x22\x33\x44\x55\x66\xa1\xb2\xc3\xd4\xe0\x21\x24\x91\x00' > "$dir/version-plain"
+      # GetKeyVersion in MAC mode: KeyVer, MACt, 91 00.
+      printf '\x19\x02\x00\x00\x0b\x01\x00\x00\x00\x00\x00\x00\x00\x00\x91\x00' > "$dir/keyversion-mac"
+      # GetCardUID in Full mode: one block (UID, 80, zeros), MACt, 91 00.
+      printf '\x12\x03\x00\x00\x1a\x04\x11\x22\x33\x44\x55\x66\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x91\x00' > "$dir/carduid-full"
+      # ReadData of 4 bytes in MAC mode.
+      printf '\x31\x04\x00\x04\x0e\x00\x1f\xd1\x01\x00\x00\x00\x00\x00\x00\x00\x00\x91\x00' > "$dir/readdata-mac" ;;
     classic)  # chip selector, then the .mfd image: an NFC-formatted 1K's sector 0 and an empty NDEF TLV
       { printf '\x01'; head -c 16 /dev/zero
         printf '\x14\x01\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1'
@@ -136,10 +148,10 @@ seed() {
 }
 
 # Targets that share their sources share one binary: "ndef" (NDEF and its JSON), "ntag424" (its
-# parsers, without swift-crypto) and "tags"
+# parsers and its secure-messaging answers, without swift-crypto: ntag424, ntag424-sm) and "tags"
 # (everything a tag or a reader sends); FUZZ_TARGET tells the binary which entry point to run.
 # Three compilations instead of one per target: most of a build is the same NFCTags and NFCEmulator.
-group() { case "$1" in ndef|ntag424) echo "$1" ;; *) echo tags ;; esac; }
+group() { case "$1" in ndef) echo ndef ;; ntag424|ntag424-sm) echo ntag424 ;; *) echo tags ;; esac; }
 group_targets() { local t; for t in $TARGETS; do if [ "$(group "$t")" = "$1" ]; then echo "$t"; fi; done; }
 # The sources of a group: the union of its targets' sources (each file once).
 group_sources() { local t; for t in $(group_targets "$1"); do sources "$t"; done | tr ' ' '\n' | sort -u; }

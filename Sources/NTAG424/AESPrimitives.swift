@@ -76,32 +76,17 @@ enum AESPrimitives {
     truncate(try cmac(message, key: key))
   }
 
-  /// ISO/IEC 9797-1 padding method 2: `80`, then zeros to the next block boundary; a whole
-  /// block when `data` is already aligned. NT4H2421Gx datasheet §9.1.4 ("Encryption").
-  static func pad(_ data: [UInt8]) -> [UInt8] {
-    var out = data
-    out.append(0x80)
-    while out.count % blockLength != 0 { out.append(0) }
-    return out
-  }
+  /// ISO/IEC 9797-1 padding method 2 (``SecureMessagingResponse/pad(_:)``, the one implementation).
+  static func pad(_ data: [UInt8]) -> [UInt8] { SecureMessagingResponse.pad(data) }
 
-  /// Removes ISO/IEC 9797-1 padding method 2.
+  /// Removes ISO/IEC 9797-1 padding method 2 (``SecureMessagingResponse/unpad(_:)``).
   ///
   /// - Throws: ``NTAG424Error/invalidPadding`` when the last block does not end in `80 00…`.
-  static func unpad(_ data: [UInt8]) throws(NTAG424Error) -> [UInt8] {
-    var end = data.count
-    while end > 0, data[end - 1] == 0, data.count - end < blockLength { end -= 1 }
-    guard end > 0, data[end - 1] == 0x80, data.count - end < blockLength else { throw .invalidPadding }
-    return Array(data[..<(end - 1)])
-  }
+  static func unpad(_ data: [UInt8]) throws(NTAG424Error) -> [UInt8] { try SecureMessagingResponse.unpad(data) }
 
-  /// Constant-time comparison of two MACs of equal length; false when the lengths differ.
-  static func macsMatch(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for index in a.indices { difference |= a[index] ^ b[index] }
-    return difference == 0
-  }
+  /// Constant-time comparison of two MACs of equal length; false when the lengths differ
+  /// (``SecureMessagingResponse/macsMatch(_:_:)``).
+  static func macsMatch(_ a: [UInt8], _ b: [UInt8]) -> Bool { SecureMessagingResponse.macsMatch(a, b[...]) }
 
   private static func roundUp(_ count: Int) -> Int { (count + blockLength - 1) / blockLength * blockLength }
 }

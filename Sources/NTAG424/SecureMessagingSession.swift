@@ -97,21 +97,13 @@ public struct SecureMessagingSession: Sendable {
     let body = try checkedBody(of: Array(response), command: code)
     commandCounter += 1
     if commandCounter == .max { hasEnded = true }
-    guard mode != .plain else { return body }
-    guard body.count >= 8 else { throw .invalidLength(field: "response with MAC", expected: 8, actual: body.count) }
-    let data = Array(body[..<(body.count - 8)])
-    let macInput = [0x00] + counterBytes(commandCounter) + transactionIdentifier + data
-    let expected = try AESPrimitives.truncatedCMAC(macInput, key: keys.mac)
-    guard AESPrimitives.macsMatch(expected, Array(body[(body.count - 8)...])) else {
-      hasEnded = true
-      throw .responseMACMismatch(command: code)
+    do {
+      return try SecureMessagingResponse.data(fromBody: body, command: code, mode: mode, transactionIdentifier: transactionIdentifier,
+                                              counter: commandCounter, cipher: SessionResponseCipher(keys: keys))
+    } catch {
+      if case .responseMACMismatch = error { hasEnded = true }
+      throw error
     }
-    guard mode == .full, !data.isEmpty else { return data }
-    guard data.count % 16 == 0 else {
-      throw .invalidLength(field: "encrypted response data", expected: (data.count / 16 + 1) * 16, actual: data.count)
-    }
-    let iv = try AESPrimitives.encryptBlock(ivInput(label: (0x5A, 0xA5), counter: commandCounter), key: keys.encryption)
-    return try AESPrimitives.unpad(try AESPrimitives.cbcDecrypt(data, key: keys.encryption, iv: iv))
   }
 
   /// ChangeKey (`C4`) in CommMode.Full, NT4H2421Gx datasheet §10.6.1.
@@ -162,13 +154,10 @@ public struct SecureMessagingSession: Sendable {
 
   /// The data before `91 00`; any other status ends the session and throws.
   private mutating func checkedBody(of bytes: [UInt8], command: UInt8) throws(NTAG424Error) -> [UInt8] {
-    guard bytes.count >= 2 else { throw .invalidLength(field: "response APDU", expected: 2, actual: bytes.count) }
-    let sw1 = bytes[bytes.count - 2], sw2 = bytes[bytes.count - 1]
-    guard sw1 == 0x91, sw2 == 0x00 else {
-      hasEnded = true
-      throw .status(command: command, sw1: sw1, sw2: sw2)
+    do { return try SecureMessagingResponse.body(of: bytes, command: command) } catch {
+      if case .status = error { hasEnded = true }
+      throw error
     }
-    return Array(bytes[..<(bytes.count - 2)])
   }
 
   private func encryptCommandData(_ data: [UInt8]) throws(NTAG424Error) -> [UInt8] {
@@ -178,8 +167,23 @@ public struct SecureMessagingSession: Sendable {
   }
 
   private func ivInput(label: (UInt8, UInt8), counter: UInt16) -> [UInt8] {
-    [label.0, label.1] + transactionIdentifier + counterBytes(counter) + [UInt8](repeating: 0, count: 8)
+    SecureMessagingResponse.ivInput(label: label, transactionIdentifier: transactionIdentifier, counter: counter)
   }
 
   private func counterBytes(_ counter: UInt16) -> [UInt8] { [UInt8(counter & 0xFF), UInt8(counter >> 8)] }
+}
+
+/// ``SecureMessagingResponseCipher`` with swift-crypto and a session's keys: MACt over
+/// SesAuthMACKey, AES-128-CBC under SesAuthENCKey.
+struct SessionResponseCipher: SecureMessagingResponseCipher {
+  let keys: SessionKeys
+
+  func macMatches(_ mac: ArraySlice<UInt8>, over message: [UInt8]) throws(NTAG424Error) -> Bool {
+    SecureMessagingResponse.macsMatch(try AESPrimitives.truncatedCMAC(message, key: keys.mac), mac)
+  }
+
+  func decrypt(_ ciphertext: [UInt8], ivInput: [UInt8]) throws(NTAG424Error) -> [UInt8] {
+    let iv = try AESPrimitives.encryptBlock(ivInput, key: keys.encryption)
+    return try AESPrimitives.cbcDecrypt(ciphertext, key: keys.encryption, iv: iv)
+  }
 }

@@ -55,6 +55,22 @@ public enum NativeCommand {
     return [file] + (try littleEndian24(offset, "offset")) + (try littleEndian24(length, "length"))
   }
 
+  /// A ReadData answer's data: exactly `length` bytes when a length was asked for; with length 0
+  /// (to the end of the file) any number up to a file's largest size, 256 bytes on the 424 DNA
+  /// (NT4H2421Gx datasheet §10.8.1, §8.2.2).
+  ///
+  /// - Throws: ``NTAG424Error/malformedResponse(command:reason:)`` for any other length.
+  public static func checkReadData(_ bytes: [UInt8], length: Int) throws(NTAG424Error) -> [UInt8] {
+    if length > 0 { return try exactly(length, bytes, command: readData, field: "data") }
+    guard bytes.count <= largestFileSize else {
+      throw .malformedResponse(command: readData, reason: "data is \(bytes.count) byte(s), more than a file holds (\(largestFileSize))")
+    }
+    return bytes
+  }
+
+  /// The largest file of the 424 DNA application: the NDEF file, 256 bytes (NT4H2421Gx datasheet §8.2.2).
+  public static let largestFileSize = 256
+
   /// The SDMReadCtr a GetFileCounters answer holds: 3 bytes least significant first, then 2
   /// reserved bytes (NT4H2421Gx datasheet §10.7.3).
   ///

@@ -129,7 +129,8 @@ public final class NTAG424DNA {
     let header = try tagStep(what) { () throws(NTAG424Error) in
       try NativeCommand.dataHeader(file: file, offset: offset, length: length)
     }
-    return try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
+    let data = try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
+    return try tagStep(what) { () throws(NTAG424Error) in try NativeCommand.checkReadData(data, length: length) }
   }
 
   /// WriteData of `data` at `offset` in `mode`, in as many commands as the frame size needs
@@ -227,16 +228,16 @@ public final class NTAG424DNA {
   /// Sends `command`; while the tag answers `91 AF`, asks for the next frame (`90 AF 00 00 00`).
   /// Returns every frame's data joined, then the last status.
   private func exchangeFrames(_ command: [UInt8], what: String) throws(NTAG424DNAError) -> [UInt8] {
-    var data: [UInt8] = []
+    var answer = ChainedAnswer()
     var next = command
-    for _ in 0..<16 {
-      let reply = try send(next, what: what)
-      guard reply.count >= 2 else { throw .transceive(.malformedResponse(reply), command: what) }
-      guard reply[reply.count - 2] == 0x91, reply[reply.count - 1] == 0xAF else { return data + reply }
-      data += reply.dropLast(2)
-      next = [0x90, NativeCommand.additionalFrame, 0x00, 0x00, 0x00]
+    while true {
+      switch answer.add(try send(next, what: what)) {
+      case .more: next = [0x90, NativeCommand.additionalFrame, 0x00, 0x00, 0x00]
+      case .complete(let reply): return reply
+      case .malformed(let reply): throw .transceive(.malformedResponse(reply), command: what)
+      case .tooManyFrames: throw .tooManyFrames(command: what)
+      }
     }
-    throw .tooManyFrames(command: what)
   }
 
   private func send(_ apdu: [UInt8], what: String) throws(NTAG424DNAError) -> [UInt8] {

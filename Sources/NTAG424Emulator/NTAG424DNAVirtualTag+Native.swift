@@ -98,11 +98,12 @@ extension NTAG424DNAVirtualTag {
 
   /// The three frames: hardware (NTAG, 50 pF, strong or standard back modulation as the HW option
   /// says, HW 30h.00h, 256 < storage < 512 bytes, ISO 14443-4), software 01h.02h, production (UID,
-  /// a fixed batch number, calendar week 26 of 2021).
+  /// a fixed batch number, calendar week 26 of 2021). CWProd and YearProd are BCD, as the
+  /// datasheet's GetVersion table gives them (§10.5.2): week 26 is 26h, 2021 is 21h.
   var versionFrames: [[UInt8]] {
     [[0x04, 0x04, hardwareOption & 0x01 == 0 ? 0x82 : 0x02, 0x30, 0x00, 0x11, 0x05],
      [0x04, 0x04, 0x02, 0x01, 0x02, 0x11, 0x05],
-     identifier + [0xCF, 0x39, 0x41, 0x44, 0x40, 0x1A, 0x21]]
+     identifier + [0xCF, 0x39, 0x41, 0x44, 0x40, 0x26, 0x21]]
   }
 
   private func getVersion(_ body: [UInt8]) -> Answer {

@@ -158,7 +158,8 @@ private func answer(_ command: UInt8, _ data: [UInt8] = []) -> [UInt8] { [0xD5, 
     let tag = try NTAG424DNAVirtualTag()
     #expect(tag.send("9060000000") == hex424("04 04 02 30 00 11 05 91AF"))
     #expect(tag.send("90AF000000") == hex424("04 04 02 01 02 11 05 91AF"))
-    #expect(tag.send("90AF000000") == tag.identifier + hex424("CF394144 40 1A 21 9100"))
+    // Production: UID, batch, CWProd and YearProd in BCD (week 26 of 2021).
+    #expect(tag.send("90AF000000") == tag.identifier + hex424("CF394144 40 26 21 9100"))
     let signature = tag.send("903C0000010000")
     #expect(signature.count == 58 && signature.suffix(2) == [0x91, 0x00])
     #expect(OriginalitySignature.check(uid: tag.identifier, signature: Array(signature.prefix(56))) == .testKey)

@@ -28,6 +28,18 @@ enum AESPrimitives {
     return out
   }
 
+  /// AES-128 decryption of one 16-byte block: AES-CBC of one block with a zero IV (PICCData's,
+  /// NT4H2421Gx datasheet §9.3.4) without the CBC set-up.
+  static func decryptBlock(_ block: [UInt8], key: AESKey) throws(NTAG424Error) -> [UInt8] {
+    var out = block
+    do {
+      try AES.inversePermute(&out, key: SymmetricKey(data: key.bytes))
+    } catch {
+      throw .cryptoFailure(operation: "AES block decryption")
+    }
+    return out
+  }
+
   /// AES-128-CBC encryption of whole blocks, no padding added.
   static func cbcEncrypt(_ plaintext: [UInt8], key: AESKey, iv: [UInt8]) throws(NTAG424Error) -> [UInt8] {
     guard plaintext.count % blockLength == 0 else {
@@ -58,8 +70,23 @@ enum AESPrimitives {
   static func cmac(_ message: [UInt8], key: AESKey) throws(NTAG424Error) -> [UInt8] {
     do {
       var mac = try AES.CMAC(key: SymmetricKey(data: key.bytes))
-      mac.update(data: message)
+      message.withUnsafeBytes { mac.update(bufferPointer: $0) }  // not the generic DataProtocol path
       return mac.finalize().withUnsafeBytes { Array($0) }
+    } catch {
+      throw .cryptoFailure(operation: "AES-CMAC")
+    }
+  }
+
+  /// The full AES-CMACs of two messages under one key: the key schedule and the subkeys once,
+  /// the context copied for the second (swift-crypto's CMAC is copy-on-write). The SDM session
+  /// keys' two vectors (NT4H2421Gx datasheet §9.3.9.1) take one set-up instead of two.
+  static func cmac(_ first: [UInt8], _ second: [UInt8], key: AESKey) throws(NTAG424Error) -> ([UInt8], [UInt8]) {
+    do {
+      let initial = try AES.CMAC(key: SymmetricKey(data: key.bytes))
+      var one = initial, two = initial
+      first.withUnsafeBytes { one.update(bufferPointer: $0) }
+      second.withUnsafeBytes { two.update(bufferPointer: $0) }
+      return (one.finalize().withUnsafeBytes { Array($0) }, two.finalize().withUnsafeBytes { Array($0) })
     } catch {
       throw .cryptoFailure(operation: "AES-CMAC")
     }

@@ -22,7 +22,8 @@ public struct PICCData: Hashable, Sendable {
     guard encrypted.count == 16 else {
       throw .invalidLength(field: "encrypted PICCData", expected: 16, actual: encrypted.count)
     }
-    let plain = try AESPrimitives.cbcDecrypt(Array(encrypted), key: metaReadKey, iv: EV2Authentication.zeroIV)
+    // One block with a zero IV: CBC is the block decryption itself.
+    let plain = try AESPrimitives.decryptBlock(Array(encrypted), key: metaReadKey)
     let tag = plain[0]
     let uidMirrored = tag & 0x80 != 0, counterMirrored = tag & 0x40 != 0
     let uidLength = Int(tag & 0x0F)
@@ -71,8 +72,9 @@ public struct SDMSessionKeys: Sendable {
       while sv.count % 16 != 0 { sv.append(0) }
       return sv
     }
-    encryption = AESKey(unchecked: try AESPrimitives.cmac(vector([0xC3, 0x3C]), key: fileReadKey))
-    mac = AESKey(unchecked: try AESPrimitives.cmac(vector([0x3C, 0xC3]), key: fileReadKey))
+    let (sv1, sv2) = try AESPrimitives.cmac(vector([0xC3, 0x3C]), vector([0x3C, 0xC3]), key: fileReadKey)
+    encryption = AESKey(unchecked: sv1)
+    mac = AESKey(unchecked: sv2)
   }
 }
 

@@ -103,4 +103,18 @@ import Testing
         sessionKeys: SDMSessionKeys(fileReadKey: .factory, uid: nil, readCounter: 1))
     }
   }
+
+  /// The verifier's shortcuts give what the plain operations give: two CMACs from one copied
+  /// context, and one block decrypted as AES-CBC with a zero IV decrypts it.
+  @Test func theVerifiersShortcutsMatchThePlainOperations() throws {
+    let k = key("5ACE7E50AB65D5D51FD5BF5A16B8205B")
+    let first = bytes("C33C00010080 04DE5F1EACC040 3D0000 0000"), second = bytes("3CC300010080 04DE5F1EACC040 3D0000 0000")
+    let pair = try AESPrimitives.cmac(first, second, key: k)
+    let one = try AESPrimitives.cmac(first, key: k), two = try AESPrimitives.cmac(second, key: k)
+    #expect(pair.0 == one && pair.1 == two)
+    #expect(pair.0 != pair.1)
+    let block = bytes("EF963FF7828658A599F3041510671E88")
+    let cbc = try AESPrimitives.cbcDecrypt(block, key: k, iv: EV2Authentication.zeroIV)
+    #expect(try AESPrimitives.decryptBlock(block, key: k) == cbc)
+  }
 }

@@ -109,7 +109,8 @@ extension NTAG424DNAError: MappedFailure {
     case .authenticationFailed, .status(_, 0x91, 0xAE):
       return " (wrong key: give the tag's key 0 with --auth-key-file or --auth-key-env; each failure counts towards the tag's limit)"
     case .status(_, 0x91, 0xAD):
-      return " (authentication delay: after failed authentications the tag refuses new ones until its delay is spent; wait, then try again with the right key)"
+      // Table 23: "Currently not allowed to authenticate. Keep trying until full delay is spent."
+      return " (authentication delay: after failed authentications the tag takes none for now; try again, with the right key, until its delay is spent)"
     case .status(_, 0x91, 0x9D): return " (permission denied: the file's access rights do not allow it with this key)"
     case .status(_, let sw1, _) where sw1 != 0x91:
       return " (an ISO status to a native command: the tag does not take NTAG 424 DNA commands, so it is not an NTAG 424 DNA)"

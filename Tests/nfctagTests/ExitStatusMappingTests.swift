@@ -216,11 +216,11 @@ import ProvisioningLedger
     }
   }
 
-  /// `91 AD` says what it is and what to do: the tag's delay after failed authentications.
+  /// `91 AD` says what it is and what to do: the datasheet's "keep trying until full delay is spent".
   @Test func ntag424AuthenticationDelaySaysToWait() {
     let failure = cliFailure(for: NTAG424DNAError.tag(.status(command: 0x71, sw1: 0x91, sw2: 0xAD), command: "AuthenticateEV2First (key 0)"))
     #expect(failure.code == 77)
-    #expect(failure.message.contains("authentication delay") && failure.message.contains("wait"))
+    #expect(failure.message.contains("authentication delay") && failure.message.contains("try again"))
   }
 
   @Test(arguments: ntag424Errors) func ntag424Error(_ error: NTAG424DNAError) {

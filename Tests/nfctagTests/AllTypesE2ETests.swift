@@ -97,8 +97,9 @@ struct EveryTypeEndToEnd {
     #expect(try nfctag("erase").status == 77)
   }
 
-  /// The tag leaves after command k of a write, for every k the write takes: the tool says 74 and
-  /// "tap again", and the tag then holds the old message, the new one, or an empty one.
+  /// The tag leaves after command k of a write, for every k the write takes (in CI; a plain
+  /// `make test` cuts after the first three commands, every third one and the last two): the tool
+  /// says 74 and "tap again", and the tag then holds the old message, the new one, or an empty one.
   @Test(.virtualReaderEarly, arguments: everyType.prefix(5))
   func tearingAtEveryCommandOfAWrite(kind: VirtualKind) throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-tear-\(UUID().uuidString)")
@@ -118,8 +119,9 @@ struct EveryTypeEndToEnd {
     let commands = traced.stderr.split(separator: "\n").filter { $0.hasPrefix("trace: >") }.count
     #expect(commands >= 3)
 
+    let cuts = (1...commands).filter { fullCounts || $0 <= 3 || $0 % 3 == 0 || $0 >= commands - 1 }
     var tears = 0
-    for k in 1...commands {
+    for k in cuts {
       try original.write(to: image)
       let torn = try Emulator(tag: kind.tag, image: image, extra: kind.emulateArguments + ["--remove-after", String(k)])
       let write = try runNFCTag(["write", "text", newText, "--reader", e2eReader, "--timeout", "5"])
@@ -137,7 +139,7 @@ struct EveryTypeEndToEnd {
       #expect(outcome.contains(oldText) || outcome.contains(newText) || outcome == "{\"records\":[]}\n",
               "after a tear at command \(k) of \(commands): \(outcome)")
     }
-    #expect(tears >= commands - 1, "only the last command may complete the write")
+    #expect(tears >= cuts.count - 1, "only the last command may complete the write")
   }
 }
 

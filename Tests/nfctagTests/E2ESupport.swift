@@ -15,8 +15,12 @@ let underThreadSanitizer = ProcessInfo.processInfo.environment["NFCTAG_TSAN"] ==
 /// `make test`, where a newcomer waits for the end-to-end suites on two vpcd slots.
 func repetitions(full: Int, quick: Int, tsan: Int) -> Int {
   if underThreadSanitizer { return tsan }
-  return ProcessInfo.processInfo.environment["NFCTAG_FULL_COUNTS"] == "1" ? full : quick
+  return fullCounts ? full : quick
 }
+
+/// CI's full counts (`.ci/run` sets NFCTAG_FULL_COUNTS=1): ``repetitions(full:quick:tsan:)``, and
+/// the tear test's every cut.
+let fullCounts = ProcessInfo.processInfo.environment["NFCTAG_FULL_COUNTS"] == "1"
 
 /// A process's exit status once it exits by itself (a feeder whose last tag left, a station at
 /// the end of its rows), nil while it still runs after `seconds`.

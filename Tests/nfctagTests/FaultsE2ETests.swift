@@ -82,13 +82,20 @@ struct FaultsEndToEnd {
     try runNFCTag(["ndef", "encode", "text", text]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
+  /// The old and the new message as hex, encoded once (a row compares what its tag holds to them).
+  static let messages: (old: String, new: String)? = {
+    let encode = { (text: String) in try? runNFCTag(["ndef", "encode", "text", text]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+    guard let old = encode(oldText), let new = encode(newText), !old.isEmpty, !new.isEmpty else { return nil }
+    return (old, new)
+  }()
+
   /// What the image holds: old, new, empty (", read-only" when its CC says so), or what it is.
   func content(of image: URL) throws -> String {
     let reader = "sim:ntag213:" + image.path
     let read = try runNFCTag(["read", "--format", "hex", "--reader", reader])
     guard read.status == 0 else { return "unreadable (\(read.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))" }
     let bytes = read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    let (old, new) = (try hex(ofText: Self.oldText), try hex(ofText: Self.newText))
+    let (old, new) = try #require(Self.messages, "nfctag ndef encode failed")
     var what = bytes.isEmpty ? "empty" : bytes == old ? "old" : bytes == new ? "new" : "other: \(bytes)"
     if try runNFCTag(["info", "--format", "json", "--reader", reader]).stdout.contains(#""status":"readOnly""#) {
       what += ", read-only"

@@ -34,12 +34,14 @@ struct StationsEndToEnd {
   }
 
   @Test(.virtualReaders) func twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag() throws {
-    // 40 rows: about ten are done when station a is killed, the rest after its restart.
-    let (dir, rows) = try base.job(rows: 40)
+    // 40 rows (24 in a plain `make test`): about ten are done when station a is killed, the rest
+    // after its restart.
+    let count = repetitions(full: 40, quick: 24, tsan: 40)
+    let (dir, rows) = try base.job(rows: count)
     let job = "two-stations-\(UUID().uuidString.prefix(8))"
     // Slot 00 00 (35963) for station a, 00 01 (35964) for station b; different seeds, different UIDs.
-    let feedA = try base.feeder(dir, count: 40, seed: 21, port: "127.0.0.1:35963")
-    let feedB = try base.feeder(dir, count: 40, seed: 22, port: e2ePort)
+    let feedA = try base.feeder(dir, count: count, seed: 21, port: "127.0.0.1:35963")
+    let feedB = try base.feeder(dir, count: count, seed: 22, port: e2ePort)
     defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
     var a = try station("a", rows: rows, job: job, reader: "Virtual PCD 00 00")
     let b = try station("b", rows: rows, job: job, reader: e2eReader)
@@ -56,7 +58,7 @@ struct StationsEndToEnd {
     let exported = try postgresExport(job: job)
     let done = exported.filter { $0[2] == "done" }
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }
-    #expect(done.count + bound.count == 40, "done \(done.count), bound \(bound.count)\n\(logs(dir))")
+    #expect(done.count + bound.count == count, "done \(done.count), bound \(bound.count)\n\(logs(dir))")
     #expect(bound.count <= 1, "only the killed station's tag in hand may hold a row it did not finish")
     #expect(Set(done.map { $0[5] }) == ["a", "b"], "both stations wrote rows")
     let uids = exported.map { $0[1] }.filter { !$0.isEmpty }
@@ -136,10 +138,13 @@ extension ProvisionEndToEnd {
 struct ReadersEndToEnd {
   let base = ProvisionEndToEnd()
 
+  /// 40 rows (24 in a plain `make test`): pcscd is restarted 3 s into the run, when about a
+  /// quarter are done.
   @Test func twoReadersInOneRunSurviveAPcscdRestart() throws {
-    let (dir, rows) = try base.job(rows: 40)
-    let feedA = try base.feeder(dir, count: 40, seed: 41, port: "127.0.0.1:35963", quiet: false)
-    let feedB = try base.feeder(dir, count: 40, seed: 42, port: e2ePort, quiet: false)
+    let count = repetitions(full: 40, quick: 24, tsan: 40)
+    let (dir, rows) = try base.job(rows: count)
+    let feedA = try base.feeder(dir, count: count, seed: 41, port: "127.0.0.1:35963", quiet: false)
+    let feedB = try base.feeder(dir, count: count, seed: 42, port: e2ePort, quiet: false)
     defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let process = Process()
@@ -176,7 +181,7 @@ struct ReadersEndToEnd {
     let done = exported.filter { $0[2] == "done" }.count
     let bound = exported.filter { $0[2] == "claimed" || $0[2] == "failed" }.count
     // A tag in hand when pcscd went away may keep its row (its tag left with the restart).
-    #expect(done + bound == 40 && bound <= 2, """
+    #expect(done + bound == count && bound <= 2, """
       done \(done), bound \(bound); events, ledger and logs in \(dir.path)
       run: \((try? String(contentsOf: errorsFile, encoding: .utf8)) ?? "")
       events after the restart: \(events.drop { !$0.contains("unplugged") }.joined(separator: "\n"))

@@ -220,15 +220,15 @@ import Testing
     #expect(Self.allInlineCommands.count >= 8)
   }
 
-  /// The blocks with no command that needs pcscd, on the in-process simulator (`DocsCommandsEndToEnd`
-  /// runs the others through pcscd, holding both vpcd slots).
-  @Test(arguments: allBlocks.filter { !$0.needsPcscd }) func everyFencedCommandRuns(_ block: Block) throws {
-    try runBlock(block)
+  /// Every block's commands that need no pcscd, on the in-process simulator (`DocsCommandsEndToEnd`
+  /// runs the others through pcscd, holding both vpcd slots for them only).
+  @Test(arguments: allBlocks) func everyFencedCommandRuns(_ block: Block) throws {
+    try runBlock(block, throughPcscd: false)
   }
 
-  /// Runs a fenced block's commands in a scratch folder of its own (with `run.ledger` first when
-  /// the block names it).
-  func runBlock(_ block: Block) throws {
+  /// Runs a fenced block's commands that need pcscd (`throughPcscd`) or the others, in a scratch
+  /// folder of its own (with `run.ledger` first when the block names it).
+  func runBlock(_ block: Block, throughPcscd: Bool) throws {
     if block.skip != nil { return }
     let dir = try scratch("block-\(block.file)-\(block.line)")
     if block.commands.contains(where: { $0.text.contains("run.ledger") }) {
@@ -236,13 +236,13 @@ import Testing
       #expect(setup.status == 0, "run.ledger: \(setup.stderr)")
     }
     let pcscdNeeded = block.commands.contains { $0.text.contains("nfctag reader ") }
-    let emulator = e2eEnabled && pcscdNeeded ? try Emulator(tag: "ntag215") : nil
+    let emulator = throughPcscd && e2eEnabled && pcscdNeeded ? try Emulator(tag: "ntag215") : nil
     defer { emulator?.stop() }
     for (line, command) in block.commands {
       let place = "\(block.file):\(line): \(command)"
       let program = Self.program(of: command)
       #expect(program == "nfctag", "\(place): only nfctag commands run here; mark the block `<!-- doc-test: skip — why -->`")
-      if Self.needsPcscd(command), !e2eEnabled { continue }
+      if Self.needsPcscd(command) != throughPcscd || (throughPcscd && !e2eEnabled) { continue }
       let expected = block.expected.first { command.contains($0.substring) }?.status ?? 0
       let r = try run(command, in: dir)
       #expect(r.status == expected, "\(place): exit \(r.status), expected \(expected): \(r.stderr)")
@@ -336,8 +336,8 @@ import Testing
     """#
 }
 
-/// The documented commands that need pcscd (`readers`, `doctor`, `reader`, `emulate`), each block
-/// and inline command a test case holding both vpcd slots: `reader` on "Virtual PCD 00 01" with
+/// The documented commands that need pcscd (`readers`, `doctor`, `reader`, `emulate`): those of a
+/// block, and each such inline command, a test case holding both vpcd slots: `reader` on "Virtual PCD 00 01" with
 /// an emulated tag, `emulate` on "Virtual PCD 00 00" for 3 s, then Ctrl-C. The rest of
 /// `DocsCommands`' work runs on the simulator beside the end-to-end suites.
 @Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReaders)
@@ -347,7 +347,7 @@ struct DocsCommandsEndToEnd {
   init() throws { docs = try DocsCommands() }
 
   @Test(arguments: DocsCommands.allBlocks.filter(\.needsPcscd)) func everyFencedCommandRuns(_ block: DocsCommands.Block) throws {
-    try docs.runBlock(block)
+    try docs.runBlock(block, throughPcscd: true)
   }
 
   @Test(arguments: DocsCommands.allInlineCommands.filter { DocsCommands.needsPcscd($0.text) })

@@ -132,9 +132,9 @@ struct ProvisionEndToEnd {
   }
 
   /// A feeder's tags one after another, one run: each ends up holding its own row (50 tags in CI,
-  /// 20 in a plain `make test`: ``repetitions(full:quick:tsan:)``).
+  /// 12 in a plain `make test`: ``repetitions(full:quick:tsan:)``).
   @Test(.virtualReaderEarly) func tagsFedInARowEachHoldTheirOwnRow() throws {
-    let count = repetitions(full: 50, quick: 20, tsan: 12)
+    let count = repetitions(full: 50, quick: 12, tsan: 12)
     let (dir, rows) = try job(rows: count)
     let feed = try feeder(dir, count: count)
     defer { stopFeeder(feed) }

@@ -280,6 +280,27 @@ public final class PostgresLedger: Ledger {
     }
   }
 
+  // MARK: SUN counters
+
+  public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
+    let value = Int64(counter)
+    return try session.transaction { (connection) throws(TransactionError) in
+      // One statement: of two servers upserting the same counter at once, the second waits for
+      // the first's row lock, then sees its counter and updates nothing (no row returned).
+      let accepted = try connection.query("""
+        INSERT INTO nfctag_sun_counters (uid, counter) VALUES (\(uid), \(value))
+        ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE nfctag_sun_counters.counter < excluded.counter
+        RETURNING counter
+        """)
+      if accepted.first != nil { return .accepted }
+      let rows = try connection.query("SELECT counter FROM nfctag_sun_counters WHERE uid = \(uid)")
+      guard let row = rows.first else { throw .ledger(.incompatible("a SUN counter of the ledger cannot be read")) }
+      let stored: Int = try connection.decode(row, Int.self)
+      guard let last = UInt32(exactly: stored) else { throw .ledger(.incompatible("a SUN counter of the ledger cannot be read")) }
+      return .notAbove(last: last)
+    }
+  }
+
   // MARK: Columns
 
   static let columns =

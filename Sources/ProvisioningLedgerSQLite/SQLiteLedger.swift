@@ -276,6 +276,25 @@ public final class SQLiteLedger: Ledger {
     }
   }
 
+  // MARK: SUN counters
+
+  public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
+    try withConnection { db throws(LedgerError) in
+      // One statement, so one implicit transaction: the row is inserted, or updated only when its
+      // counter is lower; RETURNING yields a row exactly when one of them happened.
+      let accepted = try db.query("""
+        INSERT INTO sun_counters (uid, counter) VALUES (?1, ?2)
+        ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
+        RETURNING counter
+        """, [.text(uid), .integer(Int(counter))])
+      if !accepted.isEmpty { return .accepted }
+      let last = try db.query("SELECT counter FROM sun_counters WHERE uid = ?", [.text(uid)]).first?
+        .column("counter")?.integer.flatMap { UInt32(exactly: $0) }
+      guard let last else { throw .incompatible("\(path): a SUN counter of the ledger cannot be read") }
+      return .notAbove(last: last)
+    }
+  }
+
   // MARK: Helpers
 
   /// The value of `PRAGMA name` on this object's connection (for tests: `journal_mode`, `synchronous`…).

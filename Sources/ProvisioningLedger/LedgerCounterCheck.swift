@@ -1,0 +1,7 @@
+/// What ``Ledger/acceptCounter(uid:counter:)`` found.
+public enum LedgerCounterCheck: Sendable, Equatable {
+  /// The counter is above the last one accepted for the UID (or the first one seen): recorded.
+  case accepted
+  /// The counter is not above `last`, the one recorded: a replayed or older URL. Nothing changed.
+  case notAbove(last: UInt32)
+}

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// flight are answered, then the listener closes).
 public enum SUNServer {
   /// The routes: `GET /verify?…` (JSON, ``SUNAnswer``), `GET /metrics` (Prometheus text).
-  /// Anything else is Hummingbird's 404 (unknown path) or 405 (another method).
+  /// Anything else (another path, another method) is Hummingbird's 404.
   public static func router(_ verifier: SUNVerifier) -> Router<BasicRequestContext> {
     let router = Router()
     router.get("/verify") { request, _ -> Response in

@@ -86,6 +86,14 @@ public protocol Ledger: AnyObject, Sendable {
   /// tag); nothing but the UID and the counter is stored.
   func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck
 
+  /// ``acceptCounter(uid:counter:)`` for each of `counters`, all in one transaction (one commit:
+  /// a verification service groups the requests that wait at once), each statement as that call's.
+  /// Counters of one UID take effect in the order given; a backend may run different UIDs in
+  /// another order (PostgreSQL: by UID, so two servers' batches never wait for each other in a
+  /// cycle). Throws, with nothing committed, when the transaction fails.
+  /// - Returns: one check per counter, in the order given.
+  func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck]
+
   /// Closes the connection. Further calls throw ``LedgerError/closed``.
   func close()
 }

@@ -279,20 +279,33 @@ public final class SQLiteLedger: Ledger {
   // MARK: SUN counters
 
   public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
+    try withConnection { db throws(LedgerError) in try Self.accept(db, LedgerCounter(uid: uid, counter: counter), path: path) }
+  }
+
+  public func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
     try withConnection { db throws(LedgerError) in
-      // One statement, so one implicit transaction: the row is inserted, or updated only when its
-      // counter is lower; RETURNING yields a row exactly when one of them happened.
-      let accepted = try db.query("""
-        INSERT INTO sun_counters (uid, counter) VALUES (?1, ?2)
-        ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
-        RETURNING counter
-        """, [.text(uid), .integer(Int(counter))])
-      if !accepted.isEmpty { return .accepted }
-      let last = try db.query("SELECT counter FROM sun_counters WHERE uid = ?", [.text(uid)]).first?
-        .column("counter")?.integer.flatMap { UInt32(exactly: $0) }
-      guard let last else { throw .incompatible("\(path): a SUN counter of the ledger cannot be read") }
-      return .notAbove(last: last)
+      try db.transaction(.write) { () throws(LedgerError) -> [LedgerCounterCheck] in
+        var checks: [LedgerCounterCheck] = []
+        checks.reserveCapacity(counters.count)
+        for counter in counters { checks.append(try Self.accept(db, counter, path: path)) }
+        return checks
+      }
     }
+  }
+
+  /// One counter: the row is inserted, or updated only when its counter is lower, in one
+  /// statement; RETURNING yields a row exactly when one of them happened.
+  private static func accept(_ db: BlockingConnection, _ offered: LedgerCounter, path: String) throws(LedgerError) -> LedgerCounterCheck {
+    let accepted = try db.query("""
+      INSERT INTO sun_counters (uid, counter) VALUES (?1, ?2)
+      ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
+      RETURNING counter
+      """, [.text(offered.uid), .integer(Int(offered.counter))])
+    if !accepted.isEmpty { return .accepted }
+    let last = try db.query("SELECT counter FROM sun_counters WHERE uid = ?", [.text(offered.uid)]).first?
+      .column("counter")?.integer.flatMap { UInt32(exactly: $0) }
+    guard let last else { throw .incompatible("\(path): a SUN counter of the ledger cannot be read") }
+    return .notAbove(last: last)
   }
 
   // MARK: Helpers

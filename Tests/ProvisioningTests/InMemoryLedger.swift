@@ -119,6 +119,12 @@ final class InMemoryLedger: Ledger {
     }
   }
 
+  func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
+    var checks: [LedgerCounterCheck] = []
+    for offered in counters { checks.append(try acceptCounter(uid: offered.uid, counter: offered.counter)) }
+    return checks
+  }
+
   func counts() throws(LedgerError) -> LedgerCounts {
     state.withLock { s in
       var c = LedgerCounts(failedTags: s.failures.count)

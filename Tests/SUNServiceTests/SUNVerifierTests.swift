@@ -32,6 +32,25 @@ import Testing
     for answer in [fresh, replay, older, newer] { expectNoSecret(answer.json) }
   }
 
+  /// 64 requests at once for one URL and 64 for URLs of their own: the lane records them in
+  /// batches; the one URL is fresh exactly once, every other URL once.
+  @Test func concurrentRequestsAreBatchedAndFreshOnce() async throws {
+    let (verifier, _, cleanup) = try T.verifier()
+    defer { cleanup() }
+    let same = try T.query(counter: 40)
+    let own = try (0..<64).map { n in try T.query(counter: 1, uid: [0x04, 0x10, 0x20, 0x30, 0x40, 0x50, UInt8(n)]) }
+    let outcomes = await withTaskGroup(of: (Bool, SUNOutcome).self) { group in
+      for _ in 0..<64 { group.addTask { (true, await verifier.answer(query: same).outcome) } }
+      for query in own { group.addTask { (false, await verifier.answer(query: query).outcome) } }
+      var all: [(Bool, SUNOutcome)] = []
+      for await outcome in group { all.append(outcome) }
+      return all
+    }
+    #expect(outcomes.filter { $0.0 && $0.1 == .fresh }.count == 1)
+    #expect(outcomes.filter { $0.0 && $0.1 == .replayed }.count == 63)
+    #expect(outcomes.filter { !$0.0 && $0.1 == .fresh }.count == 64)
+  }
+
   @Test func eachUIDHasItsOwnCounter() async throws {
     let (verifier, _, cleanup) = try T.verifier()
     defer { cleanup() }

@@ -282,12 +282,45 @@ public final class SQLiteLedger: Ledger {
     try withConnection { db throws(LedgerError) in try Self.accept(db, LedgerCounter(uid: uid, counter: counter), path: path) }
   }
 
+  /// Four statements whatever the batch's size (each is a round trip to the connection's thread):
+  /// under the write lock (`BEGIN IMMEDIATE`: no other connection writes until the commit), the
+  /// batch's UIDs' counters are read, each counter checked in order against them, then the
+  /// highest accepted counter of each UID written by one multi-row upsert with the same condition
+  /// as ``acceptCounter(uid:counter:)``; every row it should change must come back.
   public func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
-    try withConnection { db throws(LedgerError) in
+    guard !counters.isEmpty else { return [] }
+    return try withConnection { db throws(LedgerError) in
       try db.transaction(.write) { () throws(LedgerError) -> [LedgerCounterCheck] in
+        var seen: Set<String> = []
+        let uids = counters.map(\.uid).filter { seen.insert($0).inserted }
+        var stored: [String: UInt32] = [:]
+        let marks = Array(repeating: "?", count: uids.count).joined(separator: ", ")
+        for row in try db.query("SELECT uid, counter FROM sun_counters WHERE uid IN (\(marks))", uids.map { .text($0) }) {
+          guard let uid = row.column("uid")?.string, let value = row.column("counter")?.integer.flatMap({ UInt32(exactly: $0) })
+          else { throw .incompatible("\(path): a SUN counter of the ledger cannot be read") }
+          stored[uid] = value
+        }
         var checks: [LedgerCounterCheck] = []
-        checks.reserveCapacity(counters.count)
-        for counter in counters { checks.append(try Self.accept(db, counter, path: path)) }
+        var accepted: [String: UInt32] = [:]
+        for offered in counters {
+          if let last = stored[offered.uid], offered.counter <= last {
+            checks.append(.notAbove(last: last))
+          } else {
+            checks.append(.accepted)
+            stored[offered.uid] = offered.counter
+            accepted[offered.uid] = offered.counter
+          }
+        }
+        guard !accepted.isEmpty else { return checks }
+        let rows = Array(repeating: "(?, ?)", count: accepted.count).joined(separator: ", ")
+        let written = try db.query("""
+          INSERT INTO sun_counters (uid, counter) VALUES \(rows)
+          ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
+          RETURNING uid
+          """, accepted.flatMap { [SQLiteData.text($0.key), .integer(Int($0.value))] })
+        guard written.count == accepted.count else {
+          throw .unavailable("\(path): \(accepted.count - written.count) SUN counters changed under the write lock")
+        }
         return checks
       }
     }

@@ -144,6 +144,10 @@ let package = Package(
     ], path: "Benchmarks/NFCBench"),
     // The SUN verifier's URLs per second (make bench).
     .executableTarget(name: "SUNBench", dependencies: ["NTAG424"], path: "Benchmarks/SUNBench"),
+    // Request paths for `make bench`'s load on `sdm serve` (wrk), and the ledger it opens.
+    .executableTarget(name: "SUNServeBench", dependencies: [
+      "NTAG424", "Hex", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"],
+                      path: "Benchmarks/SUNServeBench"),
     .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerSQLite"],
                       path: "Benchmarks/LedgerBench"),
     // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).

@@ -19,11 +19,11 @@ DOCS         = $(wildcard docs/*.md)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?= all
 FUZZ_RUNS    ?=
-APT_PACKAGES = libpcsclite-dev libssl-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard
+APT_PACKAGES = libpcsclite-dev libssl-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard curl
 # What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
 # whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
 PACKAGE_TOOLS = dpkg-dev lintian man-db groff-base bsdextrautils zsh fish
-BENCH_TOOLS = hyperfine
+BENCH_TOOLS = hyperfine wrk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN_DEBUG = .build/debug/nfctag
 VERSION := $(shell sed -n 's/^ *version: "\([^"]*\)",$$/\1/p' Sources/nfctag/NFCTool.swift)
@@ -99,6 +99,7 @@ bench: deps bench-deps pcscd release
 	$(SWIFT_RELEASE) --product LedgerBench >/dev/null
 	$(SWIFT_RELEASE) --product SUNBench >/dev/null
 	$(SWIFT_RELEASE) --product PostgresLedgerBench >/dev/null
+	$(SWIFT_RELEASE) --product SUNServeBench >/dev/null
 	BIN_DIR=$(RELEASE_SCRATCH)/release scripts/bench.sh
 
 ## tsan: under ThreadSanitizer, the suites whose code under test starts threads or shares state

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -22,6 +22,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.2"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // The SUN verification service (`sdm serve`): HTTP, graceful shutdown, Prometheus metrics.
+    // Hummingbird without its default traits (swift-configuration, full Foundation): less to build.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
   ],
   targets: [
     // C layer: pcsc-lite headers and the few helpers Swift cannot import.
@@ -83,6 +89,15 @@ let package = Package(
       "ProvisioningLedger", "Locking", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
       "ProvisioningLedger", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]),
+    // The SUN verification service's HTTP face (`sdm serve`): routes, JSON answers, metrics, over
+    // NTAG424's SUNVerification and a Ledger's counters. nfctag-provision runs it.
+    .target(name: "SUNService", dependencies: [
+      "NTAG424", "ProvisioningLedger", "NDEFJSON", "Hex", "Locking",
+      .product(name: "Hummingbird", package: "hummingbird"),
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      .product(name: "Metrics", package: "swift-metrics"),
+      .product(name: "Prometheus", package: "swift-prometheus"),
+      .product(name: "Logging", package: "swift-log")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
       "NFCSession", "NFCTags", "NFCTransport", "NDEF", "NDEFJSON", "NTAG424", "NTAG424Tag", "ProvisioningLedger", "Locking",
@@ -117,7 +132,7 @@ let package = Package(
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
       "NFCTagCLI", "ProvisionCommands", "NFCTagEmulate", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
-      "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres",
+      "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "SUNService",
       .product(name: "ArgumentParser", package: "swift-argument-parser"),
       .product(name: "Logging", package: "swift-log"),
     ]),
@@ -129,6 +144,10 @@ let package = Package(
     ], path: "Benchmarks/NFCBench"),
     // The SUN verifier's URLs per second (make bench).
     .executableTarget(name: "SUNBench", dependencies: ["NTAG424"], path: "Benchmarks/SUNBench"),
+    // Request paths for `make bench`'s load on `sdm serve` (wrk), and the ledger it opens.
+    .executableTarget(name: "SUNServeBench", dependencies: [
+      "NTAG424", "Hex", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres"],
+                      path: "Benchmarks/SUNServeBench"),
     .executableTarget(name: "LedgerBench", dependencies: ["ProvisioningLedger", "ProvisioningLedgerSQLite"],
                       path: "Benchmarks/LedgerBench"),
     // The shared ledger under load (make bench, against scripts/with-postgres.sh's server).
@@ -158,6 +177,9 @@ let package = Package(
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio")]),
+    .testTarget(name: "SUNServiceTests", dependencies: [
+      "SUNService", "NTAG424", "ProvisioningLedger", "ProvisioningLedgerSQLite", "Hex",
+      .product(name: "Hummingbird", package: "hummingbird")]),
     .testTarget(name: "nfctagTests", dependencies: [
       "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "NTAG424Originality", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking", "PCSC"]),
   ],

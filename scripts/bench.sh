@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the NTAG 424
 # DNA commands' exchanges with the tag (sdm setup, keys change --all) and the SUN verifier's URLs
-# per second (Benchmarks/SUNBench); the SQLite
+# per second (Benchmarks/SUNBench), and `sdm serve` under wrk (scripts/bench-sun-serve.sh); the SQLite
 # ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on three corpora (small
 # messages of four kinds; small messages of every record kind, 154 bytes on average; mixed
@@ -38,6 +38,13 @@ rm -rf "$t424"
 echo
 echo "== NTAG 424 DNA: the SUN verifier, URLs per second on one core (Benchmarks/SUNBench)"
 "$bin/SUNBench"
+
+# The service: wrk (a second process, on the same two cores) against sdm serve; each request a
+# fresh tap. SQLite on disk (.build-bench), then a throw-away PostgreSQL when one can be started.
+echo
+echo "== SUN verification service: sdm serve under wrk, ${BENCH_SUN_CONNECTIONS:-64} connections, ${BENCH_SUN_SECONDS:-10} s, every request a fresh tap (scripts/bench-sun-serve.sh; goal with SQLite: >= 20000 per second)"
+scripts/bench-sun-serve.sh "$bin" "$(pwd)/.build-bench/sun-serve.ledger" sqlite
+scripts/with-postgres.sh bash -c 'if [ -n "${NFCTAG_TEST_POSTGRES:-}" ]; then scripts/bench-sun-serve.sh "$0" "$NFCTAG_TEST_POSTGRES" postgresql; else echo "postgresql: skipped (no PostgreSQL)"; fi' "$bin"
 
 # pcscd is one per machine: the vpcd part takes the e2e lock itself (set NFCTAG_E2E_LOCK_HELD=1 when
 # the caller already holds it, or flock would wait for itself).

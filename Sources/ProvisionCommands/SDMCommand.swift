@@ -43,7 +43,7 @@ package struct SDMCommand: ParsableCommand {
     commandName: "sdm",
     abstract: "Set up NTAG 424 DNA tags to produce SUN URLs, and check the URLs (Secure Dynamic Messaging).",
     discussion: "See ntag424.md in the documentation folder: URL placeholders, key roles, exit statuses.",
-    subcommands: [Setup.self, Verify.self])
+    subcommands: [Setup.self, Verify.self, Serve.self])
 
   package init() {}
 

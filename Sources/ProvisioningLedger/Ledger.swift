@@ -78,6 +78,22 @@ public protocol Ledger: AnyObject, Sendable {
   /// Counts by state.
   func counts() throws(LedgerError) -> LedgerCounts
 
+  /// A SUN verification service's replay check: records `counter` as the last SDM read counter
+  /// accepted for `uid` when the ledger holds none for it or a lower one, in one statement (an
+  /// upsert whose update is conditional on the stored counter being lower). Of several services
+  /// sharing the ledger that accept the same counter at once, exactly one gets
+  /// ``LedgerCounterCheck/accepted``. Counters are kept per UID, across jobs (a UID names one
+  /// tag); nothing but the UID and the counter is stored.
+  func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck
+
+  /// ``acceptCounter(uid:counter:)`` for each of `counters`, all in one transaction (one commit:
+  /// a verification service groups the requests that wait at once), each statement as that call's.
+  /// Counters of one UID take effect in the order given; a backend may run different UIDs in
+  /// another order (PostgreSQL: by UID, so two servers' batches never wait for each other in a
+  /// cycle). Throws, with nothing committed, when the transaction fails.
+  /// - Returns: one check per counter, in the order given.
+  func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck]
+
   /// Closes the connection. Further calls throw ``LedgerError/closed``.
   func close()
 }

@@ -280,6 +280,42 @@ public final class PostgresLedger: Ledger {
     }
   }
 
+  // MARK: SUN counters
+
+  public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
+    try session.transaction { (connection) throws(TransactionError) in
+      try Self.accept(connection, LedgerCounter(uid: uid, counter: counter))
+    }
+  }
+
+  public func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
+    // By UID (the given order within one UID): every server locks the rows of its batch in the
+    // same order, so two batches never wait for each other in a cycle (no deadlock abort).
+    let order = counters.indices.sorted { (counters[$0].uid, $0) < (counters[$1].uid, $1) }
+    return try session.transaction { (connection) throws(TransactionError) in
+      var checks = [LedgerCounterCheck](repeating: .accepted, count: counters.count)
+      for index in order { checks[index] = try Self.accept(connection, counters[index]) }
+      return checks
+    }
+  }
+
+  /// One counter, in one statement: of two servers upserting the same counter at once, the second
+  /// waits for the first's row lock, then sees its counter and updates nothing (no row returned).
+  private static func accept(_ connection: SyncConnection, _ offered: LedgerCounter) throws(TransactionError) -> LedgerCounterCheck {
+    let uid = offered.uid, value = Int64(offered.counter)
+    let accepted = try connection.query("""
+      INSERT INTO nfctag_sun_counters (uid, counter) VALUES (\(uid), \(value))
+      ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE nfctag_sun_counters.counter < excluded.counter
+      RETURNING counter
+      """)
+    if accepted.first != nil { return .accepted }
+    let rows = try connection.query("SELECT counter FROM nfctag_sun_counters WHERE uid = \(uid)")
+    guard let row = rows.first else { throw .ledger(.incompatible("a SUN counter of the ledger cannot be read")) }
+    let stored: Int = try connection.decode(row, Int.self)
+    guard let last = UInt32(exactly: stored) else { throw .ledger(.incompatible("a SUN counter of the ledger cannot be read")) }
+    return .notAbove(last: last)
+  }
+
   // MARK: Columns
 
   static let columns =

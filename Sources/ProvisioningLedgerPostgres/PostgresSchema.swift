@@ -11,12 +11,14 @@ import ProvisioningLedger
 /// - `nfctag_rows`: one row per job row, `PRIMARY KEY (job, id)`, `UNIQUE (job, uid)`, and a
 ///   check that a pending row has no UID and every other row has one.
 /// - `nfctag_tag_failures`: tags that failed with no row bound to them, in order (`serial`).
+/// - `nfctag_sun_counters(uid, counter)`: the last SDM read counter a verification service
+///   accepted per UID, across jobs (``Ledger/acceptCounter(uid:counter:)``).
 ///
 /// Times are the text the caller wrote (ISO 8601 UTC with milliseconds), so both backends export
 /// the same bytes.
 enum PostgresSchema {
   /// The version this build writes. A database at a higher version is refused.
-  static let version = 3
+  static let version = 4
   /// The advisory lock that serialises creating and migrating the tables: 8 stations starting
   /// at once must not race on CREATE TABLE.
   static let migrationLock: Int64 = 0x6E66_6374_6167_0001
@@ -72,6 +74,14 @@ enum PostgresSchema {
     // 3: how far each row's tag came (an NTAG 424 DNA's steps and key versions), NULL for none.
     [
       "ALTER TABLE nfctag_rows ADD COLUMN progress text",
+    ],
+    // 4: the SUN read counter last accepted per UID (sdm serve's replay check), across jobs.
+    [
+      """
+      CREATE TABLE nfctag_sun_counters (
+        uid text PRIMARY KEY,
+        counter bigint NOT NULL CHECK (counter BETWEEN 0 AND 16777215))
+      """,
     ],
   ]
 

@@ -11,10 +11,12 @@ enum LedgerSchema {
   /// `PRAGMA application_id` of a ledger file: "NFCL".
   static let applicationID = 0x4E46_434C
   /// The schema this code writes.
-  static let version = 3
+  static let version = 4
 
-  /// Version 3. `jobs.settings`: what the job writes (``Ledger/settings()``), NULL until recorded;
-  /// `rows.progress`: how far the tag's set-up came (``Ledger/recordProgress(rowID:uid:progress:)``).
+  /// Version 4. `jobs.settings`: what the job writes (``Ledger/settings()``), NULL until recorded;
+  /// `rows.progress`: how far the tag's set-up came (``Ledger/recordProgress(rowID:uid:progress:)``);
+  /// `sun_counters`: the last SDM read counter a verification service accepted per UID, across
+  /// jobs (``Ledger/acceptCounter(uid:counter:)``).
   static let tables = [
     """
     CREATE TABLE jobs (
@@ -58,13 +60,23 @@ enum LedgerSchema {
     )
     """,
     "CREATE INDEX tag_failures_by_job ON tag_failures (job, seq)",
+    sunCounters,
   ]
+
+  /// The table of ``Ledger/acceptCounter(uid:counter:)`` (version 4).
+  static let sunCounters = """
+    CREATE TABLE sun_counters (
+      uid TEXT PRIMARY KEY NOT NULL,
+      counter INTEGER NOT NULL CHECK (counter BETWEEN 0 AND 16777215)
+    )
+    """
 
   /// The statements that take a ledger from version `n` to `n + 1`, by `n`. A job of an older
   /// ledger has no settings until its next run records them; its rows have no progress.
   static let migrations: [Int: [String]] = [
     1: ["ALTER TABLE jobs ADD COLUMN settings TEXT"],
     2: ["ALTER TABLE rows ADD COLUMN progress TEXT"],
+    3: [sunCounters],
   ]
 
   /// What a file holds before it is used.

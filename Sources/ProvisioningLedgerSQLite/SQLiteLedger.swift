@@ -276,6 +276,71 @@ public final class SQLiteLedger: Ledger {
     }
   }
 
+  // MARK: SUN counters
+
+  public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
+    try withConnection { db throws(LedgerError) in try Self.accept(db, LedgerCounter(uid: uid, counter: counter), path: path) }
+  }
+
+  /// Four statements whatever the batch's size (each is a round trip to the connection's thread):
+  /// under the write lock (`BEGIN IMMEDIATE`: no other connection writes until the commit), the
+  /// batch's UIDs' counters are read, each counter checked in order against them, then the
+  /// highest accepted counter of each UID written by one multi-row upsert with the same condition
+  /// as ``acceptCounter(uid:counter:)``; every row it should change must come back.
+  public func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
+    guard !counters.isEmpty else { return [] }
+    return try withConnection { db throws(LedgerError) in
+      try db.transaction(.write) { () throws(LedgerError) -> [LedgerCounterCheck] in
+        var seen: Set<String> = []
+        let uids = counters.map(\.uid).filter { seen.insert($0).inserted }
+        var stored: [String: UInt32] = [:]
+        let marks = Array(repeating: "?", count: uids.count).joined(separator: ", ")
+        for row in try db.query("SELECT uid, counter FROM sun_counters WHERE uid IN (\(marks))", uids.map { .text($0) }) {
+          guard let uid = row.column("uid")?.string, let value = row.column("counter")?.integer.flatMap({ UInt32(exactly: $0) })
+          else { throw .incompatible("\(path): a SUN counter of the ledger cannot be read") }
+          stored[uid] = value
+        }
+        var checks: [LedgerCounterCheck] = []
+        var accepted: [String: UInt32] = [:]
+        for offered in counters {
+          if let last = stored[offered.uid], offered.counter <= last {
+            checks.append(.notAbove(last: last))
+          } else {
+            checks.append(.accepted)
+            stored[offered.uid] = offered.counter
+            accepted[offered.uid] = offered.counter
+          }
+        }
+        guard !accepted.isEmpty else { return checks }
+        let rows = Array(repeating: "(?, ?)", count: accepted.count).joined(separator: ", ")
+        let written = try db.query("""
+          INSERT INTO sun_counters (uid, counter) VALUES \(rows)
+          ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
+          RETURNING uid
+          """, accepted.flatMap { [SQLiteData.text($0.key), .integer(Int($0.value))] })
+        guard written.count == accepted.count else {
+          throw .unavailable("\(path): \(accepted.count - written.count) SUN counters changed under the write lock")
+        }
+        return checks
+      }
+    }
+  }
+
+  /// One counter: the row is inserted, or updated only when its counter is lower, in one
+  /// statement; RETURNING yields a row exactly when one of them happened.
+  private static func accept(_ db: BlockingConnection, _ offered: LedgerCounter, path: String) throws(LedgerError) -> LedgerCounterCheck {
+    let accepted = try db.query("""
+      INSERT INTO sun_counters (uid, counter) VALUES (?1, ?2)
+      ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
+      RETURNING counter
+      """, [.text(offered.uid), .integer(Int(offered.counter))])
+    if !accepted.isEmpty { return .accepted }
+    let last = try db.query("SELECT counter FROM sun_counters WHERE uid = ?", [.text(offered.uid)]).first?
+      .column("counter")?.integer.flatMap { UInt32(exactly: $0) }
+    guard let last else { throw .incompatible("\(path): a SUN counter of the ledger cannot be read") }
+    return .notAbove(last: last)
+  }
+
   // MARK: Helpers
 
   /// The value of `PRAGMA name` on this object's connection (for tests: `journal_mode`, `synchronous`…).

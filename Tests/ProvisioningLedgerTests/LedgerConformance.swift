@@ -36,6 +36,9 @@ enum LedgerConformance {
     LedgerCheck(name: "two jobs stay apart", run: twoJobsStayApart),
     LedgerCheck(name: "a closed ledger refuses calls", run: closedLedgerRefusesCalls),
     LedgerCheck(name: "two connections, four threads, 200 rows", run: concurrentClaims),
+    LedgerCheck(name: "SUN counters only go up", run: sunCounters),
+    LedgerCheck(name: "SUN counters in one transaction", run: sunCounterBatches),
+    LedgerCheck(name: "two connections, four threads, one counter each accepted once", run: concurrentCounters),
   ]
 
   static let job = LedgerJob(name: "job-a")

@@ -68,6 +68,7 @@ struct PostgresLedgerTests {
     let admin = try AdminConnection(scratch.settings)
     try admin.run("ALTER TABLE nfctag_jobs DROP COLUMN settings")
     try admin.run("ALTER TABLE nfctag_rows DROP COLUMN progress")
+    try admin.run("DROP TABLE nfctag_sun_counters")
     try admin.run("UPDATE nfctag_ledger_schema SET version = 1")
     let ledger = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"), createIfMissing: false)
     defer { ledger.close() }
@@ -88,13 +89,29 @@ struct PostgresLedgerTests {
     // As version 2 left it: no progress column.
     let admin = try AdminConnection(scratch.settings)
     try admin.run("ALTER TABLE nfctag_rows DROP COLUMN progress")
+    try admin.run("DROP TABLE nfctag_sun_counters")
     try admin.run("UPDATE nfctag_ledger_schema SET version = 2")
     let ledger = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"), createIfMissing: false)
     defer { ledger.close() }
-    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == 3)
+    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == Int(PostgresSchema.version))
     #expect(try ledger.records().map(\.progress) == [nil, nil])
     try ledger.recordProgress(rowID: "r1", uid: "04a1", progress: "P")
     #expect(try ledger.row(boundTo: "04a1")?.progress == "P")
+  }
+
+  @Test func aVersion3LedgerIsMigratedAndKeepsSUNCounters() throws {
+    let scratch = try ScratchDatabase()
+    defer { scratch.drop() }
+    try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line")).close()
+    // As version 3 left it: no counters table.
+    let admin = try AdminConnection(scratch.settings)
+    try admin.run("DROP TABLE nfctag_sun_counters")
+    try admin.run("UPDATE nfctag_ledger_schema SET version = 3")
+    let ledger = try PostgresLedger(settings: scratch.settings, job: LedgerJob(name: "line"), createIfMissing: false)
+    defer { ledger.close() }
+    #expect(try admin.int("SELECT version::int8 FROM nfctag_ledger_schema") == 4)
+    #expect(try ledger.acceptCounter(uid: "04a1", counter: 5) == .accepted)
+    #expect(try ledger.acceptCounter(uid: "04a1", counter: 4) == .notAbove(last: 5))
   }
 
   @Test func unknownJobWithoutCreate() throws {

@@ -113,8 +113,10 @@ final class ScratchDirectory: Sendable {
     #expect(try ledger.recordSettings("T", replacing: false) == .differs(recorded: "S"))
   }
 
+  /// The tables as schema version 3 created them: no `sun_counters`.
+  static let version3Tables = LedgerSchema.tables.filter { $0 != LedgerSchema.sunCounters }
   /// The tables as schema version 2 created them: rows without `progress`.
-  static let version2Tables = LedgerSchema.tables.map { $0.replacingOccurrences(of: "  progress TEXT,\n", with: "") }
+  static let version2Tables = version3Tables.map { $0.replacingOccurrences(of: "  progress TEXT,\n", with: "") }
 
   @Test func aVersion2LedgerIsMigratedAndItsRowsGetProgress() throws {
     #expect(Self.version2Tables != LedgerSchema.tables)
@@ -130,10 +132,26 @@ final class ScratchDirectory: Sendable {
       """)
     raw.close()
     let ledger = try SQLiteLedger(path: path, job: C.job, createIfMissing: false)
-    #expect(try ledger.pragma("user_version") == "3")
+    #expect(try ledger.pragma("user_version") == String(LedgerSchema.version))
     #expect(try ledger.row(boundTo: "04a1")?.progress == nil)
     try ledger.recordProgress(rowID: "1", uid: "04a1", progress: "P")
     #expect(try ledger.row(boundTo: "04a1")?.progress == "P")
+  }
+
+  @Test func aVersion3LedgerIsMigratedAndKeepsSUNCounters() throws {
+    #expect(Self.version3Tables.count == LedgerSchema.tables.count - 1)
+    let directory = try ScratchDirectory()
+    let path = directory.file("v3.sqlite")
+    let raw = try BlockingConnection.open(path: path, create: true)
+    for statement in Self.version3Tables { _ = try raw.query(statement) }
+    _ = try raw.query("PRAGMA application_id = \(LedgerSchema.applicationID)")
+    _ = try raw.query("PRAGMA user_version = 3")
+    _ = try raw.query("INSERT INTO jobs (name) VALUES ('job-a')")
+    raw.close()
+    let ledger = try SQLiteLedger(path: path, job: C.job, createIfMissing: false)
+    #expect(try ledger.pragma("user_version") == "4")
+    #expect(try ledger.acceptCounter(uid: "04a1", counter: 5) == .accepted)
+    #expect(try ledger.acceptCounter(uid: "04a1", counter: 5) == .notAbove(last: 5))
   }
 
   @Test func anEmptyFileBecomesALedgerOnlyWhenAsked() throws {

@@ -10,6 +10,7 @@ final class InMemoryLedger: Ledger {
     var rows: [LedgerRecord] = []
     var failures: [LedgerTagFailure] = []
     var settings: String?
+    var counters: [String: UInt32] = [:]
   }
   private let state = Locked(State())
   /// How many `unclaim` calls still fail as unavailable (a server restarting).
@@ -109,6 +110,20 @@ final class InMemoryLedger: Ledger {
 
   func records() throws(LedgerError) -> [LedgerRecord] { state.withLock { $0.rows } }
   func tagFailures() throws(LedgerError) -> [LedgerTagFailure] { state.withLock { $0.failures } }
+
+  func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
+    state.withLock { s in
+      if let last = s.counters[uid], last >= counter { return .notAbove(last: last) }
+      s.counters[uid] = counter
+      return .accepted
+    }
+  }
+
+  func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
+    var checks: [LedgerCounterCheck] = []
+    for offered in counters { checks.append(try acceptCounter(uid: offered.uid, counter: offered.counter)) }
+    return checks
+  }
 
   func counts() throws(LedgerError) -> LedgerCounts {
     state.withLock { s in

@@ -12,6 +12,7 @@ import NTAG424
 import NTAG424Tag
 import PCSC
 import Provisioning
+import ProvisionCommands
 import ProvisioningLedger
 
 /// Every case of every failure type the tool maps goes through `cliFailure(for:)`, the one entry
@@ -242,6 +243,13 @@ import ProvisioningLedger
                                                        offset: nil)), "Application Directory has a wrong CRC")
     expectDocumented(NFCReaderError(TagError.notFormatted(MIFAREClassicError.madAbsent(generalPurposeByte: 0x69).description)),
                      "a tag that is not NDEF formatted")
+  }
+
+  /// `sdm serve`'s own failure: an address it cannot listen on.
+  @Test func sdmServeCannotListen() {
+    let failure = SDMCommand.Serve.listenFailure(ListenAddress(host: "127.0.0.1", port: 8080), POSIXError(.EADDRINUSE))
+    expectDocumented(failure, "cannot listen on its address")
+    #expect(failure.message.hasPrefix("cannot listen on 127.0.0.1:8080: "))
   }
 
   @Test func aWrongKeyNamesTheOption() {

@@ -1,0 +1,100 @@
+import NTAG424
+
+/// The query parameter names of the URLs the service checks, as `sdm setup` and
+/// `provision --sdm-url` write them (`{picc}` → `p`, `{cmac}` → `c`, `{enc:N}` → `enc` by default).
+public struct SUNParameterNames: Sendable, Equatable {
+  public var piccData: String
+  public var mac: String
+  public var fileData: String
+  public init(piccData: String = "p", mac: String = "c", fileData: String = "enc") {
+    self.piccData = piccData; self.mac = mac; self.fileData = fileData
+  }
+}
+
+/// A request's query read as a SUN URL: its own parameters (`p=…&c=…`), or a whole tapped URL in
+/// `url=…` (percent-encoded).
+enum SUNQuery {
+  /// The longest query taken, in bytes: a SUN URL with 256 bytes of encrypted file data, percent
+  /// encoded, fits in a quarter of it. Longer ones are refused before any parsing.
+  static let maxBytes = 4096
+
+  /// Why a query is not one.
+  enum Problem: Error, Equatable, CustomStringConvertible {
+    case empty
+    case tooLong(Int)
+    case badEncoding
+    case url(SUNURLError)
+
+    var description: String {
+      switch self {
+      case .empty: return "no query: give the tag's parameters (?p=…&c=…) or a whole tapped URL (?url=…)"
+      case .tooLong(let n): return "the query has \(n) bytes, more than \(SUNQuery.maxBytes)"
+      case .badEncoding: return "the 'url' parameter is not valid percent-encoded UTF-8"
+      case .url(let error): return error.description
+      }
+    }
+  }
+
+  /// The SUN fields of `query` (the part after `?`, as received).
+  static func parse(_ query: String?, names: SUNParameterNames) throws(Problem) -> SUNURL {
+    guard let query, !query.isEmpty else { throw .empty }
+    let count = query.utf8.count
+    guard count <= maxBytes else { throw .tooLong(count) }
+    let url: String
+    if let whole = try wholeURL(in: query, names: names) {
+      url = whole
+    } else {
+      url = "?" + query
+    }
+    do {
+      return try SUNURL(parsing: url, piccDataParameter: names.piccData, macParameter: names.mac,
+                        fileDataParameter: names.fileData)
+    } catch {
+      throw .url(error)
+    }
+  }
+
+  /// The decoded `url` parameter when the query has one and not the PICCData parameter.
+  private static func wholeURL(in query: String, names: SUNParameterNames) throws(Problem) -> String? {
+    var found: Substring.UTF8View?
+    for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+      let name = pair.prefix { $0 != UInt8(ascii: "=") }
+      if name.elementsEqual(names.piccData.utf8) { return nil }
+      guard name.elementsEqual("url".utf8) else { continue }
+      guard found == nil else { throw .url(.duplicateParameter("url")) }
+      found = pair.dropFirst(name.count + 1)
+    }
+    guard let found else { return nil }
+    guard let decoded = percentDecoded(found) else { throw .badEncoding }
+    return decoded
+  }
+
+  /// RFC 3986 §2.1 percent-decoding (and `+` as a space, as forms send it); nil for a `%` not
+  /// followed by two hex digits or bytes that are not UTF-8.
+  static func percentDecoded(_ text: some Collection<UInt8>) -> String? {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.count)
+    var iterator = text.makeIterator()
+    while let byte = iterator.next() {
+      switch byte {
+      case UInt8(ascii: "%"):
+        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+        bytes.append(high << 4 | low)
+      case UInt8(ascii: "+"):
+        bytes.append(0x20)
+      default:
+        bytes.append(byte)
+      }
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
+
+  private static func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+}

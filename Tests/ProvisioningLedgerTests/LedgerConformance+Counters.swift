@@ -1,0 +1,80 @@
+import Foundation
+import Locking
+import ProvisioningLedger
+import Testing
+
+extension LedgerConformance {
+  /// A UID of this check's own: counters are per UID across jobs, and a PostgreSQL store keeps
+  /// apart only the jobs of concurrent test runs.
+  static func counterUID(_ head: String) -> String {
+    head + (0..<5).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+  }
+
+  /// SUN counters: the first counter of a UID is accepted, then only higher ones; each UID has
+  /// its own; they are shared by every job of the store (a UID names one tag).
+  static func sunCounters(_ open: LedgerFactory) throws {
+    let ledger = try open(job)
+    let (aa, bb) = (counterUID("04aa"), counterUID("04bb"))
+    #expect(try ledger.acceptCounter(uid: aa, counter: 7) == .accepted)
+    #expect(try ledger.acceptCounter(uid: aa, counter: 7) == .notAbove(last: 7))
+    #expect(try ledger.acceptCounter(uid: aa, counter: 3) == .notAbove(last: 7))
+    #expect(try ledger.acceptCounter(uid: aa, counter: 8) == .accepted)
+    #expect(try ledger.acceptCounter(uid: bb, counter: 0) == .accepted)
+    #expect(try ledger.acceptCounter(uid: bb, counter: 0) == .notAbove(last: 0))
+    #expect(try ledger.acceptCounter(uid: bb, counter: 0xFF_FFFF) == .accepted)
+    let other = try open(LedgerJob(name: "job-b"))
+    #expect(try other.acceptCounter(uid: aa, counter: 8) == .notAbove(last: 8))
+    #expect(try other.acceptCounter(uid: aa, counter: 9) == .accepted)
+    #expect(try ledger.acceptCounter(uid: aa, counter: 9) == .notAbove(last: 9))
+    #expect(try ledger.counts() == LedgerCounts())  // no row, no failure: counters are apart
+  }
+
+  /// A batch: one transaction, each counter checked as alone, in the order given within a UID.
+  static func sunCounterBatches(_ open: LedgerFactory) throws {
+    let ledger = try open(job)
+    let (aa, bb) = (counterUID("04aa"), counterUID("04bb"))
+    #expect(try ledger.acceptCounter(uid: bb, counter: 10) == .accepted)
+    let batch = [LedgerCounter(uid: aa, counter: 5), LedgerCounter(uid: bb, counter: 9),
+                 LedgerCounter(uid: aa, counter: 5), LedgerCounter(uid: aa, counter: 4),
+                 LedgerCounter(uid: bb, counter: 11), LedgerCounter(uid: aa, counter: 6)]
+    #expect(try ledger.acceptCounters(batch) == [.accepted, .notAbove(last: 10), .notAbove(last: 5), .notAbove(last: 5),
+                                                 .accepted, .accepted])
+    #expect(try ledger.acceptCounters([]) == [])
+    #expect(try ledger.acceptCounter(uid: aa, counter: 6) == .notAbove(last: 6))
+    #expect(try ledger.acceptCounter(uid: bb, counter: 11) == .notAbove(last: 11))
+  }
+
+  /// Two ledger objects (two connections), two threads on each, all offering the same counters
+  /// 1…100 of one UID in the same order: each counter is accepted exactly once in all.
+  static func concurrentCounters(_ open: LedgerFactory) throws {
+    let ledgers = [try open(job), try open(job)]
+    let (cc, dd) = (counterUID("04cc"), counterUID("04dd"))
+    let accepted = Locked<[UInt32]>([])
+    let errors = Locked<[String]>([])
+    let finished = DispatchGroup()
+    for thread in 0..<4 {
+      finished.enter()
+      Thread.detachNewThread {
+        defer { finished.leave() }
+        for counter in UInt32(1)...100 {
+          do {
+            // Threads 0 and 1 one counter at a time; 2 and 3 in batches of two, another UID first.
+            let won = thread < 2
+              ? try ledgers[thread % 2].acceptCounter(uid: cc, counter: counter) == .accepted
+              : try ledgers[thread % 2].acceptCounters([LedgerCounter(uid: dd, counter: counter),
+                                                        LedgerCounter(uid: cc, counter: counter)]).last == .accepted
+            if won {
+              accepted.withLock { $0.append(counter) }
+            }
+          } catch {
+            errors.withLock { $0.append("\(counter): \(error)") }
+            return
+          }
+        }
+      }
+    }
+    #expect(finished.wait(timeout: .now() + 120) == .success)
+    #expect(errors.withLock { $0 } == [])
+    #expect(accepted.withLock { $0 }.sorted() == Array(1...100))
+  }
+}

@@ -15,6 +15,9 @@
 #  - cli: the rest of nfctagTests (command lines in process, the built programs on `sim:` readers),
 #    and DocsCommands, whose tests take both slots only around the documented commands that need
 #    pcscd (in the e2e process, the rest of their work would keep a slot's thread busy).
+# The end-to-end suites are the longest part and mostly wait: lib and cli run at a lower priority
+# (nice 10), so that an end-to-end step (a program starting, an emulator answering) is not kept
+# waiting behind them for a core; they still finish within the end-to-end suites' time.
 # The test bundle runs directly: `swift test` takes SwiftPM's lock on .build, and a second one
 # would wait for the first. Each process writes its own log (.build/test-NAME.log), shown whole
 # when all have ended.
@@ -26,21 +29,21 @@ swift=${SWIFT:-swift}
 bundle=$("$swift" build --show-bin-path)/nfctagPackageTests.xctest
 [ -x "$bundle" ] || { echo "run-tests: no test bundle at $bundle: build it first (swift build --build-tests)" >&2; exit 1; }
 end_to_end='^nfctagTests\.[A-Za-z0-9]*(EndToEnd|E2E)[A-Za-z0-9]*/'
-run() {  # run NAME OPTIONS...: the bundle's Swift Testing tests, into .build/test-NAME.log
-  local name=$1
-  shift
-  "$bundle" --testing-library swift-testing "$@" > ".build/test-$name.log" 2>&1
+run() {  # run NAME NICENESS OPTIONS...: the bundle's Swift Testing tests, into .build/test-NAME.log
+  local name=$1 niceness=$2
+  shift 2
+  nice -n "$niceness" "$bundle" --testing-library swift-testing "$@" > ".build/test-$name.log" 2>&1
 }
 pcsc='^(PCSCTests|NFCReadersTests|NFCEmulatorVPCDTests)\.'
 started=$SECONDS
 flock /tmp/nfctag-vpcd-slot-0.lock flock /tmp/nfctag-vpcd-slot-1.lock \
   "$bundle" --testing-library swift-testing --filter "$pcsc" > .build/test-pcsc.log 2>&1 &
 pcsc_pid=$!
-run lib --skip '^nfctagTests\.' --skip "$pcsc" &
+run lib 10 --skip '^nfctagTests\.' --skip "$pcsc" &
 lib_pid=$!
-run e2e --filter "$end_to_end" &
+run e2e 0 --filter "$end_to_end" &
 e2e_pid=$!
-run cli --filter '^nfctagTests\.' --skip "$end_to_end" &
+run cli 10 --filter '^nfctagTests\.' --skip "$end_to_end" &
 cli_pid=$!
 status=0
 names="pcsc lib cli e2e"

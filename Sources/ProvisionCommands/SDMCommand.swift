@@ -64,12 +64,7 @@ package struct SDMCommand: ParsableCommand {
         """)
     @Argument(help: "The URL the tag produced.") package var url: String
     @OptionGroup package var keys: SDMKeyOptions
-    @Option(help: ArgumentHelp("The query parameter holding encrypted PICCData.", valueName: "name"))
-    package var piccParam = "p"
-    @Option(help: ArgumentHelp("The query parameter holding the CMAC (SDMMAC).", valueName: "name"))
-    package var macParam = "c"
-    @Option(help: ArgumentHelp("The query parameter holding encrypted file data, when present.", valueName: "name"))
-    package var encParam = "enc"
+    @OptionGroup package var parameters: SUNParameterOptions
     @Option(help: ArgumentHelp("A file of the last counter accepted per UID; a counter not above it is a replay.",
                                valueName: "file"))
     package var counterStore: String?
@@ -81,13 +76,7 @@ package struct SDMCommand: ParsableCommand {
     /// True for JSON output: `--format json`, or `--json`.
     package var json: Bool { output.json }
 
-    package func validate() throws {
-      let names = [piccParam, macParam, encParam]
-      guard names.allSatisfy({ !$0.isEmpty && !$0.contains("=") && !$0.contains("&") }) else {
-        throw ValidationError("--picc-param, --mac-param and --enc-param take a parameter name (no '=' or '&').")
-      }
-      guard Set(names).count == 3 else { throw ValidationError("--picc-param, --mac-param and --enc-param must differ.") }
-    }
+    package func validate() throws { try parameters.validate(reserved: []) }
 
     package func run(in context: CommandContext) throws { try context.handOver(self) }
   }

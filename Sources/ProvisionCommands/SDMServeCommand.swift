@@ -58,12 +58,7 @@ extension SDMCommand {
     package var job: String?
     @Option(help: ArgumentHelp("Ledger connections (1 for a file; PostgreSQL: 4 by default).", valueName: "n"))
     package var connections: Int?
-    @Option(help: ArgumentHelp("The query parameter holding encrypted PICCData.", valueName: "name"))
-    package var piccParam = "p"
-    @Option(help: ArgumentHelp("The query parameter holding the CMAC (SDMMAC).", valueName: "name"))
-    package var macParam = "c"
-    @Option(help: ArgumentHelp("The query parameter holding encrypted file data, when present.", valueName: "name"))
-    package var encParam = "enc"
+    @OptionGroup package var parameters: SUNParameterOptions
 
     package init() {}
 
@@ -72,13 +67,7 @@ extension SDMCommand {
         throw ValidationError("give the master key with one of --master-key-file or --master-key-env.")
       }
       if let connections, !(1...64).contains(connections) { throw ValidationError("--connections takes 1 to 64.") }
-      let names = [piccParam, macParam, encParam, "url"]
-      guard names.allSatisfy({ !$0.isEmpty && !$0.contains("=") && !$0.contains("&") }) else {
-        throw ValidationError("--picc-param, --mac-param and --enc-param take a parameter name (no '=' or '&').")
-      }
-      guard Set(names).count == 4 else {
-        throw ValidationError("--picc-param, --mac-param and --enc-param must differ from each other and from 'url'.")
-      }
+      try parameters.validate(reserved: ["url"])
     }
 
     package func run(in context: CommandContext) throws { try context.handOver(self) }

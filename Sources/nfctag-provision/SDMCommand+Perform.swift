@@ -10,7 +10,8 @@ extension SDMCommand.Verify: PerformedCommand {
     let keys = try SDMKeys(self.keys, in: context)
     let sun: SUNURL
     do {
-      sun = try SUNURL(parsing: url, piccDataParameter: piccParam, macParameter: macParam, fileDataParameter: encParam)
+      sun = try SUNURL(parsing: url, piccDataParameter: parameters.piccParam, macParameter: parameters.macParam,
+                       fileDataParameter: parameters.encParam)
     } catch {
       throw rejection("not a SUN URL: \(error)", in: context)
     }

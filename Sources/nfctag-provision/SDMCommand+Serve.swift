@@ -30,7 +30,8 @@ extension SDMCommand.Serve: PerformedCommand {
     let counters = SUNCounters(ledgers: ledgers, baselines: baselines)
     defer { counters.close() }
     let verifier = SUNVerifier(keys: .master(master), counters: counters,
-                               names: SUNParameterNames(piccData: piccParam, mac: macParam, fileData: encParam))
+                               names: SUNParameterNames(piccData: parameters.piccParam, mac: parameters.macParam,
+                                                        fileData: parameters.encParam))
     var logger = Logger(label: "nfctag.sdm-serve")
     logger.logLevel = .error
     let sink = context.output

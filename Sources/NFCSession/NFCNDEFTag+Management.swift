@@ -70,6 +70,16 @@ extension NFCNDEFTag {
     }
   }
 
+  /// MIFARE Classic: true when ``format()`` has still to run before the card holds NDEF (no MAD,
+  /// as on a factory-fresh card, or a format a removal cut short); false for a card formatted
+  /// whole. Other tags: false, without an exchange.
+  public func needsMIFAREClassicFormat() throws(NFCReaderError) -> Bool {
+    try connection.withPlatform { platform throws(TagError) in
+      guard let classic = platform as? MIFAREClassicTag else { return false }
+      return try classic.needsFormat()
+    }
+  }
+
   /// NTAG21x / Ultralight EV1: writes PWD and PACK, then AUTH0 (`protectFrom`; 0xFF turns
   /// protection off) and PROT (`protectReads`).
   public func setPassword(_ password: [UInt8], pack: [UInt8], protectFrom page: UInt8, protectReads: Bool) throws(NFCReaderError) {

@@ -147,19 +147,28 @@ extension ClassicCLI {
 }
 
 extension ClassicCLI {
-  /// `provision` writes NDEF-formatted Classic cards the feeder presents; a factory card is
-  /// refused as not formatted (65), untouched.
-  @Test func provisionWritesFormattedClassicCards() throws {
+  /// `provision` writes the Classic cards the feeder presents: NDEF-formatted ones as they are,
+  /// factory ones formatted first (the MAD, the NDEF sectors), each holding its row's URL.
+  @Test func provisionWritesFormattedAndFactoryClassicCards() throws {
     let dir = URL(fileURLWithPath: try simulator("x").image).deletingLastPathComponent()
     let feed = "sim:mifare-classic-1k-ndef+feed=2,seed=5,images=\(dir.appendingPathComponent("img").path)"
     let run = try runTool(["provision", "--count", "2", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
                            "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains(#"{"event":"summary","done":2,"failed":0,"skipped":0,"remaining":0}"#))
-    let factory = "sim:mifare-classic-1k+feed=1,seed=5,images=\(dir.appendingPathComponent("img2").path)"
-    let refused = try runTool(["provision", "--count", "1", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
-                               "--ledger", dir.appendingPathComponent("m.sqlite").path, "--reader", factory])
-    #expect(refused.stdout.contains("no MIFARE Application Directory"), "\(refused.stdout)")
+    let images = dir.appendingPathComponent("img2")
+    let factory = "sim:mifare-classic-1k/mifare-classic-4k/mifare-classic-mini+feed=3,seed=5,images=\(images.path)"
+    let formatted = try runTool(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+                                 "--ledger", dir.appendingPathComponent("m.sqlite").path, "--reader", factory])
+    #expect(formatted.status == 0, "\(formatted.stderr)")
+    #expect(formatted.stdout.contains(#"{"event":"summary","done":3,"failed":0,"skipped":0,"remaining":0}"#), "\(formatted.stdout)")
+    // A tag's image is saved when the next one comes: the first two here.
+    let saved = try FileManager.default.contentsOfDirectory(atPath: images.path).sorted()
+    #expect(saved.count == 2, "\(saved)")
+    for (n, (name, kind)) in zip(saved, ["mifare-classic-1k", "mifare-classic-4k", "mifare-classic-mini"]).enumerated() {
+      let read = try runTool(["read", "--reader", "sim:\(kind):\(images.appendingPathComponent(name).path)"])
+      #expect(read.stdout.contains("https://example.com/00\(n + 1)"), "\(name): \(read.stdout)\(read.stderr)")
+    }
   }
 }
 

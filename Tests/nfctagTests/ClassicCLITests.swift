@@ -183,3 +183,40 @@ extension ClassicCLI {
     #expect(dump.stdout.contains(#""sector4":{"keyType":"A","key":"the NDEF public key D3F7D3F7D3F7""#))
   }
 }
+
+extension ClassicCLI {
+  /// `value`: init, increment, decrement and read a value block on both faces, the value printed
+  /// and kept in the card's image; what is not a value block is 65, a closed sector 77, and the
+  /// command line's own mistakes 64.
+  @Test(arguments: ["acr122u", "part3"])
+  func valueBlocksThroughTheTool(face: String) throws {
+    let (reader, image) = try simulator("mifare-classic-1k", face: face)
+    let initial = try runTool(["value", "5", "--init", "100", "--reader", reader])
+    #expect(initial.status == 0, "\(initial.stderr)")
+    #expect(initial.stdout == "100\n")
+    #expect(try runTool(["value", "5", "--increment", "25", "--reader", reader]).stdout == "125\n")
+    #expect(try runTool(["value", "5", "--decrement", "200", "--reader", reader]).stdout == "-75\n")
+    #expect(try runTool(["value", "5", "--reader", reader]).stdout == "-75\n")
+    let stored = Array(try bytes(image)[80..<96])
+    #expect(stored == [0xB5, 0xFF, 0xFF, 0xFF, 0x4A, 0x00, 0x00, 0x00, 0xB5, 0xFF, 0xFF, 0xFF, 0x05, 0xFA, 0x05, 0xFA])
+    let notValue = try runTool(["value", "6", "--reader", reader])
+    #expect(notValue.status == 65, "\(notValue.stderr)")
+    #expect(notValue.stderr.contains("block 6 is not a value block"))
+    #expect(try runTool(["value", "7", "--reader", reader]).status == 65)  // a trailer
+    for args in [["value", "0"], ["value", "5", "--init", "1", "--increment", "1"], ["value", "5", "--decrement", "2147483648"]] {
+      let refused = try runTool(args + ["--reader", reader])
+      #expect(refused.status == 64, "\(args): \(refused.stderr)")
+    }
+    // Sector 1 behind keys of its own: 77 without them, done with --keys.
+    var card = try bytes(image)
+    card.replaceSubrange(112..<118, with: [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+    card.replaceSubrange(122..<128, with: [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+    try Data(card).write(to: URL(fileURLWithPath: image))
+    let closed = try runTool(["value", "5", "--increment", "1", "--reader", reader])
+    #expect(closed.status == 77, "\(closed.stderr)")
+    #expect(closed.stderr.contains("no key opened sector 1"))
+    let keys = URL(fileURLWithPath: image).deletingLastPathComponent().appendingPathComponent("keys")
+    try Data("5A6B7C8D9EAF\n".utf8).write(to: keys)
+    #expect(try runTool(["value", "5", "--increment", "1", "--keys", keys.path, "--reader", reader]).stdout == "-74\n")
+  }
+}

@@ -1,6 +1,6 @@
 // libFuzzer entry point over the MIFARE Classic codec without I/O: the MAD (AN10787: GPB, CRC,
-// MAD1 and MAD2), the access bits of every trailer, and the NDEF TLV across the sectors the MAD
-// names. Built by scripts/fuzz.sh with NFCTransport and NFCTags.
+// MAD1 and MAD2), the access bits of every trailer, every data block as a value block
+// (MF1S50yyX §8.6.2.1), and the NDEF TLV across the sectors the MAD names. Built by scripts/fuzz.sh with NFCTransport and NFCTags.
 //
 // Input: chip selector (0 Mini, 1 1K, 2 4K), then the card image (.mfd layout), cut or padded
 // with zeros to the chip's size.
@@ -21,6 +21,13 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
       guard conditions.bytes == access else { fatalError("access bits \(access) re-encode as \(conditions.bytes)") }
       _ = conditions.isPermanent
       _ = conditions.summary
+    }
+  }
+
+  // Every data block as a value block: a decoded one encodes to the same 16 bytes.
+  for n in 1..<chip.blockCount where n != chip.trailer(of: chip.sector(of: n)) {
+    if let value = MIFAREClassicValueBlock(block: block(n)), value.bytes != block(n) {
+      fatalError("value block \(n) re-encodes as \(value.bytes)")
     }
   }
 

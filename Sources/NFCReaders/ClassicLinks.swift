@@ -3,7 +3,8 @@ import NFCTransport
 /// MIFARE Classic through an ACR122U: the MIFARE commands in a PN532 InDataExchange
 /// (`FF 00 00 00 Lc D4 40 01 frame`), the PN532 running Crypto1 (PN532 User Manual §7.3.8, "MIFARE
 /// commands"). Frames: AUTHENTICATION `60`/`61 blk key(6) uid(4)`, READ `30 blk`, WRITE
-/// `A0 blk data(16)`.
+/// `A0 blk data(16)`, INCREMENT `C1`, DECREMENT `C0`, RESTORE `C2 blk operand(4)` and TRANSFER
+/// `B0 blk` (the PN532 sends a value command's two parts itself).
 ///
 /// A refused authentication is the PN532's status 14h ("Mifare: Authentication error", §7.1),
 /// thrown as `TransceiveError.chipError(0x14)`; the card is then selected again.
@@ -37,7 +38,7 @@ public final class ACR122UClassicLink: Transceiver {
       throw error
     }
     switch first {
-    case 0x60, 0x61, 0xA0:
+    case 0x60, 0x61, 0xA0, 0xC0, 0xC1, 0xC2, 0xB0:
       return [0x0A]
     default:
       return data
@@ -51,10 +52,21 @@ public final class ACR122UClassicLink: Transceiver {
 /// (`FF B0 00 blk 10`); WRITE becomes UPDATE BINARY (`FF D6 00 blk 10 data`). The reader runs
 /// Crypto1 and takes the UID itself, so the frame's UID is not sent.
 ///
+/// The value commands are the ACR122U's (ACS ACR122U API V2.04 §5, "Value Block Related
+/// Commands"), which other Part 3 readers of the ACS family share: the reader sends a value
+/// command and its TRANSFER together, so INCREMENT `C1 blk n(4)` and DECREMENT `C0 blk n(4)` are
+/// held until the TRANSFER `B0 blk` into the same block, and go out as one VALUE BLOCK OPERATION
+/// (`FF D7 00 blk 05 01/02 n(4)`, the amount most significant byte first); RESTORE `C2 src`
+/// with TRANSFER `B0 dst` goes out as RESTORE VALUE BLOCK (`FF D7 00 src 02 03 dst`). A TRANSFER
+/// into another block than the command's, or without one, is unsupported.
+///
 /// Every failure, a wrong key included, is `63 00` (ACS ACR122U API V2.04 §5 and the Part 3
 /// readers that follow it), thrown as `TransceiveError.status(63 00)`.
+/// - Warning: Not thread-safe (the held value command); a tag's commands are serialised.
 public final class PartThreeClassicLink: Transceiver {
   let transport: any APDUTransport
+  /// A value command waiting for its TRANSFER: its code, block and operand.
+  private var held: (code: UInt8, block: UInt8, operand: [UInt8])?
   /// 16-byte blocks.
   public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 18, rawCommands: false)
   /// How commands reach the tag, for people.
@@ -79,6 +91,24 @@ public final class PartThreeClassicLink: Transceiver {
       return data
     case 0xA0? where command.count == 18:
       _ = try Self.data(try transport.transmit([0xFF, 0xD6, 0x00, command[1], 0x10] + command[2...]))
+      return [0x0A]
+    case let code? where (0xC0...0xC2).contains(code) && command.count == 6:
+      held = (code, command[1], Array(command[2..<6]))
+      return [0x0A]
+    case 0xB0? where command.count == 2:
+      guard let value = held else { throw .unsupported("a TRANSFER without a value command through a PC/SC Part 3 reader") }
+      held = nil
+      let apdu: [UInt8]
+      switch value.code {
+      case 0xC2:
+        apdu = [0xFF, 0xD7, 0x00, value.block, 0x02, 0x03, command[1]]
+      default:
+        guard command[1] == value.block else {
+          throw .unsupported("a TRANSFER into another block than the value command's through a PC/SC Part 3 reader")
+        }
+        apdu = [0xFF, 0xD7, 0x00, value.block, 0x05, value.code == 0xC1 ? 0x01 : 0x02] + value.operand.reversed()
+      }
+      _ = try Self.data(try transport.transmit(apdu))
       return [0x0A]
     default:
       throw .unsupported("MIFARE command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader")

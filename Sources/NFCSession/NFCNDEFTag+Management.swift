@@ -70,6 +70,35 @@ extension NFCNDEFTag {
     }
   }
 
+  /// MIFARE Classic: true when ``format()`` has still to run before the card holds NDEF (no MAD,
+  /// as on a factory-fresh card, or a format a removal cut short); false for a card formatted
+  /// whole. Other tags: false, without an exchange.
+  public func needsMIFAREClassicFormat() throws(NFCReaderError) -> Bool {
+    try connection.withPlatform { platform throws(TagError) in
+      guard let classic = platform as? MIFAREClassicTag else { return false }
+      return try classic.needsFormat()
+    }
+  }
+
+  /// MIFARE Classic: the value block `block` holds (read with a key the sector's access bits let
+  /// read it). Other tags: unsupported feature (1).
+  public func mifareClassicValue(block: Int) throws(NFCReaderError) -> MIFAREClassicValueBlock {
+    try connection.withPlatform { platform throws(TagError) in try classic(platform).readValue(block: block) }
+  }
+
+  /// MIFARE Classic: writes `value` into `block` as a value block, then reads it back. Other
+  /// tags: unsupported feature (1).
+  public func initializeMIFAREClassicValue(_ value: Int32, block: Int) throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in try classic(platform).initializeValue(value, block: block) }
+  }
+
+  /// MIFARE Classic: INCREMENT or DECREMENT `block` and TRANSFER into it, with a key the access
+  /// bits grant that; returns the value read back. Other tags: unsupported feature (1).
+  @discardableResult
+  public func changeMIFAREClassicValue(block: Int, _ change: MIFAREClassicValueChange) throws(NFCReaderError) -> MIFAREClassicValueBlock {
+    try connection.withPlatform { platform throws(TagError) in try classic(platform).changeValue(block: block, change) }
+  }
+
   /// NTAG21x / Ultralight EV1: writes PWD and PACK, then AUTH0 (`protectFrom`; 0xFF turns
   /// protection off) and PROT (`protectReads`).
   public func setPassword(_ password: [UInt8], pack: [UInt8], protectFrom page: UInt8, protectReads: Bool) throws(NFCReaderError) {
@@ -82,6 +111,13 @@ extension NFCNDEFTag {
 private func type2(_ platform: any NDEFTagPlatform) throws(TagError) -> Type2Tag {
   guard let tag = platform as? Type2Tag else {
     throw .unsupported("password protection is an NTAG21x / Ultralight EV1 (Type 2) feature; this is a \(platform.platform.displayName) tag")
+  }
+  return tag
+}
+
+private func classic(_ platform: any NDEFTagPlatform) throws(TagError) -> MIFAREClassicTag {
+  guard let tag = platform as? MIFAREClassicTag else {
+    throw .unsupported("value blocks are a MIFARE Classic feature; this is a \(platform.platform.displayName) tag")
   }
   return tag
 }

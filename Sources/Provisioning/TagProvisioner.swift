@@ -9,7 +9,8 @@ import ProvisioningLedger
 /// and last, so that nothing is reported done that it did not commit.
 ///
 /// Order: claim (one transaction) → render → read CFG0/CFG1 and authenticate when the tag is
-/// protected by this job's secret (before any other read) → tear-safe write → configuration
+/// protected by this job's secret (before any other read) → format a MIFARE Classic that is not
+/// formatted whole → tear-safe write → configuration
 /// (PWD, PACK, ACCESS, CFG0 with AUTH0 last) → read-back → lock → commit done → signal. A failure
 /// before the first write gives a newly claimed row back (`unclaim`); after it, the row stays
 /// bound to the tag (`fail`) so that no other tag gets it, and a rerun finishes the tag.
@@ -78,6 +79,7 @@ struct TagProvisioner {
       // A tag this job protected is authenticated before anything else is read: with PROT, every
       // read of the data area is refused until then.
       var access = try prepare(tag, uid: uidBytes, message: message)
+      try formatIfNeeded(tag, access: &access)
       // One read of the data area serves the capacity check, the mirror's place and the write's
       // plan (the write starts from the pages this read cached).
       var report: NDEFStatusReport? = nil
@@ -215,6 +217,18 @@ struct TagProvisioner {
     }
     access.configuration = config
     return access
+  }
+
+  /// Formats a MIFARE Classic that is factory-fresh or whose format a removal cut short (the MAD
+  /// and empty NDEF sectors, as `nfctag format` does); other tags are not asked. The format is the
+  /// tag's first change: from its start the row stays bound to the tag, so that a rerun of the job
+  /// finishes it (the check sees a format cut short and formats again). Throws ``StepFailure``.
+  private func formatIfNeeded(_ tag: any NFCNDEFTag, access: inout Access) throws {
+    let needed: Bool
+    do { needed = try tag.needsMIFAREClassicFormat() } catch { throw StepFailure(error: error, touched: access.touched) }
+    guard needed else { return }
+    access.touched = true
+    do { try tag.format() } catch { throw StepFailure(error: error, touched: true) }
   }
 
   /// Writes the message, configures the tag (mirror, password: one write per configuration

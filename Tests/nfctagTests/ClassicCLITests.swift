@@ -147,19 +147,28 @@ extension ClassicCLI {
 }
 
 extension ClassicCLI {
-  /// `provision` writes NDEF-formatted Classic cards the feeder presents; a factory card is
-  /// refused as not formatted (65), untouched.
-  @Test func provisionWritesFormattedClassicCards() throws {
+  /// `provision` writes the Classic cards the feeder presents: NDEF-formatted ones as they are,
+  /// factory ones formatted first (the MAD, the NDEF sectors), each holding its row's URL.
+  @Test func provisionWritesFormattedAndFactoryClassicCards() throws {
     let dir = URL(fileURLWithPath: try simulator("x").image).deletingLastPathComponent()
     let feed = "sim:mifare-classic-1k-ndef+feed=2,seed=5,images=\(dir.appendingPathComponent("img").path)"
     let run = try runTool(["provision", "--count", "2", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
                            "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", feed])
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.contains(#"{"event":"summary","done":2,"failed":0,"skipped":0,"remaining":0}"#))
-    let factory = "sim:mifare-classic-1k+feed=1,seed=5,images=\(dir.appendingPathComponent("img2").path)"
-    let refused = try runTool(["provision", "--count", "1", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
-                               "--ledger", dir.appendingPathComponent("m.sqlite").path, "--reader", factory])
-    #expect(refused.stdout.contains("no MIFARE Application Directory"), "\(refused.stdout)")
+    let images = dir.appendingPathComponent("img2")
+    let factory = "sim:mifare-classic-1k/mifare-classic-4k/mifare-classic-mini+feed=3,seed=5,images=\(images.path)"
+    let formatted = try runTool(["provision", "--count", "3", "--url", "https://example.com/{n:03}", "--json", "--timeout", "2",
+                                 "--ledger", dir.appendingPathComponent("m.sqlite").path, "--reader", factory])
+    #expect(formatted.status == 0, "\(formatted.stderr)")
+    #expect(formatted.stdout.contains(#"{"event":"summary","done":3,"failed":0,"skipped":0,"remaining":0}"#), "\(formatted.stdout)")
+    // A tag's image is saved when the next one comes: the first two here.
+    let saved = try FileManager.default.contentsOfDirectory(atPath: images.path).sorted()
+    #expect(saved.count == 2, "\(saved)")
+    for (n, (name, kind)) in zip(saved, ["mifare-classic-1k", "mifare-classic-4k", "mifare-classic-mini"]).enumerated() {
+      let read = try runTool(["read", "--reader", "sim:\(kind):\(images.appendingPathComponent(name).path)"])
+      #expect(read.stdout.contains("https://example.com/00\(n + 1)"), "\(name): \(read.stdout)\(read.stderr)")
+    }
   }
 }
 
@@ -172,5 +181,42 @@ extension ClassicCLI {
     #expect(dump.stdout.hasPrefix(#"{"kind":"memory","platform":"mifare-classic","length":320,"hex":"a1b2c3d4"#))
     #expect(dump.stdout.contains(#""sectors":{"sector0":{"keyType":"A","key":"the MAD public key A0A1A2A3A4A5","accessBits":"787788","conditions":"100 100 100 011","gpb":"c1"}"#))
     #expect(dump.stdout.contains(#""sector4":{"keyType":"A","key":"the NDEF public key D3F7D3F7D3F7""#))
+  }
+}
+
+extension ClassicCLI {
+  /// `value`: init, increment, decrement and read a value block on both faces, the value printed
+  /// and kept in the card's image; what is not a value block is 65, a closed sector 77, and the
+  /// command line's own mistakes 64.
+  @Test(arguments: ["acr122u", "part3"])
+  func valueBlocksThroughTheTool(face: String) throws {
+    let (reader, image) = try simulator("mifare-classic-1k", face: face)
+    let initial = try runTool(["value", "5", "--init", "100", "--reader", reader])
+    #expect(initial.status == 0, "\(initial.stderr)")
+    #expect(initial.stdout == "100\n")
+    #expect(try runTool(["value", "5", "--increment", "25", "--reader", reader]).stdout == "125\n")
+    #expect(try runTool(["value", "5", "--decrement", "200", "--reader", reader]).stdout == "-75\n")
+    #expect(try runTool(["value", "5", "--reader", reader]).stdout == "-75\n")
+    let stored = Array(try bytes(image)[80..<96])
+    #expect(stored == [0xB5, 0xFF, 0xFF, 0xFF, 0x4A, 0x00, 0x00, 0x00, 0xB5, 0xFF, 0xFF, 0xFF, 0x05, 0xFA, 0x05, 0xFA])
+    let notValue = try runTool(["value", "6", "--reader", reader])
+    #expect(notValue.status == 65, "\(notValue.stderr)")
+    #expect(notValue.stderr.contains("block 6 is not a value block"))
+    #expect(try runTool(["value", "7", "--reader", reader]).status == 65)  // a trailer
+    for args in [["value", "0"], ["value", "5", "--init", "1", "--increment", "1"], ["value", "5", "--decrement", "2147483648"]] {
+      let refused = try runTool(args + ["--reader", reader])
+      #expect(refused.status == 64, "\(args): \(refused.stderr)")
+    }
+    // Sector 1 behind keys of its own: 77 without them, done with --keys.
+    var card = try bytes(image)
+    card.replaceSubrange(112..<118, with: [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+    card.replaceSubrange(122..<128, with: [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])
+    try Data(card).write(to: URL(fileURLWithPath: image))
+    let closed = try runTool(["value", "5", "--increment", "1", "--reader", reader])
+    #expect(closed.status == 77, "\(closed.stderr)")
+    #expect(closed.stderr.contains("no key opened sector 1"))
+    let keys = URL(fileURLWithPath: image).deletingLastPathComponent().appendingPathComponent("keys")
+    try Data("5A6B7C8D9EAF\n".utf8).write(to: keys)
+    #expect(try runTool(["value", "5", "--increment", "1", "--keys", keys.path, "--reader", reader]).stdout == "-74\n")
   }
 }

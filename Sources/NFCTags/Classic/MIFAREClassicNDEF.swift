@@ -11,20 +11,33 @@ public enum MIFAREClassicNDEF {
   /// The factory key, A and B (MF1S50yyX §8.6.3): what ``formatTrailers(for:keyB:)`` keeps as key B.
   public static let factoryKey: [UInt8] = [UInt8](repeating: 0xFF, count: 6)
 
+  // Where the trailer values below come from. AN1304 (the MAD and NFC sector trailers) and
+  // AN1305 §6.4.9 ("Transitions from READ/WRITE to MIFARE BLOCKED READ-ONLY") define them, but
+  // the notes' pages with the bytes could not be checked here (only their first pages are at
+  // hand), so each value is also one that independent implementations agree on:
+  // - NXP's own NFC library for Android (libnfc-nxp: `phFriNfc_SmtCrdFmt.h`, the format's
+  //   trailers A0…A5 78 77 88 C1 (C2 on a 4K) and D3F7… 7F 07 88 40; `phFriNfc_MifareStdMap.h`,
+  //   the read-only NFC sector bytes 07 8F 0F and the GPB's write-access bits, mask 03);
+  // - mfterm (`ndef.c`: NDEF sectors 7F 07 88 with GPB 40 read/write, 07 8F 0F with GPB 43
+  //   read-only).
+  // The access bits decode (MF1S50yyX §8.7, Tables 7 and 8) to what each comment says; the
+  // tests check that decoding bit by bit.
+
   /// MAD sector, read/write: data blocks key A read, key B write (100); the trailer written with
-  /// key B only (011). AN1304, MAD sector trailer.
+  /// key B only (011). AN1304, MAD sector trailer (see above for the implementations that agree).
   public static let madAccessReadWrite: [UInt8] = [0x78, 0x77, 0x88]
   /// NDEF sector, read/write: data blocks read and written with key A or B (000); the trailer
-  /// written with key B only (011). AN1304, NFC sector trailer.
+  /// written with key B only (011). AN1304, NFC sector trailer (see above).
   public static let ndefAccessReadWrite: [UInt8] = [0x7F, 0x07, 0x88]
   /// Read-only, MAD and NDEF sectors alike: data blocks read with key A or B, never written (010);
-  /// the trailer never written again (110). AN1305 §6.4.9, "MIFARE BLOCKED READ-ONLY". Permanent.
+  /// the trailer never written again (110). AN1305 §6.4.9, "MIFARE BLOCKED READ-ONLY" (see
+  /// above). Permanent.
   public static let accessReadOnly: [UInt8] = [0x07, 0x8F, 0x0F]
 
-  /// The GPB of an NDEF sector (AN1304, NFC sector trailer): mapping version 1.0 in bits 7–4, read access in
-  /// bits 3–2 and write access in bits 1–0 (00 granted, 11 none).
+  /// The GPB of an NDEF sector (AN1304, NFC sector trailer; see above): mapping version 1.0 in
+  /// bits 7–4, read access in bits 3–2 and write access in bits 1–0 (00 granted, 11 none).
   public static let gpbReadWrite: UInt8 = 0x40
-  /// The GPB of a read-only NDEF sector: write access 11 (none).
+  /// The GPB of a read-only NDEF sector: write access 11 (none); AN1305 §6.4.9 (see above).
   public static let gpbReadOnly: UInt8 = 0x43
 
   /// The first data block of a freshly formatted NDEF area: an empty NDEF TLV, then a Terminator

@@ -1,0 +1,138 @@
+import Locking
+import NFCEmulator
+import NFCTags
+import NFCTransport
+import Provisioning
+import ProvisioningLedger
+import Testing
+
+/// `provision` on MIFARE Classic cards in process, through the simulated ACR122U: a factory card
+/// is formatted (MAD and NDEF sectors) and then written; a card taken away after any APDU, in the
+/// format or after it, is finished by a rerun of the job, and the ledger never says done for a
+/// card that does not hold its row's message.
+@Suite struct ClassicProvisioningTests {
+  static let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
+
+  func content(lock: Bool = false) throws -> JobContent {
+    let rows = RowsFile.counted(1)
+    let t = MessageTemplate.url(try Template("https://example.com/classic/{n:06}?u={uid}"))
+    return JobContent(rows: rows, template: t, mirror: nil, validation: JobValidation(rows: rows, template: t, mirror: nil))
+  }
+
+  @discardableResult
+  func run(_ poller: StepTagPoller, lock: Bool = false, ledger: InMemoryLedger, job: JobContent) -> (ProvisioningEnd, [ProvisionedTag]) {
+    _ = try? ledger.importRows(RowsFile.counted(1).rows.map(\.ledgerInput))
+    let events = Locked<[ProvisionedTag]>([])
+    let options = ProvisioningOptions(station: "unit", lock: lock, timeout: 5, recordedStatus: { _ in 1 })
+    let run = ProvisioningRun(ledger: ledger, content: job, options: options) { event in
+      if case .tag(let tag) = event { events.withLock { $0.append(tag) } }
+    }
+    return (run.run(pollers: [poller]), events.withLock { $0 })
+  }
+
+  /// The message in the card's NDEF area, read from its memory through the MAD (nil when the MAD
+  /// or the area is not whole), and whether every NDEF sector's trailer is AN1304's.
+  func ndef(in tag: MIFAREClassicVirtualTag) -> (message: [UInt8]?, trailersRight: Bool) {
+    let m = tag.memoryImage
+    let chip = tag.chip
+    func block(_ b: Int) -> [UInt8] { Array(m[(b * 16)..<(b * 16 + 16)]) }
+    let mad = try? MIFAREApplicationDirectory.decode(
+      generalPurposeByte: block(3)[9], sector0: block(1) + block(2),
+      sector16: chip == .classic4K ? block(64) + block(65) + block(66) : nil)
+    guard let mad, let area = try? MIFAREClassicNDEFArea(chip: chip, mad: mad) else { return (nil, false) }
+    let expectedSectors = (0..<chip.sectorCount).filter { $0 != 0 && !(chip == .classic4K && $0 == 16) }
+    let trailersRight = area.sectors == expectedSectors && area.sectors.allSatisfy { sector in
+      let trailer = block(chip.trailer(of: sector))
+      return Array(trailer[0..<6]) == MIFAREClassicNDEF.publicKeyA && trailer[9] >> 4 == 0x4
+    }
+    return (try? area.message(in: area.blocks.flatMap(block)), trailersRight)
+  }
+
+  func expectFinished(_ tag: MIFAREClassicVirtualTag, job: JobContent, ledger: InMemoryLedger, _ context: String,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let expected = try job.render(rowID: "1", sequence: 1, uid: Self.uid)
+    let (message, trailersRight) = ndef(in: tag)
+    #expect(message == expected.bytes, "message, \(context)", sourceLocation: sourceLocation)
+    #expect(trailersRight, "NDEF sectors, \(context)", sourceLocation: sourceLocation)
+    let records = try ledger.records()
+    #expect(records.count == 1 && records.first?.status == .done && records.first?.messageHex == expected.hex
+            && records.first?.uid == hexString(Self.uid), "ledger, \(context): \(records)", sourceLocation: sourceLocation)
+  }
+
+  @Test(arguments: MIFAREClassicChip.allCases)
+  func aFactoryCardIsFormattedThenWritten(chip: MIFAREClassicChip) throws {
+    let tag = try MIFAREClassicVirtualTag(chip: chip, uid: Self.uid)
+    #expect(ndef(in: tag).message == nil)
+    let ledger = InMemoryLedger()
+    let job = try content()
+    let (end, tags) = run(try StepTagPoller(tag), ledger: ledger, job: job)
+    #expect(end == .complete, "\(tags)")
+    #expect(tags.first?.status == .done, "\(tags)")
+    try expectFinished(tag, job: job, ledger: ledger, "\(chip)")
+  }
+
+  /// A formatted card is not formatted again: the run writes the message only (fewer APDUs than
+  /// on a factory card, and the sectors past the message untouched); the APDUs per card pinned.
+  @Test func aFormattedCardIsOnlyWritten() throws {
+    let factory = try StepTagPoller(try MIFAREClassicVirtualTag(chip: .classic1K, uid: Self.uid))
+    run(factory, ledger: InMemoryLedger(), job: try content())
+    let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: Self.uid)
+    let generation = tag.memoryGeneration
+    let formatted = try StepTagPoller(tag)
+    let ledger = InMemoryLedger()
+    let job = try content()
+    #expect(run(formatted, ledger: ledger, job: job).0 == .complete)
+    try expectFinished(tag, job: job, ledger: ledger, "formatted 1K")
+    // The message fits in sector 1: one TLV length, the data, the length again.
+    #expect(tag.memoryGeneration - generation <= 4, "\(tag.memoryGeneration - generation) blocks written")
+    #expect(formatted.exchangeCount < factory.exchangeCount / 2, "\(formatted.exchangeCount) vs \(factory.exchangeCount) APDUs")
+    // Pinned (docs/performance.md): detection to LED, a 42-byte URL message on a 1K; the
+    // formatted card's 37 include the 6 of the format check (sector 0, the last NDEF trailer).
+    #expect(factory.exchangeCount == 116)
+    #expect(formatted.exchangeCount == 37)
+  }
+
+  /// With `--lock` the card ends read-only in AN1305's form: every NDEF and MAD trailer `07 8F 0F`.
+  @Test func lockMakesTheFormattedCardReadOnly() throws {
+    let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: Self.uid)
+    let ledger = InMemoryLedger()
+    let job = try content()
+    #expect(run(try StepTagPoller(tag), lock: true, ledger: ledger, job: job).0 == .complete)
+    try expectFinished(tag, job: job, ledger: ledger, "locked")
+    for sector in 0..<16 {
+      #expect(tag.storedBlock(MIFAREClassicChip.classic1K.trailer(of: sector)).map { Array($0[6..<9]) } == MIFAREClassicNDEF.accessReadOnly,
+              "sector \(sector)")
+    }
+  }
+
+  /// The card taken away after each APDU in turn (detection, the format's check, every sector of
+  /// the format, the write, the read-back), then the same job again: the rerun finishes it. After
+  /// the first run the ledger binds the row to the card once the card was changed, and says done
+  /// only for a card that holds the message.
+  @Test(arguments: [MIFAREClassicChip.mini, .classic1K, .classic4K])
+  func aCardTakenAwayAfterAnyStepIsFinishedByARerun(chip: MIFAREClassicChip) throws {
+    let job = try content()
+    let expected = try job.render(rowID: "1", sequence: 1, uid: Self.uid)
+    let whole = try StepTagPoller(try MIFAREClassicVirtualTag(chip: chip, uid: Self.uid))
+    run(whole, ledger: InMemoryLedger(), job: job)
+    let total = whole.exchangeCount
+    #expect(total > chip.sectorCount * 2)
+    for k in 1..<total {
+      let tag = try MIFAREClassicVirtualTag(chip: chip, uid: Self.uid)
+      let factoryImage = tag.memoryImage
+      let ledger = InMemoryLedger()
+      run(try StepTagPoller(tag, removeAfter: k), ledger: ledger, job: job)
+      let context = "\(chip), taken away after APDU \(k) of \(total)"
+      let after = try ledger.records()
+      if tag.memoryImage != factoryImage {
+        #expect(after.first?.uid == hexString(Self.uid), "the changed card's row, \(context): \(after)")
+      }
+      if after.first?.status == .done {
+        #expect(ndef(in: tag).message == expected.bytes, "done but not written, \(context)")
+      }
+      let (end, tags) = run(try StepTagPoller(tag), ledger: ledger, job: job)
+      #expect(end == .complete, "\(context): \(tags)")
+      try expectFinished(tag, job: job, ledger: ledger, context)
+    }
+  }
+}

@@ -39,8 +39,11 @@ import Testing
     // `readers` needs pcscd: without it both spellings fail alike (69), which is still agreement.
     #expect(format.stdout.hasPrefix("{") || (command == ["readers"] && format.status == 69),
             "\(command): \(format.stdout)\(format.stderr)")
-    // A simulated reader's name carries its number in this process ("… 00 00", "… 01 00"…).
-    #expect(withoutReaderNumbers(format.stdout) == withoutReaderNumbers(old.stdout), "\(command)")
+    // A simulated reader's name carries its number in this process ("… 00 00", "… 01 00"…), and
+    // `readers` says whether a card is in each vpcd slot, where the end-to-end tests' cards come
+    // and go beside this test.
+    let comparable = { (output: String) in withoutReaderNumbers(output).replacing(/"card":(true|false)/) { _ in #""card":…"# } }
+    #expect(comparable(format.stdout) == comparable(old.stdout), "\(command)")
     #expect(format.status == old.status)
     let text = try runTool(command + ["--format", "text"])
     #expect(!text.stdout.hasPrefix("{"), "\(command): \(text.stdout)")

@@ -30,7 +30,7 @@ public enum OriginalitySignature {
   /// The public half of the test key pair the virtual NTAG 424 DNA signs its UID with (its
   /// private half: ``testPrivateKeyPEM``). Test material, generated once with
   /// `openssl ecparam -name secp224r1 -genkey` and published here: a signature that verifies
-  /// with it proves nothing but that the tag is this project's virtual one (docs/ntag424.md).
+  /// with it proves nothing but that the tag is this project's virtual one (docs/ntag-424-dna.md).
   public static let testPublicKey: [UInt8] = (parseHex(
     "0445DF26FA9168279DE3E1674697A2369D3909EB0A96AC164E18413C218A61295F2BB61014CB5B93252B26BE957D6397F5F705CD359EBF2A64") ?? [])
 

@@ -9,7 +9,7 @@ package struct KeysCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "keys",
     abstract: "Show the versions of an NTAG 424 DNA's keys, or change a key.",
-    discussion: "See ntag424.md in the documentation folder: key roles, what changing key 0 means, exit statuses.",
+    discussion: "See ntag-424-dna.md in the documentation folder: key roles, what changing key 0 means, exit statuses.",
     subcommands: [Versions.self, Change.self])
 
   package init() {}

@@ -31,7 +31,7 @@ package struct ProvisionCommand: ToolCommand {
       Exit 0 when every row is done; 75 when --timeout passed with rows remaining; otherwise \
       the highest exit status of a failed tag (EXIT STATUS in the man page; exit-codes.md in the documentation folder).
       With --sdm-url, every tag is an NTAG 424 DNA: its five keys are derived from the master key \
-      and its UID (ntag424.md), its SUN URL written and set up, keys 1-4 then key 0 changed, and \
+      and its UID (ntag-424-dna.md), its SUN URL written and set up, keys 1-4 then key 0 changed, and \
       the URL it produces read back and verified before the row is done; --lock makes its NDEF \
       file writable by no one.
       """)

@@ -12,7 +12,7 @@ package struct SDMKeyOptions: ParsableArguments {
   @Option(help: ArgumentHelp("An environment variable holding the SDMFileRead key, 32 hex digits.", valueName: "name"))
   package var fileKeyEnv: String?
   @Option(help: ArgumentHelp(
-    "A file whose first line is a master key (32 hex digits): both keys derived from it (AN10922; see ntag424.md).",
+    "A file whose first line is a master key (32 hex digits): both keys derived from it (AN10922; see ntag-424-dna.md).",
     valueName: "file"))
   package var masterKeyFile: String?
   @Option(help: ArgumentHelp("An environment variable holding the master key, 32 hex digits.", valueName: "name"))
@@ -42,7 +42,7 @@ package struct SDMCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "sdm",
     abstract: "Set up NTAG 424 DNA tags to produce SUN URLs, and check the URLs (Secure Dynamic Messaging).",
-    discussion: "See ntag424.md in the documentation folder: URL placeholders, key roles, exit statuses.",
+    discussion: "See ntag-424-dna.md in the documentation folder: URL placeholders, key roles, exit statuses.",
     subcommands: [Setup.self, Verify.self, Serve.self])
 
   package init() {}

@@ -42,12 +42,12 @@ extension SDMCommand {
         is kept in the ledger (a file: SQLite, for one server; a postgres:// URL for several), \
         updated in one conditional statement, so two servers never both accept one counter. The \
         master key is read once, from a file or an environment variable, and never logged. \
-        SIGTERM or SIGINT stops the service gracefully (exit 0). See ntag424.md.
+        SIGTERM or SIGINT stops the service gracefully (exit 0). See ntag-424-dna.md.
         """)
     @Option(help: ArgumentHelp("Where to listen: HOST:PORT (port 0: any free port, printed at start).", valueName: "host:port"))
     package var listen = ListenAddress(host: "127.0.0.1", port: 8080)
     @Option(help: ArgumentHelp(
-      "A file whose first line is the master key (32 hex digits): both SDM keys derived from it (AN10922; see ntag424.md).",
+      "A file whose first line is the master key (32 hex digits): both SDM keys derived from it (AN10922; see ntag-424-dna.md).",
       valueName: "file"))
     package var masterKeyFile: String?
     @Option(help: ArgumentHelp("An environment variable holding the master key, 32 hex digits.", valueName: "name"))

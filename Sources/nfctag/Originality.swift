@@ -3,7 +3,7 @@ import NTAG424Originality
 
 /// What `info` says of a tag's originality signature (NTAG 424 DNA: Read_Sig), checked here with
 /// NXP's public key, then with the test key the virtual 424 DNA signs with (NXP AN12196 §7.2;
-/// docs/ntag424.md). A signature that verifies with neither is reported, not an error: `info`
+/// docs/ntag-424-dna.md). A signature that verifies with neither is reported, not an error: `info`
 /// describes the tag in the field, whatever it is.
 func originalityFact(_ read: OriginalitySignatureRead) -> TagInfoFact {
   let label = "Originality", key = "originality"

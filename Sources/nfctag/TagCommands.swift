@@ -150,7 +150,7 @@ extension NFCTool {
         An NTAG 424 DNA is read without a key: the chip from GetVersion (424 DNA or 424 DNA TT), \
         the three files' settings (access rights, communication mode, SDM and its offsets), the \
         five key versions, and the originality signature, checked against NXP's public key (a \
-        virtual 424 DNA's verifies with the test key only). See ntag424.md in the documentation folder.
+        virtual 424 DNA's verifies with the test key only). See ntag-424-dna.md in the documentation folder.
         """)
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var output: FormatOption

@@ -147,7 +147,7 @@ import Testing
     #expect(notSUN.stderr.hasPrefix("nfctag: not a SUN URL: "))
   }
 
-  /// A URL made as a tag with keys diversified from a master key (docs/ntag424.md's scheme) verifies
+  /// A URL made as a tag with keys diversified from a master key (docs/ntag-424-dna.md's scheme) verifies
   /// with --master-key-env; with another master it does not.
   @Test func masterKeyDiversification() throws {
     let master = try AESKey(bytes: [UInt8](0..<16))

@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 ntag424-sm classic"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 ntag424-sm classic-mad classic-sector"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -38,7 +38,8 @@ entry() {
     detection) echo Fuzz/DetectionFuzz.swift ;;
     ntag424) echo Fuzz/NTAG424Fuzz.swift ;;
     ntag424-sm) echo Fuzz/NTAG424SMFuzz.swift ;;
-    classic) echo Fuzz/ClassicFuzz.swift ;;
+    classic-mad) echo Fuzz/ClassicMADFuzz.swift ;;
+    classic-sector) echo Fuzz/ClassicSectorFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
 }
@@ -47,7 +48,7 @@ entry() {
 sources() {
   case "$1" in
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
-    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
+    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic-mad|classic-sector) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
     cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
     pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
@@ -136,11 +137,14 @@ seed() {
       printf '\x12\x03\x00\x00\x1a\x04\x11\x22\x33\x44\x55\x66\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x91\x00' > "$dir/carduid-full"
       # ReadData of 4 bytes in MAC mode.
       printf '\x31\x04\x00\x04\x0e\x00\x1f\xd1\x01\x00\x00\x00\x00\x00\x00\x00\x00\x91\x00' > "$dir/readdata-mac" ;;
-    classic)  # chip selector, then the .mfd image: an NFC-formatted 1K's sector 0 and an empty NDEF TLV
+    classic-mad)  # chip selector, then the .mfd image: an NFC-formatted 1K's sector 0 and an empty NDEF TLV
       { printf '\x01'; head -c 16 /dev/zero
         printf '\x14\x01\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1\x03\xe1'
         printf '\xa0\xa1\xa2\xa3\xa4\xa5\x78\x77\x88\xc1\xff\xff\xff\xff\xff\xff'
         printf '\x03\x0c\xd1\x01\x08\x54\x02\x65\x6e\x63\x61\x72\x64\x31\xfe\x00'; } > "$dir/ndef-1k" ;;
+    classic-sector)  # blocks, the last one the trailer: a value block, then an NFC sector trailer
+      { printf '\x2a\x00\x00\x00\xd5\xff\xff\xff\x2a\x00\x00\x00\x05\xfa\x05\xfa'
+        printf '\xd3\xf7\xd3\xf7\xd3\xf7\x7f\x07\x88\x40\xff\xff\xff\xff\xff\xff'; } > "$dir/value-ndef-trailer" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;

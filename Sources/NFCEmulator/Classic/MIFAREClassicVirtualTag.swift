@@ -9,7 +9,7 @@ import NFCTransport
 ///
 /// | frame | command (MF1S50yyX §8.2.4, §8.2.5, §9.1) | answer |
 /// |---|---|---|
-/// | `60`/`61` blk key(6) uid(4) | AUTHENTICATION with key A / B | ack; mute on a wrong key or UID |
+/// | `60`/`61` blk key(6) uid(4) | AUTHENTICATION with key A / B | ack; mute on a wrong key or UID, and silent until selected again |
 /// | `30` blk | READ | 16 bytes |
 /// | `A0` blk data(16) | WRITE | ack |
 /// | `C1`/`C0`/`C2` blk value(4) | INCREMENT / DECREMENT / RESTORE into the transfer buffer | ack |
@@ -26,7 +26,9 @@ import NFCTransport
 /// (NXP AN1304 §6.4.1, NDEF detection procedure; the MF1S50yyX command flow, §8.2 Figure 4, has
 /// no way from a failed authentication back to the authentication). So ``isHalted`` holds and every
 /// frame is mute until the reader selects the card again (``reset()``: InListPassiveTarget, a
-/// card reset, the field off and on).
+/// card reset, the field off and on). The note says the same of a failed READ or WRITE; this
+/// model keeps answering after a refused READ or WRITE (the NAK above), which the host's next
+/// authentication in the sector relies on, so a refusal there is not modelled as silence.
 ///
 /// The memory is the whole card, trailers included; reading a trailer shows key A as zeros and key B as
 /// zeros unless the access bits make it readable (§8.7.2).

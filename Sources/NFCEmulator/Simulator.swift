@@ -182,4 +182,12 @@ public final class SimulatedAPDUTransport: APDUTransport {
     if let removeAfter, answered >= removeAfter { isRemoved = true }
     return reply
   }
+
+  /// The reader activates the tag again: the face's warm reset (what `SCardReconnect` with
+  /// `SCARD_RESET_CARD` reaches through vpcd).
+  /// - Throws: `TransceiveError.tagRemoved` once the tag left.
+  public func reactivateCard() throws(TransceiveError) {
+    guard !isRemoved else { throw .tagRemoved }
+    card.reset()
+  }
 }

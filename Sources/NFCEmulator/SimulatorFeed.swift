@@ -195,4 +195,19 @@ final class FeedTransport: APDUTransport, Sendable {
     }
     return exchange.reply
   }
+
+  /// The tag's reader face gets a warm reset (the reader activates the tag again).
+  /// - Throws: `TransceiveError.tagRemoved` once the tag left.
+  func reactivateCard() throws(TransceiveError) {
+    let present: Bool = slot.state.withLock { s in
+      guard let current = s.current, current.index == index else { return false }
+      if current.departure.hasLeft(at: TagDeparture.now()) {
+        slot.leave(&s)
+        return false
+      }
+      current.card.reset()
+      return true
+    }
+    guard present else { throw .tagRemoved }
+  }
 }

@@ -134,6 +134,10 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
     try transport.withLock { (t) throws(TransceiveError) -> [UInt8] in try t.transmit(apdu) }
   }
 
+  func reactivateCard() throws(TransceiveError) {
+    try transport.withLock { (t) throws(TransceiveError) in try t.reactivateCard() }
+  }
+
   var atr: [UInt8] { transport.withLock { $0.atr } }
 
   private var isRemoved: Bool { transport.withLock { $0.isRemoved } }

@@ -7,7 +7,10 @@ import NFCTransport
 /// `B0 blk` (the PN532 sends a value command's two parts itself).
 ///
 /// A refused authentication is the PN532's status 14h ("Mifare: Authentication error", §7.1),
-/// thrown as `TransceiveError.chipError(0x14)`; the card is then selected again.
+/// thrown as `TransceiveError.chipError(0x14)`. The card is then silent until it is selected again
+/// (NXP AN1304 §6.4.1), so the link selects it at once with InListPassiveTarget (PN532 User Manual
+/// §7.3.5; `FF 00 00 00 04 D4 4A 01 00`), as libnfc's nfc-mfclassic does before its next key: one
+/// more exchange per refused key.
 public final class ACR122UClassicLink: Transceiver {
   let transport: any APDUTransport
   /// 16-byte blocks; frames up to 18 bytes (WRITE), carried as they are.
@@ -30,11 +33,9 @@ public final class ACR122UClassicLink: Transceiver {
     do {
       data = try pn532Answer(reply, command: 0x40)
     } catch {
-      // A failed authentication leaves the card halted (MF1S50yyX §8.2.4): select it again
-      // (InListPassiveTarget, 106 kbps type A) so the next key can be tried.
-      if first == 0x60 || first == 0x61, case .chipError = error {
-        _ = try? transport.transmit([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x4A, 0x01, 0x00])
-      }
+      // A failed authentication leaves the card silent (AN1304 §6.4.1): select it again
+      // (InListPassiveTarget, one target at 106 kbps type A) so that the next key can be tried.
+      if first == 0x60 || first == 0x61, case .chipError = error { try selectAgain() }
       throw error
     }
     switch first {
@@ -42,6 +43,22 @@ public final class ACR122UClassicLink: Transceiver {
       return [0x0A]
     default:
       return data
+    }
+  }
+
+  /// InListPassiveTarget for one type A target (`D5 4B NbTg …`): the card is target 1 again.
+  /// - Throws: `TransceiveError.tagRemoved` when no target answers (`NbTg` 00) or the card left;
+  ///   other failures are left to the next command.
+  private func selectAgain() throws(TransceiveError) {
+    let reply: [UInt8]
+    do {
+      reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x4A, 0x01, 0x00])
+    } catch {
+      if error == .tagRemoved { throw error }
+      return
+    }
+    if reply.count >= 5, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x00, StatusWord(trailerOf: reply)?.isSuccess == true {
+      throw .tagRemoved
     }
   }
 }
@@ -61,7 +78,14 @@ public final class ACR122UClassicLink: Transceiver {
 /// into another block than the command's, or without one, is unsupported.
 ///
 /// Every failure, a wrong key included, is `63 00` (ACS ACR122U API V2.04 §5 and the Part 3
-/// readers that follow it), thrown as `TransceiveError.status(63 00)`.
+/// readers that follow it), thrown as `TransceiveError.status(63 00)`. After a refused GENERAL
+/// AUTHENTICATE the card is silent until it is selected again (NXP AN1304 §6.4.1), and neither
+/// PC/SC Part 3 nor ACS's manual says that the reader selects it again by itself; a Part 3 reader
+/// has no command of its own for it either, so the link has the reader activate the card anew
+/// through the connection (``APDUTransport/reactivateCard()``: `SCardReconnect` with a warm reset,
+/// after which the reader activates and selects the card as on its arrival), as the session's
+/// own release with a reset does. One more exchange per refused key. The key slot is loaded
+/// before each authentication, so the reset losing it costs nothing.
 /// - Warning: Not thread-safe (the held value command); a tag's commands are serialised.
 public final class PartThreeClassicLink: Transceiver {
   let transport: any APDUTransport
@@ -83,7 +107,12 @@ public final class PartThreeClassicLink: Transceiver {
     case 0x60?, 0x61?:
       guard command.count == 12 else { throw .unsupported("a MIFARE authentication of \(command.count) bytes") }
       _ = try Self.data(try transport.transmit([0xFF, 0x82, 0x00, 0x00, 0x06] + command[2..<8]))
-      _ = try Self.data(try transport.transmit([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, command[1], command[0], 0x00]))
+      do {
+        _ = try Self.data(try transport.transmit([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, command[1], command[0], 0x00]))
+      } catch {
+        if case .status = error { try reactivate() }
+        throw error
+      }
       return [0x0A]
     case 0x30? where command.count == 2:
       let data = try Self.data(try transport.transmit([0xFF, 0xB0, 0x00, command[1], 0x10]))
@@ -112,6 +141,17 @@ public final class PartThreeClassicLink: Transceiver {
       return [0x0A]
     default:
       throw .unsupported("MIFARE command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader")
+    }
+  }
+
+  /// Has the card selected again after a refused authentication.
+  /// - Throws: `TransceiveError.tagRemoved` when the card left; another failure (a transport that
+  ///   cannot reset the card) is left to the next command, which the silent card then refuses.
+  private func reactivate() throws(TransceiveError) {
+    do {
+      try transport.reactivateCard()
+    } catch {
+      if error == .tagRemoved { throw error }
     }
   }
 

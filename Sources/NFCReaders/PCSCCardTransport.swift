@@ -116,6 +116,22 @@ public final class PCSCCardTransport: APDUTransport, Sendable {
     }
   }
 
+  /// Has the reader activate the card again: `SCardReconnect` with `SCARD_RESET_CARD` (a warm
+  /// reset; for a contactless card the reader powers it anew and selects it, as on its arrival),
+  /// counted as one exchange. The handle and its protocol stay (a contactless card has one).
+  /// - Throws: `TransceiveError.tagRemoved` when the card left, `TransceiveError.transport(_:)`
+  ///   for another PC/SC failure or an abandoned transport.
+  public func reactivateCard() throws(TransceiveError) {
+    counter?.increment()
+    if isAbandoned { throw .transport("the reader has not answered an earlier command") }
+    var handle = card
+    do throws(PCSCFailure) {
+      try handle.reconnect(initialization: .reset)
+    } catch {
+      throw mapped(error)
+    }
+  }
+
   /// True when SCardStatus says the card left (or cannot say anything about it any more).
   private func cardIsGone() -> Bool {
     do {

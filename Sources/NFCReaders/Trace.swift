@@ -45,6 +45,12 @@ final class TracingTransport: APDUTransport {
     }
   }
 
+  /// The base's reactivation, logged as one line (it carries no APDU).
+  func reactivateCard() throws(TransceiveError) {
+    logger.trace("reactivating the card (reader reset)")
+    try base.reactivateCard()
+  }
+
   private func log(_ event: APDUTraceEvent) {
     logger.trace("\(event.description)", metadata: [APDUTraceEvent.metadataKey: .stringConvertible(event)])
   }

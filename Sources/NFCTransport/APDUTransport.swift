@@ -9,6 +9,19 @@ public protocol APDUTransport: AnyObject {
   var atr: [UInt8] { get }
   /// Sends one command APDU; the answer keeps SW1 SW2.
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8]
+  /// Has the reader activate and select the card in its field again, as after a new arrival:
+  /// a PC/SC card handle reconnects with a warm reset (`SCardReconnect`, `SCARD_RESET_CARD`), an
+  /// emulated reader face gets its reset. A MIFARE Classic needs it after a refused
+  /// authentication (NXP AN1304 §6.4.1). The default refuses with `unsupported`.
+  /// - Throws: `TransceiveError.tagRemoved` when the card left, or the transport's failure.
+  func reactivateCard() throws(TransceiveError)
+}
+
+extension APDUTransport {
+  /// Refuses: this transport cannot have the card activated again.
+  public func reactivateCard() throws(TransceiveError) {
+    throw .unsupported("activating the card again through \(readerName)")
+  }
 }
 
 /// An ``APDUTransport`` that counts what passes through it into an ``ExchangeCounter``.
@@ -24,5 +37,10 @@ public final class CountingAPDUTransport: APDUTransport, Sendable {
   public func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     counter.increment()
     return try base.transmit(apdu)
+  }
+  /// The base's reactivation, counted as one exchange (the reader's round trip).
+  public func reactivateCard() throws(TransceiveError) {
+    counter.increment()
+    try base.reactivateCard()
   }
 }

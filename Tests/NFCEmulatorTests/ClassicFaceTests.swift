@@ -32,14 +32,17 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
   }
 
   /// A wrong key is the PN532's error 14h (§7.1, "Mifare: Authentication error"), and ends the
-  /// authentication; a trailer reads with key A as zeros.
+  /// authentication; the silent card then times out (01) until InListPassiveTarget selects it
+  /// again. A trailer reads with key A as zeros.
   @Test func wrongKeyIsError14() throws {
     let face = ACR122UFace(tag: try MIFAREClassicVirtualTag(chip: .classic4K, uid: uid))
     #expect(face.atr == hex("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 02 00 00 00 00 69"))
     #expect(face.transmit(direct(hex("40 01 60 07 FFFFFFFFFFFF A1B2C3D4"))) == hex("D5 41 00 90 00"))
     #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 00 000000000000 FF078069 FFFFFFFFFFFF 90 00"))
     #expect(face.transmit(direct(hex("40 01 61 07 D3F7D3F7D3F7 A1B2C3D4"))) == hex("D5 41 14 90 00"))
-    #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 14 90 00"))
+    #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 01 90 00"))  // silent: timeout
+    #expect(face.transmit(direct(hex("4A 01 00"))) == hex("D5 4B 01 01 00 02 18 04 A1 B2 C3 D4 90 00"))
+    #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 14 90 00"))  // selected: a NAK again
     #expect(face.transmit(direct(hex("40 01 61 07 FFFFFFFFFFFF 01020304"))) == hex("D5 41 14 90 00"))  // another UID
   }
 
@@ -75,6 +78,8 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
       #expect(face.transmit(hex("FF 86 00 00 05 01 00 04 60 00")) == hex("90 00"), "\(name)")
       #expect(face.transmit(hex("FF B0 00 08 10")) == hex("63 00"), "\(name): sector 2")
       #expect(face.transmit(hex("FF 86 00 00 05 01 00 08 61 01")) == hex("63 00"), "\(name): wrong key")
+      #expect(face.transmit(hex("FF 88 00 08 61 00")) == hex("63 00"), "\(name): the card is silent until selected again")
+      face.reset()
       #expect(face.transmit(hex("FF 88 00 08 61 00")) == hex("90 00"), "\(name): obsolete form, key B")
       #expect(face.transmit(hex("FF B0 00 08 10")) == hex("63 00"), "\(name): key B is readable (FF 07 80), so it opens nothing")
       #expect(face.transmit(hex("FF 88 00 08 60 00")) == hex("90 00"), "\(name): obsolete form, key A")

@@ -173,9 +173,15 @@ final class RecordingTransport: APDUTransport {
   init(_ base: any APDUTransport) { self.base = base }
   var readerName: String { base.readerName }
   var atr: [UInt8] { base.atr }
+  /// Times the card was reactivated (`reactivateCard()`, passed on to the base).
+  private(set) var reactivations = 0
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     sent.append(apdu)
     return try base.transmit(apdu)
+  }
+  func reactivateCard() throws(TransceiveError) {
+    reactivations += 1
+    try base.reactivateCard()
   }
 }
 

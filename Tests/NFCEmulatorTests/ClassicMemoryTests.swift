@@ -79,20 +79,29 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     #expect(tag.respond(to: [0x30, 0x08]) != .nak(0x04))
   }
 
+  /// A wrong key, a wrong UID or a block past the end fails; the card is then silent until it is
+  /// selected again (``MIFAREClassicVirtualTag/reset()``).
   @Test func wrongKeyOrUIDFailsAndEndsTheAuthentication() throws {
     let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
     #expect(authenticate(tag, block: 4) == .ack)
     #expect(tag.respond(to: [0x60, 0x04] + hex("A0A1A2A3A4A5") + uid) == .mute)
+    #expect(tag.respond(to: [0x30, 0x04]) == .mute)  // silent, not merely unauthenticated
+    tag.reset()
     #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))
     #expect(tag.respond(to: [0x61, 0x04] + ff + hex("01 02 03 04")) == .mute)
-    #expect(tag.respond(to: [0x60, 0x04] + ff) == .nak(0x04))  // no UID
+    tag.reset()
+    #expect(tag.respond(to: [0x60, 0x04] + ff) == .nak(0x04))  // no UID: a malformed frame, refused
     #expect(tag.respond(to: [0x60, 0x40] + ff + uid) == .mute)  // block 64 is past a 1K
+    #expect(tag.isHalted)
   }
 
   @Test func haltAndFieldOffEndTheAuthentication() throws {
     let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
     #expect(authenticate(tag, block: 4) == .ack)
     #expect(tag.respond(to: [0x50, 0x00]) == .mute)
+    #expect(tag.respond(to: [0x30, 0x04]) == .mute)  // HALT state: silent until selected again
+    #expect(authenticate(tag, block: 4) == .mute)
+    tag.reset()
     #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))
     #expect(authenticate(tag, block: 4) == .ack)
     tag.reset()
@@ -103,6 +112,7 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
   @Test func sevenByteUIDUsesItsLastFourBytes() throws {
     let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: hex("04 11 22 33 44 55 66"))
     #expect(tag.respond(to: [0x60, 0x04] + ff + hex("04 11 22 33")) == .mute)
+    tag.reset()  // silent after the failure until selected again
     #expect(tag.respond(to: [0x60, 0x04] + ff + hex("33 44 55 66")) == .ack)
   }
 

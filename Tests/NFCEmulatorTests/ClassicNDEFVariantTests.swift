@@ -37,8 +37,10 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
     }
     let mad = try MIFAREApplicationDirectory.decode(generalPurposeByte: gpb, sector0: Array(sector0[0..<32]), sector16: sector16)
     #expect(mad == MIFAREApplicationDirectory.ndef(for: chip))
-    // Sector 1 with the NDEF key A: an empty NDEF TLV; the MAD key does not open it.
+    // Sector 1 with the NDEF key A: an empty NDEF TLV; the MAD key does not open it (and leaves
+    // the card silent until InListPassiveTarget selects it again).
     #expect(face.transmit(direct(hex("40 01 60 04 A0A1A2A3A4A5 A1B2C3D4"))) == hex("D5 41 14 90 00"))
+    #expect(Array(face.transmit(direct(hex("4A 01 00"))).prefix(3)) == hex("D5 4B 01"))
     #expect(face.transmit(direct(hex("40 01 60 04 D3F7D3F7D3F7 A1B2C3D4"))) == hex("D5 41 00 90 00"))
     #expect(face.transmit(direct(hex("40 01 30 04"))) == hex("D5 41 00") + MIFAREClassicNDEF.emptyNDEFBlock + hex("90 00"))
     // Key B (FF…FF) may still write the trailer: nothing is locked.

@@ -94,7 +94,9 @@ struct ClassicEndToEnd {
   }
 
   /// A card whose NDEF sector keys are none of the known ones: 77, the sector named, the card
-  /// unchanged.
+  /// unchanged. With the key second in a keys file, `read` opens the sector after nine refused
+  /// keys A, the card selected again after each (through pcscd: InListPassiveTarget on the
+  /// ACR122U, a reconnect with a reset on the Part 3 reader).
   @Test(arguments: ["acr122u", "part3"])
   func aWrongKeyIs77AndChangesNothing(face: String) throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-classic-e2e-\(UUID().uuidString)")
@@ -105,11 +107,18 @@ struct ClassicEndToEnd {
     card.replaceSubrange(112..<118, with: [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])  // sector 1 key A
     card.replaceSubrange(122..<128, with: [0x5A, 0x6B, 0x7C, 0x8D, 0x9E, 0xAF])  // and key B
     try Data(card).write(to: image)
+    let keys = directory.appendingPathComponent("keys.txt")
+    try "# sector 1\n000102030405\n5A6B7C8D9EAF\n".write(to: keys, atomically: true, encoding: .utf8)
     let emulator = try Emulator(tag: "mifare-classic-1k", image: image, extra: ["--reader", face])
     let write = try runNFCTag(["write", "text", "changed", "--reader", e2eReader])
+    // The keys file's second key opens sector 1 after every other key A was refused: the card,
+    // silent after each refusal, is selected again each time through pcscd.
+    let read = try runNFCTag(["read", "--keys", keys.path, "--reader", e2eReader])
     emulator.stop()
     #expect(write.status == 77, "\(write.stderr)")
     #expect(write.stderr.contains("no key opened sector 1"))
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("kept"), "\(read.stdout)")
     #expect([UInt8](try Data(contentsOf: image)) == card)
   }
 }

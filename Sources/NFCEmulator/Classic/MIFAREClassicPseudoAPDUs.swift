@@ -21,6 +21,14 @@ import NFCTransport
 ///
 /// Every failure, a wrong key included, answers `63 00` (ACR122U API §5, each command's response
 /// codes: "the operation failed").
+///
+/// After a refused GENERAL AUTHENTICATE the card is silent until it is selected again (NXP AN1304
+/// §6.4.1), and this model's reader does not select it again by itself: every later command to the
+/// card answers `63 00` until the card is reset (`SCardReconnect` with a reset reaches the face's
+/// `reset()`) or, on the ACR122U, InListPassiveTarget selects it. ACS's manual (ACR122U API V2.04
+/// §5) does not say what the firmware does after a failed authentication, and no trace at hand
+/// shows it; the conservative model is the one that needs the host to select the card again. A
+/// GENERAL AUTHENTICATE from an empty key slot is refused by the reader without reaching the card.
 struct MIFAREClassicPseudoAPDUs {
   /// The volatile key slots.
   private var slots: [[UInt8]?] = [nil, nil]
@@ -99,7 +107,6 @@ struct MIFAREClassicPseudoAPDUs {
   /// §10.1.2 and §10.2.2: UID CL2 of a 7-byte UID, the whole 4-byte NUID).
   private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, keyType: UInt8, slot: UInt8) -> [UInt8] {
     guard keyType == 0x60 || keyType == 0x61, Int(slot) < slots.count, let key = slots[Int(slot)] else {
-      tag.reset()
       return Self.failed
     }
     guard case .ack = tag.respond(to: [keyType, block] + key + Array(tag.identifier.suffix(4))) else { return Self.failed }

@@ -9,16 +9,26 @@ import NFCTransport
 ///
 /// | frame | command (MF1S50yyX §8.2.4, §8.2.5, §9.1) | answer |
 /// |---|---|---|
-/// | `60`/`61` blk key(6) uid(4) | AUTHENTICATION with key A / B | ack; mute on a wrong key or UID |
+/// | `60`/`61` blk key(6) uid(4) | AUTHENTICATION with key A / B | ack; mute on a wrong key or UID, and silent until selected again |
 /// | `30` blk | READ | 16 bytes |
 /// | `A0` blk data(16) | WRITE | ack |
 /// | `C1`/`C0`/`C2` blk value(4) | INCREMENT / DECREMENT / RESTORE into the transfer buffer | ack |
 /// | `B0` blk | TRANSFER the buffer into a value block | ack |
-/// | `50 00` | HALT | mute |
+/// | `50 00` | HALT | mute, and silent until selected again |
 ///
 /// A refused command answers NAK 4 ("invalid operation", transfer buffer invalid: MF1S50yyX §9.3,
 /// Table 10) and ends the authentication, as the chip's error leaves the authenticated state. An authentication lasts until a HALT, a failed authentication,
 /// an error, an access outside its sector, or the field going off (``reset()``).
+///
+/// A failed authentication (a wrong key, a wrong UID, a block past the end) leaves the card
+/// silent: "each time an Authentication operation … fails, the MIFARE Classic … remains silent and
+/// it does not respond anymore to any commands", and it "needs to be re-activated and selected"
+/// (NXP AN1304 §6.4.1, NDEF detection procedure; the MF1S50yyX command flow, §8.2 Figure 4, has
+/// no way from a failed authentication back to the authentication). So ``isHalted`` holds and every
+/// frame is mute until the reader selects the card again (``reset()``: InListPassiveTarget, a
+/// card reset, the field off and on). The note says the same of a failed READ or WRITE; this
+/// model keeps answering after a refused READ or WRITE (the NAK above), which the host's next
+/// authentication in the sector relies on, so a refusal there is not modelled as silence.
 ///
 /// The memory is the whole card, trailers included; reading a trailer shows key A as zeros and key B as
 /// zeros unless the access bits make it readable (§8.7.2).
@@ -44,6 +54,9 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   public private(set) var authenticated: (sector: Int, key: MIFAREClassicKeyType)?
   /// The transfer buffer the value commands fill (MF1S50yyX §8.2.5).
   private var transferBuffer: [UInt8]?
+  /// True after a failed authentication: the card answers nothing until it is selected again
+  /// (``reset()``; AN1304 §6.4.1).
+  public private(set) var isHalted = false
 
   /// NAK "invalid operation", transfer buffer invalid (MF1S50yyX §9.3, Table 10).
   public static let nakInvalidOperation: UInt8 = 0x04
@@ -123,8 +136,15 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   /// Every block in order, trailers with their keys: the `.mfd` layout.
   public var memoryImage: [UInt8] { memory }
 
-  /// The field went off: the authentication and the transfer buffer end.
+  /// The field went off, or the reader selected the card again: the authentication and the
+  /// transfer buffer end, and a card silent after a failed authentication answers again.
   public func reset() {
+    endAuthentication()
+    isHalted = false
+  }
+
+  /// The authentication and the transfer buffer end; a silent card stays silent.
+  private func endAuthentication() {
     authenticated = nil
     transferBuffer = nil
   }
@@ -143,11 +163,14 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
 
   /// Answers one MIFARE command in the PN532's form (the table above).
   public func respond(to frame: [UInt8]) -> TagResponse {
-    guard let command = frame.first else { return .mute }
+    guard let command = frame.first, !isHalted else { return .mute }
     switch command {
     case 0x60, 0x61: return authenticate(frame)
     case 0x50:
-      reset()
+      // HALT: the card leaves the active state for HALT (MF1S50yyX §9; ISO/IEC 14443-3) and
+      // answers only a new selection.
+      endAuthentication()
+      isHalted = true
       return .mute
     case 0x30: return frame.count == 2 ? read(Int(frame[1])) : refuse()
     case 0xA0: return frame.count == 18 ? write(Int(frame[1]), Array(frame[2...])) : refuse()
@@ -160,7 +183,7 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
 
   /// NAK 4 (MF1S50yyX §9.3, Table 10); the authentication ends.
   private func refuse() -> TagResponse {
-    reset()
+    endAuthentication()
     return .nak(Self.nakInvalidOperation)
   }
 
@@ -169,15 +192,21 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   private func authenticate(_ frame: [UInt8]) -> TagResponse {
     guard frame.count == 12, let keyType = MIFAREClassicKeyType(rawValue: frame[0]) else { return refuse() }
     let block = Int(frame[1])
-    reset()
-    guard block < chip.blockCount, let trailer = storedBlock(chip.trailer(of: chip.sector(of: block))) else { return .mute }
+    endAuthentication()
+    guard block < chip.blockCount, let trailer = storedBlock(chip.trailer(of: chip.sector(of: block))) else { return halt() }
     // The reader sends the last 4 UID bytes: UID CL2 of a 7-byte UID, the whole 4-byte NUID
     // (MF1S70yyX §10.1.2, §10.2.2).
-    guard Array(frame[8..<12]) == Array(identifier.suffix(4)) else { return .mute }
+    guard Array(frame[8..<12]) == Array(identifier.suffix(4)) else { return halt() }
     let stored = keyType == .a ? Array(trailer[0..<6]) : Array(trailer[10..<16])
-    guard Array(frame[2..<8]) == stored else { return .mute }
+    guard Array(frame[2..<8]) == stored else { return halt() }
     authenticated = (chip.sector(of: block), keyType)
     return .ack
+  }
+
+  /// A failed authentication: mute now and until the card is selected again (AN1304 §6.4.1).
+  private func halt() -> TagResponse {
+    isHalted = true
+    return .mute
   }
 
   /// The key the current authentication grants for `block`'s sector, or nil: not authenticated

@@ -21,9 +21,10 @@ public struct MIFAREApplicationID: Hashable, Sendable, CustomStringConvertible {
   /// The two bytes as the MAD stores them.
   public var stored: [UInt8] { [applicationCode, functionCluster] }
 
-  /// A free sector (AN10787 §3, administration code 0000h).
+  /// A free sector (AN10787 §3, "Administration codes": 0000h "sector is free").
   public static let free = MIFAREApplicationID(functionCluster: 0x00, applicationCode: 0x00)
-  /// A sector that does not exist on this card (administration code 0005h, AN10787 §3).
+  /// A sector that does not exist on this card (AN10787 §3, "Administration codes": 0005h
+  /// "sector not applicable (above memory size)").
   public static let notApplicable = MIFAREApplicationID(functionCluster: 0x00, applicationCode: 0x05)
   /// The NFC Forum's NDEF application, stored `03 E1` (AN1304 "NFC Type MIFARE Classic Tag
   /// Operation", the "NFC AID").
@@ -36,8 +37,8 @@ public struct MIFAREApplicationID: Hashable, Sendable, CustomStringConvertible {
 /// The MIFARE Application Directory: which application owns each sector. NXP AN10787 §3.
 ///
 /// MAD1 sits in sector 0, blocks 1 and 2: CRC, info byte, then the AIDs of sectors
-/// 1–15. MAD2 (on cards with more than 16 sectors) adds sector 16, blocks 0–2: CRC, info
-/// byte, then the AIDs of sectors 17–39. Sector 0's General Purpose Byte says whether there is a
+/// 1–15 (AN10787 Table 9, "Schematic of sector 0"). MAD2 (on cards with more than 16 sectors)
+/// adds sector 16, blocks 0–2: CRC, info byte, then the AIDs of sectors 17–39 (Table 10). Sector 0's General Purpose Byte says whether there is a
 /// MAD and which version (bit 7 DA, bit 6 MA, bits 1–0 ADV).
 public struct MIFAREApplicationDirectory: Hashable, Sendable {
   /// MAD1 (sector 0) or MAD2 (sectors 0 and 16).
@@ -45,7 +46,8 @@ public struct MIFAREApplicationDirectory: Hashable, Sendable {
 
   /// MAD1 or MAD2, as sector 0's GPB says.
   public var version: Version
-  /// The info byte of sector 0: bits 5–0 point to the card publisher sector (AN10787 §3).
+  /// The info byte of sector 0: bits 5–0 point to the card publisher sector (AN10787 §3,
+  /// "Pointer to card publisher sector").
   public var infoByte: UInt8
   /// The info byte of sector 16 (MAD2 only).
   public var infoByte2: UInt8
@@ -84,7 +86,7 @@ public struct MIFAREApplicationDirectory: Hashable, Sendable {
     sectors.indices.filter { sectors[$0] == aid }
   }
 
-  // MARK: - CRC (AN10787 §3, its example in Table 11)
+  // MARK: - CRC (AN10787 §3, "CRC calculation", its example in Table 11)
 
   /// The MAD's CRC-8: polynomial x⁸ + x⁴ + x³ + x² + 1 (1Dh), preset E3h as the note states it,
   /// which a most-significant-bit-first register holds as C7h (its bits in the order the note's

@@ -124,13 +124,40 @@ public final class NTAG424DNA {
 
   /// ReadData of `length` bytes at `offset` (0: to the end of the file) in `mode`, the file's
   /// communication mode for the key in use (Plain for free access) (NT4H2421Gx datasheet §10.8.1).
+  ///
+  /// An answer holds at most 256 bytes, secure messaging included (Table 78, the Length note, and
+  /// Table 79), and the tag does not chain ReadData's answer with `91 AF`: a longer read goes in
+  /// several commands, each at its offset, as many bytes as fit with the MAC (MAC mode: 248) or
+  /// with the padding and the MAC (Full: 239), and no more than the link carries. The whole NDEF
+  /// file (256 bytes) is one command in Plain, two in MAC or Full; the proprietary file (128) one.
+  /// A length of 0 is one command, whose answer the tag refuses (`91 7E`) when it would not fit.
+  /// `Type4Tag` (NFCTags)'s convention holds for the link: its `maxResponseLength` counts the data.
   public func readData(file: UInt8, offset: Int = 0, length: Int, mode: CommunicationMode) throws(NTAG424DNAError) -> [UInt8] {
     let what = "ReadData (file \(file))"
-    let header = try tagStep(what) { () throws(NTAG424Error) in
-      try NativeCommand.dataHeader(file: file, offset: offset, length: length)
+    let most = Self.largestRead(mode: mode, maxResponseLength: link.capabilities.maxResponseLength)
+    var data: [UInt8] = []
+    repeat {
+      let part = length == 0 ? 0 : min(most, length - data.count)
+      let header = try tagStep(what) { () throws(NTAG424Error) in
+        try NativeCommand.dataHeader(file: file, offset: offset + data.count, length: part)
+      }
+      let answer = try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
+      data += try tagStep(what) { () throws(NTAG424Error) in try NativeCommand.checkReadData(answer, length: part) }
+    } while length != 0 && data.count < length
+    return data
+  }
+
+  /// The most bytes one ReadData returns in `mode`: its answer, secure messaging included, holds
+  /// 256 bytes (NT4H2421Gx datasheet §10.8.1, Table 79), less when the link carries less (its
+  /// response data, the status word apart, as `Type4Tag` (NFCTags) reads it); MAC mode adds 8 bytes, Full
+  /// pads to whole 16-byte blocks (one more when the data fills them, §9.1.4) and adds 8.
+  static func largestRead(mode: CommunicationMode, maxResponseLength: Int) -> Int {
+    let room = min(256, maxResponseLength)
+    switch mode {
+    case .plain: return max(1, room)
+    case .mac: return max(1, room - 8)
+    case .full: return max(1, (room - 8) / 16 * 16 - 1)
     }
-    let data = try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
-    return try tagStep(what) { () throws(NTAG424Error) in try NativeCommand.checkReadData(data, length: length) }
   }
 
   /// WriteData of `data` at `offset` in `mode`, in as many commands as the frame size needs

@@ -145,6 +145,16 @@ extension NTAG424DNAVirtualTag {
     }
     guard keyNumber <= 4 else { return .failure(.noSuchKey) }
     guard applicationSelected else { return .failure(.permissionDenied) }
+    if testAuthenticationDelays > 0 {
+      if testAuthenticationDelays != .max { testAuthenticationDelays -= 1 }
+      return .failure(.authenticationDelay)
+    }
+    if first, testLRPMode {
+      // Table 19: AES asked of an LRP tag is refused; LRP asked gets the 18-byte answer.
+      guard let capabilities = pcdCap2.first, capabilities & 0x02 != 0 else { return .failure(.permissionDenied) }
+      session = nil
+      return .success([0x01] + (testRandomness?.rndB ?? random(16)) + NTAG424Status.additionalFrame.bytes)
+    }
     // A key whose TotFailCtr reached TotFailCtrLimit is locked (Table 39).
     if failedCounterEnabled, failedAuthentications[Int(keyNumber)] >= failedCounterLimit { return .failure(.permissionDenied) }
     if first { session = nil }

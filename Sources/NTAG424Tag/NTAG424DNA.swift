@@ -33,6 +33,12 @@ public final class NTAG424DNA {
     self.session = session
   }
 
+  /// How long ``authenticate(keyNumber:key:rndA:)`` keeps trying while the tag answers `91 AD`
+  /// (``AuthenticationDelayPolicy/standard``: every 100 ms for up to 5 s).
+  public var authenticationDelay = AuthenticationDelayPolicy.standard
+  /// How many times the last authentication's part 1 was sent again after `91 AD`.
+  public private(set) var authenticationDelayRetries = 0
+
   /// True when a session can take commands.
   public var isAuthenticated: Bool { session.map { !$0.hasEnded } ?? false }
 
@@ -54,12 +60,21 @@ public final class NTAG424DNA {
   /// Authenticates with key `keyNumber`: AuthenticateEV2First without a session,
   /// AuthenticateEV2NonFirst inside one (TI and CmdCtr kept).
   ///
+  /// Part 1 answered `91 AD` (AUTHENTICATION_DELAY: "keep trying until full delay is spent",
+  /// NT4H2421Gx datasheet Table 23) is sent again as ``authenticationDelay`` says. AuthenticateEV2First
+  /// answered `91 9D` is checked for LRP: a tag in LRP mode refuses AES authentication with
+  /// PERMISSION_DENIED (§9, Table 19; Table 27), and answers AuthenticateLRPFirst's part 1
+  /// (PCDCap2.1 = 02h) with AuthMode 01h and RndB (§10.4.3, Table 38), which the host sends to tell
+  /// it from a refusal for another reason; part 2 is never sent, so no key is tried.
+  ///
   /// - Parameters:
   ///   - keyNumber: 0–4.
   ///   - key: its value.
   ///   - rndA: the host's challenge, nil for a random one (tests pass a transcript's).
   /// - Throws: ``NTAG424DNAError/tag(_:command:)`` with ``NTAG424Error/status(command:sw1:sw2:)``
-  ///   `91 AE` for a wrong key, ``NTAG424Error/authenticationFailed``; transceive errors.
+  ///   `91 AE` for a wrong key, ``NTAG424Error/authenticationFailed``;
+  ///   ``NTAG424DNAError/authenticationDelay(command:retries:)`` when `91 AD` outlasted the policy;
+  ///   ``NTAG424DNAError/lrpSecureMessaging(command:)``; transceive errors.
   public func authenticate(keyNumber: UInt8, key: AESKey, rndA: [UInt8]? = nil) throws(NTAG424DNAError) {
     if let session, !session.hasEnded {
       try authenticateNonFirst(keyNumber: keyNumber, key: key, rndA: rndA, continuing: session)
@@ -67,8 +82,8 @@ public final class NTAG424DNA {
     }
     let what = "AuthenticateEV2First (key \(keyNumber))"
     session = nil
-    let first = try send(try tagStep(what) { () throws(NTAG424Error) in try EV2Authentication.firstCommand(keyNumber: keyNumber) }, what: what)
-    let encryptedRndB = try challenge(first, what: what, code: NativeCommand.authenticateEV2First)
+    let command = try tagStep(what) { () throws(NTAG424Error) in try EV2Authentication.firstCommand(keyNumber: keyNumber) }
+    let encryptedRndB = try firstPart(command, what: what, code: NativeCommand.authenticateEV2First, keyNumber: keyNumber)
     let auth = try tagStep(what) { () throws(NTAG424Error) in
       try EV2Authentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
     }
@@ -80,15 +95,44 @@ public final class NTAG424DNA {
                                     continuing current: SecureMessagingSession) throws(NTAG424DNAError) {
     let what = "AuthenticateEV2NonFirst (key \(keyNumber))"
     session = nil
-    let first = try send(try tagStep(what) { () throws(NTAG424Error) in
+    let command = try tagStep(what) { () throws(NTAG424Error) in
       try EV2NonFirstAuthentication.firstCommand(keyNumber: keyNumber)
-    }, what: what)
-    let encryptedRndB = try challenge(first, what: what, code: NativeCommand.authenticateEV2NonFirst)
+    }
+    let encryptedRndB = try firstPart(command, what: what, code: NativeCommand.authenticateEV2NonFirst, keyNumber: nil)
     let auth = try tagStep(what) { () throws(NTAG424Error) in
       try EV2NonFirstAuthentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
     }
     let second = try send(try tagStep(what) { () throws(NTAG424Error) in try auth.secondCommand }, what: what)
     session = try tagStep(what) { () throws(NTAG424Error) in try auth.finish(response: second, continuing: current) }
+  }
+
+  /// Sends part 1, again while the tag answers `91 AD` and the policy allows; after `91 9D` to
+  /// AuthenticateEV2First (`keyNumber` given), asks whether the tag is in LRP mode. Returns E(Kx, RndB).
+  private func firstPart(_ command: [UInt8], what: String, code: UInt8, keyNumber: UInt8?) throws(NTAG424DNAError) -> [UInt8] {
+    authenticationDelayRetries = 0
+    while true {
+      let reply = try send(command, what: what)
+      if reply == [0x91, 0xAD] {
+        guard authenticationDelayRetries < authenticationDelay.maximumRetries else {
+          throw .authenticationDelay(command: what, retries: authenticationDelayRetries)
+        }
+        authenticationDelay.wait(authenticationDelay.retryInterval)
+        authenticationDelayRetries += 1
+        continue
+      }
+      if reply == [0x91, 0x9D], let keyNumber, try usesLRP(keyNumber: keyNumber, what: what) {
+        throw .lrpSecureMessaging(command: what)
+      }
+      return try challenge(reply, what: what, code: code)
+    }
+  }
+
+  /// AuthenticateLRPFirst's part 1 for key `keyNumber` (`90 71 00 00 03 KeyNo 01 02 00`,
+  /// PCDCap2.1 = 02h): a tag in LRP mode answers AuthMode 01h and the 16-byte RndB with `91 AF`,
+  /// one in AES mode its 16-byte AES challenge (NT4H2421Gx datasheet §9, Table 19).
+  private func usesLRP(keyNumber: UInt8, what: String) throws(NTAG424DNAError) -> Bool {
+    let reply = try send([0x90, NativeCommand.authenticateEV2First, 0x00, 0x00, 0x03, keyNumber, 0x01, 0x02, 0x00], what: what)
+    return reply.count == 19 && reply.first == 0x01 && reply.suffix(2) == [0x91, NativeCommand.additionalFrame]
   }
 
   /// E(Kx, RndB) from the answer to part 1, which must end in `91 AF`.

@@ -51,6 +51,14 @@ public struct SUNAnswer: Sendable, Equatable {
     return SUNAnswer(status: 200, json: o.text, outcome: fresh ? .fresh : .replayed)
   }
 
+  /// `{"valid":false,"reason":"…"}` for a SUN the verifier cannot check (an LRP-mode one),
+  /// counted with the malformed queries: the URL was not checked.
+  static func unsupported(_ reason: String) -> SUNAnswer {
+    var answer = forged(reason)
+    answer.outcome = .malformed
+    return answer
+  }
+
   /// `{"valid":false,"reason":"…"}`.
   static func forged(_ reason: String) -> SUNAnswer {
     var o = JSONWriter(capacity: 96)

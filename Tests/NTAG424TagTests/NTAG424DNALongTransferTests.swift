@@ -1,4 +1,5 @@
 import NFCEmulator
+import NFCTestSupport
 import NFCTransport
 import NTAG424Emulator
 import Testing
@@ -46,6 +47,19 @@ import Testing
     #expect(throws: NTAG424DNAError.tag(.status(command: 0xAD, sw1: 0x91, sw2: 0x7E), command: "ReadData (file 2)")) {
       try host.readData(file: 2, length: 0, mode: mode)   // length 0: the whole file in one command
     }
+  }
+
+  /// The frames of a long Plain read over a link that carries 100 bytes: three ReadData at
+  /// offsets 0, 100 and 200, each answered `91 00` with its part (no `91 AF` chain).
+  @Test func theFramesOfASplitRead() throws {
+    let file = (0..<256).map { UInt8(truncatingIfNeeded: $0) }
+    let link = EmbeddedTransceiver([
+      (hex("90 AD 00 00 07 02 000000 640000 00"), .success(Array(file[0..<100]) + hex("9100"))),    // 100 at 0
+      (hex("90 AD 00 00 07 02 640000 640000 00"), .success(Array(file[100..<200]) + hex("9100"))),  // 100 at 100
+      (hex("90 AD 00 00 07 02 C80000 380000 00"), .success(Array(file[200...]) + hex("9100"))),     // 56 at 200
+    ], capabilities: LinkCapabilities(maxResponseLength: 100, maxCommandLength: 250, rawCommands: true))
+    #expect(try NTAG424DNA(link: link).readData(file: 2, length: 256, mode: .plain) == file)
+    #expect(link.finish() == .clean)
   }
 
   /// The largest read per mode, and less when the link carries less.

@@ -89,10 +89,11 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
   /// Fixed random numbers (tests only); nil draws them from the system's random source.
   public var testRandomness: TestRandomness?
 
-  /// Tests only: the next this many authentications (part 1 of AuthenticateEV2First or NonFirst)
-  /// are answered `91 AD`, as while a real tag's authentication delay runs (NT4H2421Gx datasheet
-  /// §9: after a number of consecutive failed authentications, for a total time that grows with
-  /// each; the datasheet gives neither, so the tag never starts a delay by itself). `Int.max`: every one.
+  /// Tests only: the next this many authentications (part 1 of AuthenticateEV2First, or of NonFirst
+  /// inside a session) are answered `91 AD`, as while a real tag's authentication delay runs
+  /// (NT4H2421Gx datasheet §9: after a number of consecutive failed authentications, for a total
+  /// time that grows with each; the datasheet gives neither, so the tag never starts a delay by
+  /// itself). `Int.max`: every one.
   public var testAuthenticationDelays = 0
 
   /// Tests only: the tag is in LRP secure messaging mode (PDCap2.1 bit 1 set), where

@@ -108,12 +108,16 @@ public final class NTAG424DNA {
 
   /// Sends part 1, again while the tag answers `91 AD` and the policy allows; after `91 9D` to
   /// AuthenticateEV2First (`keyNumber` given), asks whether the tag is in LRP mode. Returns E(Kx, RndB).
+  ///
+  /// AuthenticateEV2NonFirst (`keyNumber` nil) is not sent again: its `91 AD`, an error status,
+  /// ended the authentication it would continue.
   private func firstPart(_ command: [UInt8], what: String, code: UInt8, keyNumber: UInt8?) throws(NTAG424DNAError) -> [UInt8] {
     authenticationDelayRetries = 0
+    let maximumRetries = keyNumber == nil ? 0 : authenticationDelay.maximumRetries
     while true {
       let reply = try send(command, what: what)
       if reply == [0x91, 0xAD] {
-        guard authenticationDelayRetries < authenticationDelay.maximumRetries else {
+        guard authenticationDelayRetries < maximumRetries else {
           throw .authenticationDelay(command: what, retries: authenticationDelayRetries)
         }
         authenticationDelay.wait(authenticationDelay.retryInterval)

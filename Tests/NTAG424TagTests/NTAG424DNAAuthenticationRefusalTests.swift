@@ -62,6 +62,19 @@ import Testing
     #expect(link.finish() == .clean)
   }
 
+  /// AuthenticateEV2NonFirst answered `91 AD` is not sent again: the error status ended the
+  /// authentication it would continue.
+  @Test func aDelayedNonFirstIsNotRetried() throws {
+    let link = EmbeddedTransceiver([(hex("90 77 00 00 01 02 00"), .success(Self.delay))])
+    let tag = NTAG424DNA(link: link, session: try session(ti: "9D00C4DF", enc: "1309C877509E5A215007FF0ED19CA564",
+                                                          mac: "4C6626F5E72EA694202139295C7A7FC7", counter: 1))
+    #expect(throws: NTAG424DNAError.authenticationDelay(command: "AuthenticateEV2NonFirst (key 2)", retries: 0)) {
+      try tag.authenticate(keyNumber: 2, key: .factory)
+    }
+    #expect(!tag.isAuthenticated)
+    #expect(link.finish() == .clean)
+  }
+
   /// `91 9D` to AES, then AuthMode 01h and RndB to LRP's part 1: a tag in LRP mode (Table 19).
   /// Part 2 is never sent.
   @Test func anLRPTagIsToldApart() throws {

@@ -9,7 +9,8 @@ public enum SUNOutcome: String, Sendable, CaseIterable {
   case replayed
   /// Not authentic: PICCData does not decrypt, or the CMAC does not match.
   case forged
-  /// Not a SUN query: a parameter missing, repeated, not hex, of the wrong length, or too long.
+  /// Not a SUN query: a parameter missing, repeated, not hex, of the wrong length, or too long;
+  /// or an LRP-mode SUN, which is not checked (answered 200 with `valid` false).
   case malformed
   /// Authentic, but the ledger could not record its counter: no answer about freshness.
   case unavailable

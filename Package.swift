@@ -165,7 +165,8 @@ let package = Package(
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "NTAG424Originality", "Hex", "NDEF"]),
-    .testTarget(name: "NTAG424TagTests", dependencies: ["NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport"]),
+    .testTarget(name: "NTAG424TagTests", dependencies: [
+      "NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport", "NTAG424Emulator", "NFCEmulator", "Locking"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
     .testTarget(name: "NTAG424EmulatorTests", dependencies: [
       "NTAG424Emulator", "NFCEmulator", "NTAG424", "NTAG424Originality", "NFCTags", "NFCReaders", "NFCSession", "NFCTransport",

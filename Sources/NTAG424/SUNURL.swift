@@ -17,6 +17,10 @@ public enum SUNURLError: Error, Hashable, Sendable, CustomStringConvertible {
   case macBeforeFileData
   /// An offset of a layout points outside the URL or before the field it must follow.
   case offsetOutOfRange(field: String, offset: Int, urlLength: Int)
+  /// The PICCData parameter has 48 hex digits: a tag in LRP mode wrote it (PICCRand, 8 bytes,
+  /// then 16 bytes encrypted with LRP: NT4H2421Gx datasheet §9.3.4.2), and this module verifies
+  /// AES-mode SUN messages only (32 digits, §9.3.4.1).
+  case lrpMode(parameter: String)
 
   /// One line for people.
   public var description: String {
@@ -30,6 +34,8 @@ public enum SUNURLError: Error, Hashable, Sendable, CustomStringConvertible {
     case .macBeforeFileData: return "the MAC parameter comes before the file data it must cover"
     case .offsetOutOfRange(let field, let offset, let length):
       return "\(field) offset \(offset) does not fit a URL of \(length) bytes"
+    case .lrpMode(let name):
+      return "an LRP-mode SUN (48-hex-digit PICCData in '\(name)'), not supported: only AES-mode SUN messages are verified"
     }
   }
 }
@@ -119,6 +125,9 @@ public struct SUNURL: Hashable, Sendable {
       return range
     }
     let picc = try value(piccDataParameter), mac = try value(macParameter)
+    if picc.count == Self.lrpPICCDataDigits, parseHex(String(decoding: text[picc], as: UTF8.self)) != nil {
+      throw .lrpMode(parameter: piccDataParameter)
+    }
     encryptedPICCData = try Self.hex(text[picc], parameter: piccDataParameter, digits: 32)
     sdmMAC = try Self.hex(text[mac], parameter: macParameter, digits: 16)
     if let file = values[fileDataParameter] {
@@ -162,6 +171,10 @@ public struct SUNURL: Hashable, Sendable {
       encryptedFileData = nil
     }
   }
+
+  /// LRP mode's PICCData in hex digits: PICCRand (8 bytes) and the encrypted 16, ASCII encoded
+  /// (NT4H2421Gx datasheet §9.3.4.2: "The required placeholder length in the NDEF message is 48 bytes").
+  static let lrpPICCDataDigits = 48
 
   private static func hex(_ digits: ArraySlice<UInt8>, parameter: String, digits count: Int) throws(SUNURLError) -> [UInt8] {
     guard digits.count == count else {

@@ -1,7 +1,7 @@
 import Hex
 
 /// What GetVersion (60h) tells about the chip, its three frames joined: hardware, software,
-/// production (NT4H2421Gx datasheet §10.5.2,; NT4H2421Tx, the TagTamper
+/// production (NT4H2421Gx datasheet §10.5.2, Tables 54, 56 and 58; NT4H2421Tx, the TagTamper
 /// variant's datasheet, same section).
 ///
 /// The host sends `90 60 00 00 00`, then `90 AF 00 00 00` while the tag answers `91 AF`; the data
@@ -33,11 +33,12 @@ public struct ChipVersion: Hashable, Sendable {
 
   /// The 424 DNA variants GetVersion tells apart.
   public enum Chip: Hashable, Sendable, CustomStringConvertible {
-    /// NTAG 424 DNA (NT4H2421Gx): hardware type 04h, subtype 02h (50 pF), 82h with strong back
-    /// modulation.
+    /// NTAG 424 DNA (NT4H2421Gx): hardware type 04h, subtype X2h (50 pF): 02h with strong back
+    /// modulation, the factory setting, 82h with standard (NT4H2421Gx datasheet §10.5.2, Table 54).
     case ntag424DNA
-    /// NTAG 424 DNA TT, with the TagTamper loop (NT4H2421Tx): hardware type 04h, subtype 08h,
-    /// 88h with strong back modulation.
+    /// NTAG 424 DNA TT, with the TagTamper loop (NT4H2421Tx): hardware type 04h, subtype X8h,
+    /// the high nibble the back modulation as for the 424 DNA. The NT4H2421Tx table was not at
+    /// hand when this was written: X8h is what TT tags are reported to answer, not a citation.
     case ntag424DNATagTamper
     /// Another chip: vendor, type and subtype as read.
     case other(vendor: UInt8, type: UInt8, subType: UInt8)
@@ -53,8 +54,11 @@ public struct ChipVersion: Hashable, Sendable {
     }
   }
 
-  /// Whether the chip answers with strong back modulation: bit 7 of the hardware subtype.
-  public var strongBackModulation: Bool { hardware.subType & 0x80 != 0 }
+  /// Whether the chip answers with strong back modulation: bit 7 of the hardware subtype clear.
+  ///
+  /// NT4H2421Gx datasheet §10.5.2, Table 54: HWSubType 0Xh is strong back modulation, 8Xh
+  /// standard; SetConfiguration option 0Bh (§10.5.1, Table 50) chooses it, strong by default.
+  public var strongBackModulation: Bool { hardware.subType & 0x80 == 0 }
 
   /// The storage size a StorageSize byte codes: "416 bytes" is not sayable, so the datasheet's
   /// form, "256 to 512 bytes" for 11h, "256 bytes" for 10h.

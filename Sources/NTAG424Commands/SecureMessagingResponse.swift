@@ -141,8 +141,11 @@ public struct ChainedAnswer: Sendable {
     case tooManyFrames
   }
 
-  /// The most frames an answer may have: GetVersion, the longest chain the host asks for, has
-  /// three; ReadData of a whole file over a small frame size has more.
+  /// The most frames an answer may have. GetVersion, with three, is the longest chain of the 424
+  /// DNA: its other multi-frame exchanges are the authentications' two parts, and ReadData and
+  /// WriteData are never chained with `91 AF` (NT4H2421Gx datasheet §10.2, Table 22; §10.8.1,
+  /// Table 79: an answer of up to 256 bytes; §10.8.2: longer frames are ISO/IEC 14443-4 chaining,
+  /// below the APDU). The bound leaves room for a tag that chains more, and stops one that never ends.
   public static let maximumFrames = 16
 
   private var data: [UInt8] = []

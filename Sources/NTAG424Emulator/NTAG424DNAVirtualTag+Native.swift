@@ -96,10 +96,11 @@ extension NTAG424DNAVirtualTag {
 
   // MARK: - GetVersion (§10.5.2)
 
-  /// The three frames: hardware (NTAG, 50 pF, strong or standard back modulation as the HW option
-  /// says, HW 30h.00h, 256 < storage < 512 bytes, ISO 14443-4), software 01h.02h, production (UID,
-  /// a fixed batch number, calendar week 26 of 2021). CWProd and YearProd are BCD, as the
-  /// datasheet's GetVersion table gives them (§10.5.2): week 26 is 26h, 2021 is 21h.
+  /// The three frames: hardware (NTAG, 50 pF, subtype 02h with strong back modulation and 82h
+  /// with standard, as the HW option says: §10.5.2, Table 54; HW 30h.00h, 256 < storage < 512
+  /// bytes, ISO 14443-4), software 01h.02h, production (UID, a fixed batch number, calendar week
+  /// 26 of 2021). CWProd and YearProd are BCD, as the datasheet's GetVersion table gives them
+  /// (§10.5.2): week 26 is 26h, 2021 is 21h.
   var versionFrames: [[UInt8]] {
     [[0x04, 0x04, hardwareOption & 0x01 == 0 ? 0x82 : 0x02, 0x30, 0x00, 0x11, 0x05],
      [0x04, 0x04, 0x02, 0x01, 0x02, 0x11, 0x05],
@@ -144,6 +145,16 @@ extension NTAG424DNAVirtualTag {
     }
     guard keyNumber <= 4 else { return .failure(.noSuchKey) }
     guard applicationSelected else { return .failure(.permissionDenied) }
+    if testAuthenticationDelays > 0 {
+      if testAuthenticationDelays != .max { testAuthenticationDelays -= 1 }
+      return .failure(.authenticationDelay)
+    }
+    if first, testLRPMode {
+      // Table 19: AES asked of an LRP tag is refused; LRP asked gets the 18-byte answer.
+      guard let capabilities = pcdCap2.first, capabilities & 0x02 != 0 else { return .failure(.permissionDenied) }
+      session = nil
+      return .success([0x01] + (testRandomness?.rndB ?? random(16)) + NTAG424Status.additionalFrame.bytes)
+    }
     // A key whose TotFailCtr reached TotFailCtrLimit is locked (Table 39).
     if failedCounterEnabled, failedAuthentications[Int(keyNumber)] >= failedCounterLimit { return .failure(.permissionDenied) }
     if first { session = nil }

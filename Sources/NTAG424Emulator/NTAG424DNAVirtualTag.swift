@@ -25,10 +25,14 @@ import NTAG424Originality
 /// computed once for that count (``NTAG424Mirror``). At SDMReadCtrLimit, or FFFFFFh, such reads are
 /// refused.
 ///
-/// Not modelled: LRP (SetConfiguration option 05h enabling it is refused with `91 9E`), Random ID
-/// (option 00h bit 1: `91 9E`), the authentication delay (`91 AD`), originality keys, native
-/// command chaining (`91 AF` from the host outside authentication and GetVersion), short file
-/// identifiers in ISOReadBinary (`6A 86`). Read_Sig answers an ECDSA (secp224r1) signature of the
+/// Not modelled: LRP (SetConfiguration option 05h enabling it is refused with `91 9E`; a test can
+/// put the tag in LRP mode with ``testLRPMode``, to see the host refused as a real one is), Random
+/// ID (option 00h bit 1: `91 9E`), the authentication delay by itself (`91 AD`: the datasheet gives
+/// neither after how many failures nor for how long; a test asks for it with
+/// ``testAuthenticationDelays``), originality keys, short file identifiers in ISOReadBinary
+/// (`6A 86`). The datasheet chains no command with `91 AF` but GetVersion and the
+/// authentications (§10.2, Table 22): a ReadData whose answer, secure messaging included, would
+/// pass 256 bytes is refused (`91 7E`, §10.8.1, Table 79), not chained. Read_Sig answers an ECDSA (secp224r1) signature of the
 /// UID made with the project's published test key, not NXP's (``originalitySignature``): an
 /// originality check tells a virtual tag from a real one.
 ///
@@ -84,6 +88,20 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
 
   /// Fixed random numbers (tests only); nil draws them from the system's random source.
   public var testRandomness: TestRandomness?
+
+  /// Tests only: the next this many authentications (part 1 of AuthenticateEV2First, or of NonFirst
+  /// inside a session) are answered `91 AD`, as while a real tag's authentication delay runs
+  /// (NT4H2421Gx datasheet §9: after a number of consecutive failed authentications, for a total
+  /// time that grows with each; the datasheet gives neither, so the tag never starts a delay by
+  /// itself). `Int.max`: every one.
+  public var testAuthenticationDelays = 0
+
+  /// Tests only: the tag is in LRP secure messaging mode (PDCap2.1 bit 1 set), where
+  /// SetConfiguration option 05h leaves a real one for good. AuthenticateEV2First without PCDCap2.1
+  /// bit 1 is refused with `91 9D` (NT4H2421Gx datasheet §9, Table 19), AuthenticateLRPFirst's part
+  /// 1 (PCDCap2.1 = 02h) answered with AuthMode 01h and RndB (§10.4.3, Table 38); its part 2, LRP's
+  /// cryptography, is not modelled (`91 1C`).
+  public var testLRPMode = false
 
   /// NFC Forum Type 4.
   public var platform: TagPlatform { .type4 }

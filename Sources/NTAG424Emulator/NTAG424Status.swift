@@ -17,6 +17,9 @@ enum NTAG424Status: UInt8, Error, Sendable {
   case permissionDenied = 0x9D
   /// `91 9E` PARAMETER_ERROR.
   case parameterError = 0x9E
+  /// `91 AD` AUTHENTICATION_DELAY: "Currently not allowed to authenticate. Keep trying until full
+  /// delay is spent."
+  case authenticationDelay = 0xAD
   /// `91 AE` AUTHENTICATION_ERROR.
   case authenticationError = 0xAE
   /// `91 AF` ADDITIONAL_FRAME.

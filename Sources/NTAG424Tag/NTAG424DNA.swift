@@ -33,6 +33,12 @@ public final class NTAG424DNA {
     self.session = session
   }
 
+  /// How long ``authenticate(keyNumber:key:rndA:)`` keeps trying while the tag answers `91 AD`
+  /// (``AuthenticationDelayPolicy/standard``: every 100 ms for up to 5 s).
+  public var authenticationDelay = AuthenticationDelayPolicy.standard
+  /// How many times the last authentication's part 1 was sent again after `91 AD`.
+  public private(set) var authenticationDelayRetries = 0
+
   /// True when a session can take commands.
   public var isAuthenticated: Bool { session.map { !$0.hasEnded } ?? false }
 
@@ -54,12 +60,21 @@ public final class NTAG424DNA {
   /// Authenticates with key `keyNumber`: AuthenticateEV2First without a session,
   /// AuthenticateEV2NonFirst inside one (TI and CmdCtr kept).
   ///
+  /// Part 1 answered `91 AD` (AUTHENTICATION_DELAY: "keep trying until full delay is spent",
+  /// NT4H2421Gx datasheet Table 23) is sent again as ``authenticationDelay`` says. AuthenticateEV2First
+  /// answered `91 9D` is checked for LRP: a tag in LRP mode refuses AES authentication with
+  /// PERMISSION_DENIED (§9, Table 19; Table 27), and answers AuthenticateLRPFirst's part 1
+  /// (PCDCap2.1 = 02h) with AuthMode 01h and RndB (§10.4.3, Table 38), which the host sends to tell
+  /// it from a refusal for another reason; part 2 is never sent, so no key is tried.
+  ///
   /// - Parameters:
   ///   - keyNumber: 0–4.
   ///   - key: its value.
   ///   - rndA: the host's challenge, nil for a random one (tests pass a transcript's).
   /// - Throws: ``NTAG424DNAError/tag(_:command:)`` with ``NTAG424Error/status(command:sw1:sw2:)``
-  ///   `91 AE` for a wrong key, ``NTAG424Error/authenticationFailed``; transceive errors.
+  ///   `91 AE` for a wrong key, ``NTAG424Error/authenticationFailed``;
+  ///   ``NTAG424DNAError/authenticationDelay(command:retries:)`` when `91 AD` outlasted the policy;
+  ///   ``NTAG424DNAError/lrpSecureMessaging(command:)``; transceive errors.
   public func authenticate(keyNumber: UInt8, key: AESKey, rndA: [UInt8]? = nil) throws(NTAG424DNAError) {
     if let session, !session.hasEnded {
       try authenticateNonFirst(keyNumber: keyNumber, key: key, rndA: rndA, continuing: session)
@@ -67,8 +82,8 @@ public final class NTAG424DNA {
     }
     let what = "AuthenticateEV2First (key \(keyNumber))"
     session = nil
-    let first = try send(try tagStep(what) { () throws(NTAG424Error) in try EV2Authentication.firstCommand(keyNumber: keyNumber) }, what: what)
-    let encryptedRndB = try challenge(first, what: what, code: NativeCommand.authenticateEV2First)
+    let command = try tagStep(what) { () throws(NTAG424Error) in try EV2Authentication.firstCommand(keyNumber: keyNumber) }
+    let encryptedRndB = try firstPart(command, what: what, code: NativeCommand.authenticateEV2First, keyNumber: keyNumber)
     let auth = try tagStep(what) { () throws(NTAG424Error) in
       try EV2Authentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
     }
@@ -80,15 +95,48 @@ public final class NTAG424DNA {
                                     continuing current: SecureMessagingSession) throws(NTAG424DNAError) {
     let what = "AuthenticateEV2NonFirst (key \(keyNumber))"
     session = nil
-    let first = try send(try tagStep(what) { () throws(NTAG424Error) in
+    let command = try tagStep(what) { () throws(NTAG424Error) in
       try EV2NonFirstAuthentication.firstCommand(keyNumber: keyNumber)
-    }, what: what)
-    let encryptedRndB = try challenge(first, what: what, code: NativeCommand.authenticateEV2NonFirst)
+    }
+    let encryptedRndB = try firstPart(command, what: what, code: NativeCommand.authenticateEV2NonFirst, keyNumber: nil)
     let auth = try tagStep(what) { () throws(NTAG424Error) in
       try EV2NonFirstAuthentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
     }
     let second = try send(try tagStep(what) { () throws(NTAG424Error) in try auth.secondCommand }, what: what)
     session = try tagStep(what) { () throws(NTAG424Error) in try auth.finish(response: second, continuing: current) }
+  }
+
+  /// Sends part 1, again while the tag answers `91 AD` and the policy allows; after `91 9D` to
+  /// AuthenticateEV2First (`keyNumber` given), asks whether the tag is in LRP mode. Returns E(Kx, RndB).
+  ///
+  /// AuthenticateEV2NonFirst (`keyNumber` nil) is not sent again: its `91 AD`, an error status,
+  /// ended the authentication it would continue.
+  private func firstPart(_ command: [UInt8], what: String, code: UInt8, keyNumber: UInt8?) throws(NTAG424DNAError) -> [UInt8] {
+    authenticationDelayRetries = 0
+    let maximumRetries = keyNumber == nil ? 0 : authenticationDelay.maximumRetries
+    while true {
+      let reply = try send(command, what: what)
+      if reply == [0x91, 0xAD] {
+        guard authenticationDelayRetries < maximumRetries else {
+          throw .authenticationDelay(command: what, retries: authenticationDelayRetries)
+        }
+        authenticationDelay.wait(authenticationDelay.retryInterval)
+        authenticationDelayRetries += 1
+        continue
+      }
+      if reply == [0x91, 0x9D], let keyNumber, try usesLRP(keyNumber: keyNumber, what: what) {
+        throw .lrpSecureMessaging(command: what)
+      }
+      return try challenge(reply, what: what, code: code)
+    }
+  }
+
+  /// AuthenticateLRPFirst's part 1 for key `keyNumber` (`90 71 00 00 03 KeyNo 01 02 00`,
+  /// PCDCap2.1 = 02h): a tag in LRP mode answers AuthMode 01h and the 16-byte RndB with `91 AF`,
+  /// one in AES mode its 16-byte AES challenge (NT4H2421Gx datasheet §9, Table 19).
+  private func usesLRP(keyNumber: UInt8, what: String) throws(NTAG424DNAError) -> Bool {
+    let reply = try send([0x90, NativeCommand.authenticateEV2First, 0x00, 0x00, 0x03, keyNumber, 0x01, 0x02, 0x00], what: what)
+    return reply.count == 19 && reply.first == 0x01 && reply.suffix(2) == [0x91, NativeCommand.additionalFrame]
   }
 
   /// E(Kx, RndB) from the answer to part 1, which must end in `91 AF`.
@@ -124,13 +172,40 @@ public final class NTAG424DNA {
 
   /// ReadData of `length` bytes at `offset` (0: to the end of the file) in `mode`, the file's
   /// communication mode for the key in use (Plain for free access) (NT4H2421Gx datasheet §10.8.1).
+  ///
+  /// An answer holds at most 256 bytes, secure messaging included (Table 78, the Length note, and
+  /// Table 79), and the tag does not chain ReadData's answer with `91 AF`: a longer read goes in
+  /// several commands, each at its offset, as many bytes as fit with the MAC (MAC mode: 248) or
+  /// with the padding and the MAC (Full: 239), and no more than the link carries. The whole NDEF
+  /// file (256 bytes) is one command in Plain, two in MAC or Full; the proprietary file (128) one.
+  /// A length of 0 is one command, whose answer the tag refuses (`91 7E`) when it would not fit.
+  /// `Type4Tag` (NFCTags)'s convention holds for the link: its `maxResponseLength` counts the data.
   public func readData(file: UInt8, offset: Int = 0, length: Int, mode: CommunicationMode) throws(NTAG424DNAError) -> [UInt8] {
     let what = "ReadData (file \(file))"
-    let header = try tagStep(what) { () throws(NTAG424Error) in
-      try NativeCommand.dataHeader(file: file, offset: offset, length: length)
+    let most = Self.largestRead(mode: mode, maxResponseLength: link.capabilities.maxResponseLength)
+    var data: [UInt8] = []
+    repeat {
+      let part = length == 0 ? 0 : min(most, length - data.count)
+      let header = try tagStep(what) { () throws(NTAG424Error) in
+        try NativeCommand.dataHeader(file: file, offset: offset + data.count, length: part)
+      }
+      let answer = try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
+      data += try tagStep(what) { () throws(NTAG424Error) in try NativeCommand.checkReadData(answer, length: part) }
+    } while length != 0 && data.count < length
+    return data
+  }
+
+  /// The most bytes one ReadData returns in `mode`: its answer, secure messaging included, holds
+  /// 256 bytes (NT4H2421Gx datasheet §10.8.1, Table 79), less when the link carries less (its
+  /// response data, the status word apart, as `Type4Tag` (NFCTags) reads it); MAC mode adds 8 bytes, Full
+  /// pads to whole 16-byte blocks (one more when the data fills them, §9.1.4) and adds 8.
+  static func largestRead(mode: CommunicationMode, maxResponseLength: Int) -> Int {
+    let room = min(256, maxResponseLength)
+    switch mode {
+    case .plain: return max(1, room)
+    case .mac: return max(1, room - 8)
+    case .full: return max(1, (room - 8) / 16 * 16 - 1)
     }
-    let data = try run(NativeCommand.readData, header: header, what: what, mode: mode, needsSession: mode != .plain)
-    return try tagStep(what) { () throws(NTAG424Error) in try NativeCommand.checkReadData(data, length: length) }
   }
 
   /// WriteData of `data` at `offset` in `mode`, in as many commands as the frame size needs

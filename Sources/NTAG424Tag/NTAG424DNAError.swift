@@ -18,6 +18,12 @@ public enum NTAG424DNAError: Error, Hashable, Sendable, CustomStringConvertible 
   case notAuthenticated(command: String)
   /// The tag kept answering `91 AF` past the frames the command can have.
   case tooManyFrames(command: String)
+  /// The tag answered `91 AD` (AUTHENTICATION_DELAY) to the first try and to `retries` more, for
+  /// as long as ``NTAG424DNA/authenticationDelay`` allows: it takes no authentication for now.
+  case authenticationDelay(command: String, retries: Int)
+  /// The tag uses LRP secure messaging (PDCap2.1 bit 1, set for good by SetConfiguration option
+  /// 05h): it refuses AES authentication, and this library implements no LRP.
+  case lrpSecureMessaging(command: String)
 
   /// One line for people.
   public var description: String {
@@ -28,6 +34,10 @@ public enum NTAG424DNAError: Error, Hashable, Sendable, CustomStringConvertible 
     case .tag(let error, let command): return "\(command): \(error)"
     case .notAuthenticated(let command): return "\(command) needs an authenticated session; authenticate first"
     case .tooManyFrames(let command): return "\(command): the tag sent more answer frames than the command has"
+    case .authenticationDelay(let command, let retries):
+      return "\(command): authentication delay (91 AD): the tag still refused to authenticate after \(retries) retries"
+    case .lrpSecureMessaging(let command):
+      return "\(command): the tag uses LRP secure messaging (PDCap2.1 bit 1 set) and refuses AES authentication (91 9D)"
     }
   }
 }

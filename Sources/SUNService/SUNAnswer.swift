@@ -9,7 +9,8 @@ public enum SUNOutcome: String, Sendable, CaseIterable {
   case replayed
   /// Not authentic: PICCData does not decrypt, or the CMAC does not match.
   case forged
-  /// Not a SUN query: a parameter missing, repeated, not hex, of the wrong length, or too long.
+  /// Not a SUN query: a parameter missing, repeated, not hex, of the wrong length, or too long;
+  /// or an LRP-mode SUN, which is not checked (answered 200 with `valid` false).
   case malformed
   /// Authentic, but the ledger could not record its counter: no answer about freshness.
   case unavailable
@@ -49,6 +50,14 @@ public struct SUNAnswer: Sendable, Equatable {
     }
     o.raw("}")
     return SUNAnswer(status: 200, json: o.text, outcome: fresh ? .fresh : .replayed)
+  }
+
+  /// `{"valid":false,"reason":"…"}` for a SUN the verifier cannot check (an LRP-mode one),
+  /// counted with the malformed queries: the URL was not checked.
+  static func unsupported(_ reason: String) -> SUNAnswer {
+    var answer = forged(reason)
+    answer.outcome = .malformed
+    return answer
   }
 
   /// `{"valid":false,"reason":"…"}`.

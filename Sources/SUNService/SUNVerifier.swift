@@ -35,8 +35,11 @@ public final class SUNVerifier: Sendable {
 
   private func verify(query: String?) async -> SUNAnswer {
     let sun: SUNURL
-    do {
+    do throws(SUNQuery.Problem) {
       sun = try SUNQuery.parse(query, names: names)
+    } catch .url(.lrpMode(let parameter)) {
+      // A SUN, but one this verifier cannot check: a verdict, not a malformed query.
+      return .unsupported(SUNURLError.lrpMode(parameter: parameter).description)
     } catch {
       return .error(400, error.description, .malformed)
     }

@@ -67,7 +67,8 @@ extension NTAG424DNAError: MappedFailure {
   ///
   /// | failure | status |
   /// |---|---|
-  /// | a key refused (`91 AE`, an answer that does not prove the key, `91 AD` delay) or a command not permitted (`91 9D`) | 77 |
+  /// | a key refused (`91 AE`, an answer that does not prove the key, `91 AD` delay, still after the retries) or a command not permitted (`91 9D`) | 77 |
+  /// | a tag in LRP secure messaging mode, which this program does not speak | 65 |
   /// | a response MAC that does not verify, a command the tag found corrupted (`91 1E`), decrypted data without its padding | 74 |
   /// | the link failed below the tag (removed, no answer): Core NFC's table | 74 (100), 65 (102)… |
   /// | not a 424 DNA (SELECT of its application refused, a native command answered with an ISO status), an offset or length past a file (`91 BE`), any other refusal or malformed answer | 65 |
@@ -75,7 +76,8 @@ extension NTAG424DNAError: MappedFailure {
   var exitStatus: Int32 {
     switch self {
     case .transceive(let error, _): return NFCTagCLI.exitStatus(for: NFCReaderError(error).code)
-    case .applicationNotFound, .tooManyFrames: return ExitStatus.dataError
+    case .applicationNotFound, .tooManyFrames, .lrpSecureMessaging: return ExitStatus.dataError
+    case .authenticationDelay: return ExitStatus.noPermission
     case .notAuthenticated: return ExitStatus.software
     case .tag(let error, _): return Self.exitStatus(for: error)
     }
@@ -97,12 +99,23 @@ extension NTAG424DNAError: MappedFailure {
     }
   }
 
-  package var cliFailure: CLIFailure { CLIFailure(exitStatus, sanitizeLine(description) + advice) }
+  package var cliFailure: CLIFailure {
+    if case .lrpSecureMessaging(let command) = self {
+      return CLIFailure(exitStatus, sanitizeLine(command) + ": this tag uses LRP secure messaging, which nfctag does not support"
+                        + " (a tag's switch to LRP is permanent; nfctag speaks AES secure messaging only)")
+    }
+    return CLIFailure(exitStatus, sanitizeLine(description) + advice)
+  }
 
   /// What to do, after the fact: only this program names its options.
   private var advice: String {
     guard case .tag(let error, _) = self else {
       if case .transceive = self, exitStatus == ExitStatus.ioError { return "; tap again" }
+      if case .authenticationDelay = self {
+        // Table 23: "Currently not allowed to authenticate. Keep trying until full delay is spent."
+        return " (after failed authentications the tag takes none until a delay that grows with each failure is spent;"
+          + " try again later, with the right key)"
+      }
       return ""
     }
     switch error {

@@ -9,9 +9,11 @@ extension SDMCommand.Verify: PerformedCommand {
     context.console.configure(quiet: quiet, verbose: false)
     let keys = try SDMKeys(self.keys, in: context)
     let sun: SUNURL
-    do {
+    do throws(SUNURLError) {
       sun = try SUNURL(parsing: url, piccDataParameter: parameters.piccParam, macParameter: parameters.macParam,
                        fileDataParameter: parameters.encParam)
+    } catch .lrpMode(let parameter) {
+      throw rejection(SUNURLError.lrpMode(parameter: parameter).description, in: context)
     } catch {
       throw rejection("not a SUN URL: \(error)", in: context)
     }

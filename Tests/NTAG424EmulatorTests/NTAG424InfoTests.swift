@@ -28,7 +28,7 @@ import Testing
     #expect(info.chip == "NTAG 424 DNA")
     #expect(info.memorySize == 416)
     #expect(info.version == tag.versionFrames.flatMap { $0 })
-    #expect(fact(info, "chipVersion")?.text.hasPrefix("hardware 30.00, software 01.02, 256 to 512 bytes, standard back modulation") == true)
+    #expect(fact(info, "chipVersion")?.text.hasPrefix("hardware 30.00, software 01.02, 256 to 512 bytes, strong back modulation") == true)
     #expect(fact(info, "file1Settings")?.text == "32 bytes, Plain; read free, write key 0, read&write key 0, change key 0; SDM off")
     #expect(fact(info, "file2Settings")?.text == "256 bytes, Plain; read free, write free, read&write free, change key 0; SDM off")
     #expect(fact(info, "file3Settings")?.text == "128 bytes, Full; read key 2, write key 3, read&write key 3, change key 0; SDM off")

@@ -132,15 +132,17 @@ import Testing
     #expect(try ChipVersion(parsing: tt).chip == .other(vendor: 4, type: 1, subType: 8))
   }
 
-  /// Bit 7 of the subtype is the back modulation (SetConfiguration option 0Bh), not the variant.
-  @Test func strongBackModulationKeepsTheName() throws {
-    var strong = Self.frames
-    strong[2] = 0x82
-    #expect(try ChipVersion(parsing: strong).chip == .ntag424DNA)
-    #expect(try ChipVersion(parsing: strong).strongBackModulation)
-    #expect(try !ChipVersion(parsing: Self.frames).strongBackModulation)
-    strong[2] = 0x88
-    #expect(try ChipVersion(parsing: strong).chip == .ntag424DNATagTamper)
+  /// Bit 7 of the subtype is the back modulation (SetConfiguration option 0Bh), not the variant:
+  /// 0Xh strong, 8Xh standard (NT4H2421Gx datasheet §10.5.2, Table 54).
+  @Test func standardBackModulationKeepsTheName() throws {
+    var standard = Self.frames
+    standard[2] = 0x82
+    #expect(try ChipVersion(parsing: standard).chip == .ntag424DNA)
+    #expect(try !ChipVersion(parsing: standard).strongBackModulation)
+    #expect(try ChipVersion(parsing: Self.frames).strongBackModulation)   // 02h: the factory setting
+    standard[2] = 0x88
+    #expect(try ChipVersion(parsing: standard).chip == .ntag424DNATagTamper)
+    #expect(try !ChipVersion(parsing: standard).strongBackModulation)
     #expect(ChipVersion.storageText(0x11) == "256 to 512 bytes" && ChipVersion.storageText(0x10) == "256 bytes")
   }
 

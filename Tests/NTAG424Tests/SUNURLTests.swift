@@ -57,4 +57,20 @@ import Testing
       try SUNURL(parsing: "https://e.com/?p=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086&enc=CEE9A53E3E463EF1F459635736738962")
     }
   }
+
+  /// 48 hex digits of PICCData are an LRP-mode SUN (PICCRand, 8 bytes, then 16 encrypted:
+  /// NT4H2421Gx datasheet §9.3.4.2), said as such rather than as a wrong length; 47 or 49 digits,
+  /// or 48 that are not hex, stay what they are.
+  @Test func anLRPModeSUNIsNamed() {
+    let lrp = "https://e.com/?p=" + String(repeating: "0123456789ABCDEF", count: 3) + "&c=94EED9EE65337086"
+    #expect(throws: SUNURLError.lrpMode(parameter: "p")) { try SUNURL(parsing: lrp) }
+    #expect(SUNURLError.lrpMode(parameter: "p").description
+            == "an LRP-mode SUN (48-hex-digit PICCData in 'p'), not supported: only AES-mode SUN messages are verified")
+    #expect(throws: SUNURLError.wrongLength(parameter: "p", expectedDigits: 32, actualDigits: 47)) {
+      try SUNURL(parsing: "https://e.com/?p=" + String(repeating: "A", count: 47) + "&c=94EED9EE65337086")
+    }
+    #expect(throws: SUNURLError.wrongLength(parameter: "p", expectedDigits: 32, actualDigits: 48)) {
+      try SUNURL(parsing: "https://e.com/?p=" + String(repeating: "G", count: 48) + "&c=94EED9EE65337086")
+    }
+  }
 }

@@ -143,6 +143,20 @@ import Testing
     }
   }
 
+  /// An LRP tag's SUN: a verdict (200, not valid) with the reason, counted with the malformed
+  /// queries, whether given as parameters or as a whole URL.
+  @Test func anLRPModeSUNIsAnInvalidVerdict() async throws {
+    let (verifier, _, cleanup) = try T.verifier()
+    defer { cleanup() }
+    let picc = String(repeating: "0123456789ABCDEF", count: 3)
+    for query in ["p=\(picc)&c=0011223344556677", "url=https%3A%2F%2Fe.com%2Ft%3Fp%3D\(picc)%26c%3D0011223344556677"] {
+      let answer = await verifier.answer(query: query)
+      #expect(answer.status == 200, "\(query)")
+      #expect(answer.outcome == .malformed)
+      #expect(answer.json == #"{"valid":false,"reason":"an LRP-mode SUN (48-hex-digit PICCData in 'p'), not supported: only AES-mode SUN messages are verified"}"#)
+    }
+  }
+
   @Test func tagDataInAnErrorIsEscaped() async throws {
     let (verifier, _, cleanup) = try T.verifier()
     defer { cleanup() }

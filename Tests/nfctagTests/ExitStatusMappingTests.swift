@@ -182,6 +182,8 @@ import ProvisioningLedger
     .applicationNotFound(StatusWord(0x6A, 0x82)),
     .notAuthenticated(command: "ChangeKey (key 0)"),
     .tooManyFrames(command: "GetVersion"),
+    .authenticationDelay(command: "AuthenticateEV2First (key 0)", retries: 50),
+    .lrpSecureMessaging(command: "AuthenticateEV2First (key 0)"),
   ] + ([
     .authenticationFailed,
     .status(command: 0xAF, sw1: 0x91, sw2: 0xAE), .status(command: 0x71, sw1: 0x91, sw2: 0xAD),
@@ -201,6 +203,8 @@ import ProvisioningLedger
     case .applicationNotFound: "a tag that is not an NTAG 424 DNA"
     case .notAuthenticated: "an NTAG 424 DNA command sent without the session it needs"
     case .tooManyFrames: "a malformed 424 DNA answer"
+    case .authenticationDelay: "`91 AD` authentication delay"
+    case .lrpSecureMessaging: "a tag in LRP secure messaging mode"
     case .tag(let error, _):
       switch error {
       case .authenticationFailed: "an answer that does not prove the key"
@@ -222,6 +226,22 @@ import ProvisioningLedger
     let failure = cliFailure(for: NTAG424DNAError.tag(.status(command: 0x71, sw1: 0x91, sw2: 0xAD), command: "AuthenticateEV2First (key 0)"))
     #expect(failure.code == 77)
     #expect(failure.message.contains("authentication delay") && failure.message.contains("try again"))
+  }
+
+  /// `91 AD` after the retries: the same status, and how long the host kept trying.
+  @Test func ntag424AuthenticationDelayAfterRetries() {
+    let failure = cliFailure(for: NTAG424DNAError.authenticationDelay(command: "AuthenticateEV2First (key 0)", retries: 50))
+    #expect(failure.code == 77)
+    #expect(failure.message == "AuthenticateEV2First (key 0): authentication delay (91 AD): the tag still refused to authenticate"
+            + " after 50 retries (after failed authentications the tag takes none until a delay that grows with each failure"
+            + " is spent; try again later, with the right key)")
+  }
+
+  /// A tag in LRP mode: a plain statement, not a refused key.
+  @Test func ntag424LRPIsNotSupported() {
+    let failure = cliFailure(for: NTAG424DNAError.lrpSecureMessaging(command: "AuthenticateEV2First (key 0)"))
+    #expect(failure.code == 65)
+    #expect(failure.message.hasPrefix("AuthenticateEV2First (key 0): this tag uses LRP secure messaging, which nfctag does not support"))
   }
 
   @Test(arguments: ntag424Errors) func ntag424Error(_ error: NTAG424DNAError) {

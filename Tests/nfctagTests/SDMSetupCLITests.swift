@@ -53,6 +53,21 @@ import ProvisionCommands
     return try #require(records.first?["uri"] as? String)
   }
 
+  /// The longest URLs: a file of 251 to 256 bytes is read back in two ReadData, as the reader's
+  /// 250-byte answers allow (NT4H2421Gx datasheet §10.8.1: no `91 AF` chain for ReadData); in one
+  /// command the simulated ACR122U refused the answer and the setup failed.
+  @Test func aFileOverTheReadersAnswerIsReadBackInTwo() throws {
+    let reader = reader("long")
+    let url = "https://example.com/t?x=" + String(repeating: "a", count: 175) + "&p={picc}&c={cmac}"
+    let setup = try runTool(["sdm", "setup", "--url", url, "--reader", reader, "--format", "json", "--quiet"])
+    #expect(setup.status == 0, "\(setup.stderr)")
+    let result = try json(setup.stdout)
+    #expect(result["verified"] as? Bool == true)
+    // Select, authenticate (2), four WriteData (NLEN zeroed, the message in two, NLEN),
+    // ChangeFileSettings, select and two ReadData.
+    #expect(result["exchanges"] as? Int == 11)
+  }
+
   /// A fresh tag set up with the factory keys, then 20 taps: each URL authentic, its counter one
   /// above the last, recorded by --counter-store; forged and replayed URLs refused.
   @Test func setupThenTwentyVerifiedTaps() throws {

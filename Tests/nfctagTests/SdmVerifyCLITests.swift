@@ -98,6 +98,17 @@ import Testing
     #expect(json.stdout.hasPrefix(#"{"authentic":false,"reason":"not authentic: bad CMAC"#))
   }
 
+  /// An LRP tag's SUN (48 hex digits of PICCData): said to be LRP and not supported, not "malformed".
+  @Test func anLRPModeSUNIsNotSupported() throws {
+    let url = "https://e.com/t?p=" + String(repeating: "0123456789ABCDEF", count: 3) + "&c=94EED9EE65337086"
+    let r = try runTool(["sdm", "verify", url, "--quiet"])
+    #expect(r.status == 65)
+    #expect(r.stderr == "nfctag: an LRP-mode SUN (48-hex-digit PICCData in 'p'), not supported: only AES-mode SUN messages are verified\n")
+    let json = try runTool(["sdm", "verify", url, "--format", "json", "--quiet"])
+    #expect(json.status == 65)
+    #expect(json.stdout.hasPrefix(#"{"authentic":false,"reason":"an LRP-mode SUN (48-hex-digit PICCData"#))
+  }
+
   @Test func swappedKeysAreAWrongKeyRole() throws {
     let r = try runTool(["sdm", "verify", Self.sun3, "--meta-key-env", "M", "--file-key-env", "F"],
                         environment: ["M": Self.fileKey3, "F": Self.metaKey3])

@@ -3,9 +3,13 @@ import NTAG424
 /// The query parameter names of the URLs the service checks, as `sdm setup` and
 /// `provision --sdm-url` write them (`{picc}` → `p`, `{cmac}` → `c`, `{enc:N}` → `enc` by default).
 public struct SUNParameterNames: Sendable, Equatable {
+  /// The parameter holding the encrypted PICCData (`{picc}`).
   public var piccData: String
+  /// The parameter holding the SDMMAC (`{cmac}`).
   public var mac: String
+  /// The parameter holding the encrypted file data (`{enc:N}`).
   public var fileData: String
+  /// The names, `p`, `c` and `enc` unless given.
   public init(piccData: String = "p", mac: String = "c", fileData: String = "enc") {
     self.piccData = piccData; self.mac = mac; self.fileData = fileData
   }

@@ -80,6 +80,13 @@ extension NFCNDEFTag {
     }
   }
 
+  /// MIFARE Classic: the WRITE commands sent to the card on this connection so far, one that
+  /// failed included (the card may have taken it). The same count before and after a
+  /// ``format()`` that failed means the card was not changed. Other tags: nil, without an exchange.
+  public func mifareClassicWriteCommandsSent() throws(NFCReaderError) -> Int? {
+    try connection.withPlatform { platform throws(TagError) in (platform as? MIFAREClassicTag)?.writeCommandsSent }
+  }
+
   /// MIFARE Classic: the value block `block` holds (read with a key the sector's access bits let
   /// read it). Other tags: unsupported feature (1).
   public func mifareClassicValue(block: Int) throws(NFCReaderError) -> MIFAREClassicValueBlock {

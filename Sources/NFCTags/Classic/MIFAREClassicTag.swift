@@ -20,6 +20,10 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   public var keys: MIFAREClassicKeyList
   /// Exchanges with the card so far (authentications included).
   public internal(set) var exchangeCount = 0
+  /// WRITE commands sent to the card so far, one that failed included (the card may have taken
+  /// it before the failure): the same count before and after an operation that failed means the
+  /// card was not changed.
+  public internal(set) var writeCommandsSent = 0
   /// The key type and key that opened each sector.
   public internal(set) var openedWith: [Int: (type: MIFAREClassicKeyType, key: [UInt8])] = [:]
 

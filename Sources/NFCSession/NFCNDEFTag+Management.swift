@@ -93,6 +93,13 @@ extension NFCNDEFTag {
     try connection.withPlatform { platform throws(TagError) in try classic(platform).readValue(block: block) }
   }
 
+  /// MIFARE Classic: what the card's MAD says of the sector of `block` (the MAD itself, or an
+  /// application's data); nil without a MAD, for a free sector or one the MAD does not cover.
+  /// Other tags: unsupported feature (1).
+  public func mifareClassicSectorClaim(ofBlock block: Int) throws(NFCReaderError) -> MIFAREClassicSectorClaim? {
+    try connection.withPlatform { platform throws(TagError) in try classic(platform).sectorClaim(ofBlock: block) }
+  }
+
   /// MIFARE Classic: writes `value` into `block` as a value block, then reads it back. Other
   /// tags: unsupported feature (1).
   public func initializeMIFAREClassicValue(_ value: Int32, block: Int) throws(NFCReaderError) {

@@ -59,6 +59,7 @@ extension MIFAREClassicTag {
   /// Forgets what was read and the authentication: the next read goes to the card.
   func forgetReads() {
     cache = [:]
+    readsKept = false
     authenticated = nil
   }
 

@@ -19,21 +19,25 @@ extension MIFAREClassicTag {
   /// A MAD whose CRC is wrong otherwise is not trusted and not repaired: the error is thrown. A
   /// card whose MAD gives the NDEF application only some sectors is not formatted again: the
   /// check is on the last NDEF sector the MAD names.
+  /// The blocks it reads stay for the operation that follows (``beginOperation()``): a write
+  /// after it reads sector 0's MAD no more.
   /// - Throws: ``TagError/malformed(_:offset:)`` for a MAD that is wrong but not a torn format's;
   ///   ``TagError/authenticationFailed(_:)`` when no key opens a sector it reads; transport errors.
   public func needsFormat() throws(TagError) -> Bool {
-    forgetReads()
+    beginOperation()
     let mad: MIFAREApplicationDirectory
     do {
       mad = try readDirectory()
     } catch {
       switch error {
       case .notFormatted:
+        readsKept = true
         return true
       case .malformed where chip == .classic4K:
         let block = chip.trailer(of: 16)
         guard let trailer = try read(blocks: [block])[block], trailer.count == 16 else { throw error }
         guard trailer[9] & 0x80 == 0 else { throw error }
+        readsKept = true
         return true
       default:
         throw error
@@ -46,6 +50,7 @@ extension MIFAREClassicTag {
     guard let trailer = try read(blocks: [block])[block], trailer.count == 16 else {
       throw .malformed("the trailer of sector \(last) could not be read", offset: nil)
     }
+    readsKept = true
     return trailer[9] >> 4 != MIFAREClassicNDEF.gpbReadWrite >> 4
   }
 }

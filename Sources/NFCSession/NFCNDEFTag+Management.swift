@@ -80,10 +80,24 @@ extension NFCNDEFTag {
     }
   }
 
+  /// MIFARE Classic: the WRITE commands sent to the card on this connection so far, one that
+  /// failed included (the card may have taken it). The same count before and after a
+  /// ``format()`` that failed means the card was not changed. Other tags: nil, without an exchange.
+  public func mifareClassicWriteCommandsSent() throws(NFCReaderError) -> Int? {
+    try connection.withPlatform { platform throws(TagError) in (platform as? MIFAREClassicTag)?.writeCommandsSent }
+  }
+
   /// MIFARE Classic: the value block `block` holds (read with a key the sector's access bits let
   /// read it). Other tags: unsupported feature (1).
   public func mifareClassicValue(block: Int) throws(NFCReaderError) -> MIFAREClassicValueBlock {
     try connection.withPlatform { platform throws(TagError) in try classic(platform).readValue(block: block) }
+  }
+
+  /// MIFARE Classic: what the card's MAD says of the sector of `block` (the MAD itself, or an
+  /// application's data); nil without a MAD, for a free sector or one the MAD does not cover.
+  /// Other tags: unsupported feature (1).
+  public func mifareClassicSectorClaim(ofBlock block: Int) throws(NFCReaderError) -> MIFAREClassicSectorClaim? {
+    try connection.withPlatform { platform throws(TagError) in try classic(platform).sectorClaim(ofBlock: block) }
   }
 
   /// MIFARE Classic: writes `value` into `block` as a value block, then reads it back. Other

@@ -220,15 +220,25 @@ struct TagProvisioner {
   }
 
   /// Formats a MIFARE Classic that is factory-fresh or whose format a removal cut short (the MAD
-  /// and empty NDEF sectors, as `nfctag format` does); other tags are not asked. The format is the
-  /// tag's first change: from its start the row stays bound to the tag, so that a rerun of the job
-  /// finishes it (the check sees a format cut short and formats again). Throws ``StepFailure``.
+  /// and empty NDEF sectors, as `nfctag format` does); other tags are not asked. From the format's
+  /// first WRITE the row stays bound to the tag, so that a rerun of the job finishes it (the check
+  /// sees a format cut short and formats again); a format that failed before the card was sent
+  /// any WRITE (the tag's count says so: no key opened the first sector, say) left the card as it
+  /// was, and the row free. Throws ``StepFailure``.
   private func formatIfNeeded(_ tag: any NFCNDEFTag, access: inout Access) throws {
     let needed: Bool
     do { needed = try tag.needsMIFAREClassicFormat() } catch { throw StepFailure(error: error, touched: access.touched) }
     guard needed else { return }
+    let before = try? tag.mifareClassicWriteCommandsSent()
+    do {
+      try tag.format()
+    } catch {
+      // When the count cannot be read, the card may have been changed.
+      let after = try? tag.mifareClassicWriteCommandsSent()
+      let unchanged = before != nil && after == before
+      throw StepFailure(error: error, touched: access.touched || !unchanged)
+    }
     access.touched = true
-    do { try tag.format() } catch { throw StepFailure(error: error, touched: true) }
   }
 
   /// Writes the message, configures the tag (mirror, password: one write per configuration

@@ -148,20 +148,23 @@ import Testing
   }
 
   @Test func formatWritesTheMADTheKeysAndAnEmptyMessage() throws {
+    // The NDEF sectors first, the MAD last: sector 0's trailer (its GPB says "MAD") is the last write.
     let writes = MIFAREClassicNDEF.formatWrites(for: .classic1K)
-    #expect(writes.map(\.sector) == Array(0..<16))
-    let sector0 = writes[0].blocks
+    #expect(writes.map(\.sector) == Array(1..<16) + [0])
+    let sector0 = try #require(writes.last).blocks
     #expect(sector0.map(\.block) == [1, 2, 3])
     #expect(sector0[0].bytes + sector0[1].bytes == Self.mad1Blocks)
     #expect(sector0[2].bytes == hex("A0A1A2A3A4A5 787788 C1 FFFFFFFFFFFF"))
-    #expect(writes[1].blocks.map(\.block) == [4, 5, 6, 7])
-    #expect(writes[1].blocks[0].bytes == hex("0300FE00 00000000 00000000 00000000"))
-    #expect(writes[1].blocks[3].bytes == hex("D3F7D3F7D3F7 7F0788 40 FFFFFFFFFFFF"))
-    #expect(writes[2].blocks[0].bytes == [UInt8](repeating: 0, count: 16))
+    #expect(writes[0].blocks.map(\.block) == [4, 5, 6, 7])
+    #expect(writes[0].blocks[0].bytes == hex("0300FE00 00000000 00000000 00000000"))
+    #expect(writes[0].blocks[3].bytes == hex("D3F7D3F7D3F7 7F0788 40 FFFFFFFFFFFF"))
+    #expect(writes[1].blocks[0].bytes == [UInt8](repeating: 0, count: 16))
     let writes4K = MIFAREClassicNDEF.formatWrites(for: .classic4K)
-    #expect(writes4K[16].blocks.map(\.block) == [64, 65, 66, 67])
-    #expect(writes4K[16].blocks[3].bytes == hex("A0A1A2A3A4A5 787788 C2 FFFFFFFFFFFF"))
-    #expect(writes4K[39].blocks.count == 16)
+    #expect(writes4K.map(\.sector) == Array(1..<16) + Array(17..<40) + [16, 0])
+    #expect(writes4K[38].blocks.map(\.block) == [64, 65, 66, 67])
+    #expect(writes4K[38].blocks[3].bytes == hex("A0A1A2A3A4A5 787788 C2 FFFFFFFFFFFF"))
+    #expect(writes4K[37].sector == 39 && writes4K[37].blocks.count == 16)
+    #expect(MIFAREClassicNDEF.formatWrites(for: .mini).map(\.sector) == [1, 2, 3, 4, 0])
     let readWrite = MIFAREClassicNDEF.access(generalPurposeByte: 0x40)
     let readOnly = MIFAREClassicNDEF.access(generalPurposeByte: 0x43)
     #expect(readWrite.read && readWrite.write && readOnly.read && !readOnly.write)

@@ -37,7 +37,8 @@ struct ClassicEndToEnd {
   /// back; `dump --memory` raw and JSON; erase; lock, then a write refused (77). Then a second
   /// card made from that dump with its MAD CRC spoiled and its NDEF sectors empty: reported and
   /// not trusted (65, nothing written), `write image` of the dump restores it, and its dump
-  /// equals the first.
+  /// equals the first. Then a factory-fresh card: `write image --all` of the dump gives the same
+  /// dump and the message.
   @Test(arguments: ["acr122u", "part3"])
   func aFactory4KThroughEveryCommand(face: String) throws {
     let emulator = try Emulator(tag: "mifare-classic-4k", extra: ["--reader", face])
@@ -81,16 +82,27 @@ struct ClassicEndToEnd {
     card[16] ^= 0xFF
     let spoiled = directory.appendingPathComponent("spoiled.mfd")
     try Data(card).write(to: spoiled)
-    let second = try Emulator(tag: "mifare-classic-4k", image: spoiled, extra: ["--reader", face])
-    defer { second.stop() }
-    let untrusted = try runNFCTag(["read", "--reader", e2eReader])
-    #expect(untrusted.status == 65, "\(untrusted.stderr)")
-    #expect(untrusted.stderr.contains("not trusted"), "\(untrusted.stderr)")
-    #expect(try runNFCTag(["write", "text", "x", "--reader", e2eReader]).status == 65)
-    let restore = try runNFCTag(["write", "image", dumpFile.path, "--reader", e2eReader])
+    do {
+      let second = try Emulator(tag: "mifare-classic-4k", image: spoiled, extra: ["--reader", face])
+      defer { second.stop() }
+      let untrusted = try runNFCTag(["read", "--reader", e2eReader])
+      #expect(untrusted.status == 65, "\(untrusted.stderr)")
+      #expect(untrusted.stderr.contains("not trusted"), "\(untrusted.stderr)")
+      #expect(try runNFCTag(["write", "text", "x", "--reader", e2eReader]).status == 65)
+      let restore = try runNFCTag(["write", "image", dumpFile.path, "--reader", e2eReader])
+      #expect(restore.status == 0, "\(restore.stderr)")
+      let again = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", e2eReader])
+      #expect([UInt8](again.stdoutBytes) == dump, "\(again.stderr)")
+    }
+    // A third card, factory-fresh (keys FF…FF): `write image --all` makes it the dump's card.
+    let third = try Emulator(tag: "mifare-classic-4k", extra: ["--reader", face])
+    defer { third.stop() }
+    let restore = try runNFCTag(["write", "image", dumpFile.path, "--all", "--reader", e2eReader])
     #expect(restore.status == 0, "\(restore.stderr)")
     let again = try runNFCTag(["dump", "--memory", "--format", "raw", "--reader", e2eReader])
     #expect([UInt8](again.stdoutBytes) == dump, "\(again.stderr)")
+    let read = try runNFCTag(["read", "--format", "json", "--reader", e2eReader])
+    #expect(read.stdout.contains(#""text":"\#(String(repeating: "d", count: 3346))""#), "\(read.stderr)")
   }
 
   /// A card whose NDEF sector keys are none of the known ones: 77, the sector named, the card

@@ -44,6 +44,7 @@ extension MIFAREClassicTag {
     }
     try inSector(chip.sector(of: block), for: purpose) { () throws(TagError) in
       do {
+        writeCommandsSent += 1
         let answer = try link.transceive([0xA0, UInt8(block)] + data)
         exchangeCount += 1
         guard answer == [0x0A] else { throw TagError.writeRefused(.malformedResponse(answer), command: "WRITE", address: block) }
@@ -58,6 +59,7 @@ extension MIFAREClassicTag {
   /// Forgets what was read and the authentication: the next read goes to the card.
   func forgetReads() {
     cache = [:]
+    readsKept = false
     authenticated = nil
   }
 

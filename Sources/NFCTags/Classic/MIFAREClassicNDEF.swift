@@ -59,32 +59,39 @@ public enum MIFAREClassicNDEF {
     (gpb >> 2 & 0x03 == 0, gpb & 0x03 == 0)
   }
 
-  /// Every block a format writes, sector by sector (data blocks first, then the trailer, so a
-  /// sector's keys change last), block 0 excluded: the MAD with every sector NDEF, an empty NDEF
-  /// TLV in the first NDEF block, zeros elsewhere, the trailers with the public keys A and `keyB`.
+  /// Every block a format writes, sector by sector, block 0 excluded: the MAD with every sector
+  /// NDEF, an empty NDEF TLV in the first NDEF block, zeros elsewhere, the trailers with the public
+  /// keys A and `keyB`.
+  ///
+  /// Order: the NDEF sectors ascending, then (4K) sector 16's MAD2, then sector 0's MAD blocks and
+  /// its trailer last; in each sector the data blocks first, then the trailer, so a sector's keys
+  /// change last. Sector 0's GPB with the DA bit set is what says that the card has a MAD (AN10787
+  /// §3), so a format cut short anywhere before that last write leaves a card without a MAD, which
+  /// reads as not formatted, never one whose MAD names sectors that are still factory-fresh.
   public static func formatWrites(for chip: MIFAREClassicChip, keyB: [UInt8] = factoryKey) -> [(sector: Int, blocks: [(block: Int, bytes: [UInt8])])] {
     let mad = MIFAREApplicationDirectory.ndef(for: chip)
     let zero = [UInt8](repeating: 0, count: 16)
+    let madSectorTrailer = madTrailer(generalPurposeByte: mad.generalPurposeByte, keyB: keyB)
+    var writes: [(sector: Int, blocks: [(block: Int, bytes: [UInt8])])] = []
     var firstNDEF = true
-    return (0..<chip.sectorCount).map { sector in
+    for sector in 1..<chip.sectorCount where !(sector == 16 && chip == .classic4K) {
       let first = chip.firstBlock(of: sector), trailer = chip.trailer(of: sector)
       var blocks: [(block: Int, bytes: [UInt8])] = []
-      if sector == 0 {
-        let body = mad.sector0Blocks
-        blocks = [(1, Array(body[0..<16])), (2, Array(body[16..<32])),
-                  (3, madTrailer(generalPurposeByte: mad.generalPurposeByte, keyB: keyB))]
-      } else if sector == 16, let body = mad.sector16Blocks {
-        blocks = [(first, Array(body[0..<16])), (first + 1, Array(body[16..<32])), (first + 2, Array(body[32..<48])),
-                  (trailer, madTrailer(generalPurposeByte: mad.generalPurposeByte, keyB: keyB))]
-      } else {
-        for block in first..<trailer {
-          blocks.append((block, firstNDEF ? emptyNDEFBlock : zero))
-          firstNDEF = false
-        }
-        blocks.append((trailer, ndefTrailer(keyB: keyB)))
+      for block in first..<trailer {
+        blocks.append((block, firstNDEF ? emptyNDEFBlock : zero))
+        firstNDEF = false
       }
-      return (sector, blocks)
+      blocks.append((trailer, ndefTrailer(keyB: keyB)))
+      writes.append((sector, blocks))
     }
+    if let body = mad.sector16Blocks {
+      let first = chip.firstBlock(of: 16)
+      writes.append((16, [(first, Array(body[0..<16])), (first + 1, Array(body[16..<32])), (first + 2, Array(body[32..<48])),
+                          (chip.trailer(of: 16), madSectorTrailer)]))
+    }
+    let body = mad.sector0Blocks
+    writes.append((0, [(1, Array(body[0..<16])), (2, Array(body[16..<32])), (3, madSectorTrailer)]))
+    return writes
   }
 }
 

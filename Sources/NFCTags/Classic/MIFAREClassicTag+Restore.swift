@@ -3,7 +3,8 @@ import NFCTransport
 extension MIFAREClassicTag: MemoryRestoring {
   /// Plans writing a `.mfd` image (a `dump --memory` of the same chip) back: the data blocks by
   /// default, in address order; with `includingSystemAreas`, the sector trailers after them (keys,
-  /// access bits, GPB). Block 0 (the manufacturer block, read-only: MF1S50yyX §8.6.1) is never
+  /// access bits, GPB; the MAD sectors' last, sector 0's the very last), a key B the dump could not
+  /// read (zeros in the image) kept as the card has it when the card's is known. Block 0 (the manufacturer block, read-only: MF1S50yyX §8.6.1) is never
   /// written; a difference there is noted. A trailer whose access bits no key could change again
   /// is a permanent change (``MIFAREClassicAccessConditions/isPermanent``); one whose access bits
   /// are invalid would block its sector for ever (MF1S50yyX §8.7.1) and is refused.
@@ -46,13 +47,19 @@ extension MIFAREClassicTag: MemoryRestoring {
       order = "the other data blocks in address order, then the NDEF sectors' blocks with the NDEF length 00 first "
         + "and the length last, then the trailers"
     }
-    for sector in 0..<chip.sectorCount {
+    // The MAD sectors' trailers last, sector 0's the very last: its GPB is what says the card has
+    // a MAD (AN10787 §3), so a restore cut short does not leave a MAD over sectors still as they were.
+    let madSectors = chip == .classic4K ? [16, 0] : [0]
+    for sector in (0..<chip.sectorCount).filter({ !madSectors.contains($0) }) + madSectors {
       let trailer = chip.trailer(of: sector)
       guard includingSystemAreas else { continue }
-      let wanted = block(image, trailer)
+      var wanted = block(image, trailer)
       guard let conditions = MIFAREClassicAccessConditions(bytes: Array(wanted[6..<9])) else {
         throw .unsupported("the image's access bits for sector \(sector) (\(hexString(wanted[6..<9]))) are invalid: "
                            + "writing them would block the sector for ever")
+      }
+      if let note = keepKeyB(sector: sector, conditions: conditions, in: &wanted, current: block(current, trailer)) {
+        notes.append(note)
       }
       if wanted == block(current, trailer) {
         unchanged += 1
@@ -66,6 +73,22 @@ extension MIFAREClassicTag: MemoryRestoring {
                              writes: writes + trailers, unchanged: unchanged,
                              order: order,
                              notes: notes)
+  }
+
+  /// A key B the image shows as zeros while its own access bits do not let key B be read was not
+  /// read when the image was dumped (``readMemory()`` writes zeros there: MF1S50yyX §8.7.2, Table 7):
+  /// `wanted` gets the card's key B instead when the card's is known (read, its access bits letting
+  /// it be read, or the key that opened the sector). Returns a note when it is not, and zeros are
+  /// written.
+  func keepKeyB(sector: Int, conditions: MIFAREClassicAccessConditions, in wanted: inout [UInt8], current: [UInt8]) -> String? {
+    guard wanted[10..<16].allSatisfy({ $0 == 0 }), !conditions.groups[3].keyBIsData else { return nil }
+    let currentReadable = MIFAREClassicAccessConditions(bytes: Array(current[6..<9]))?.groups[3].keyBIsData == true
+    if currentReadable || openedWith[sector]?.type == .b {
+      wanted.replaceSubrange(10..<16, with: current[10..<16])
+      return nil
+    }
+    return "sector \(sector): key B is zeros in the image (not readable when it was dumped) and cannot be read on the card: "
+      + "written as 000000000000"
   }
 
   /// The NDEF area the MADs of `current` and `image` both name, nil when either has none or

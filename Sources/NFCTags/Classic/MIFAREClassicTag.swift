@@ -20,10 +20,18 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   public var keys: MIFAREClassicKeyList
   /// Exchanges with the card so far (authentications included).
   public internal(set) var exchangeCount = 0
+  /// WRITE commands sent to the card so far, one that failed included (the card may have taken
+  /// it before the failure): the same count before and after an operation that failed means the
+  /// card was not changed.
+  public internal(set) var writeCommandsSent = 0
   /// The key type and key that opened each sector.
   public internal(set) var openedWith: [Int: (type: MIFAREClassicKeyType, key: [UInt8])] = [:]
 
   var cache: [Int: [UInt8]] = [:]
+  /// True when the cache holds what a read-only operation that ended read (``needsFormat()``,
+  /// ``queryNDEFStatus()``, ``readNDEF()``): the next NDEF operation of this connection starts
+  /// from those blocks instead of reading them again (``beginOperation()``).
+  var readsKept = false
   /// True while ``format()`` runs: the factory key is tried first.
   var formatting = false
   var authenticated: (sector: Int, purpose: MIFAREClassicPurpose)?
@@ -73,6 +81,17 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     return (area, gpbWritable && bitsWritable)
   }
 
+  /// The start of an NDEF operation: the blocks the read-only operation before it read are kept
+  /// (a format check or a status query, then a write: sector 0's MAD is read once), else the
+  /// cache is emptied; the next operation reads afresh either way. A format, a lock, a restore,
+  /// a value change and every read-back start from the card (``forgetReads()``). The
+  /// authentication starts anew.
+  func beginOperation() {
+    if !readsKept { forgetReads() }
+    readsKept = false
+    authenticated = nil
+  }
+
   static func tagError(_ error: MIFAREClassicError) -> TagError {
     switch error {
     case .madAbsent, .noNDEFSector: return .notFormatted(error.description)
@@ -91,20 +110,23 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
 
   /// The NDEF status: the MAD, the first NDEF sector's GPB and access bits, the NDEF TLV.
   public func queryNDEFStatus() throws(TagError) -> NDEFStatusReport {
-    forgetReads()
+    beginOperation()
     let (area, writable) = try ndefArea()
     let (layout, _) = try layout(area)
     guard layout.ndefTLVAddress != nil else { throw .notFormatted("the NDEF sectors hold no NDEF TLV") }
+    readsKept = true
     return NDEFStatusReport(status: writable ? .readWrite : .readOnly, capacity: layout.capacity,
                             messageLength: layout.ndefLength, tlvAddress: layout.ndefTLVAddress)
   }
 
   /// The message in the NDEF area the MAD names.
   public func readNDEF() throws(TagError) -> [UInt8] {
-    forgetReads()
+    beginOperation()
     let (area, _) = try ndefArea()
     let (layout, memory) = try layout(area)
-    return try layout.readMessage(from: memory)
+    let message = try layout.readMessage(from: memory)
+    readsKept = true
+    return message
   }
 
   /// Writes `message` tear-safely (NDEF TLV length 00 first, the changed blocks, then the length).
@@ -118,7 +140,7 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   }
 
   private func write(_ message: [UInt8], clearing: Bool, verify: Bool) throws(TagError) {
-    forgetReads()
+    beginOperation()
     let (area, writable) = try ndefArea()
     guard writable else { throw .readOnly }
     let (layout, memory) = try layout(area)

@@ -50,7 +50,61 @@ public enum MIFAREClassicValueChange: Hashable, Sendable {
   case decrement(UInt32)
 }
 
+/// What the MAD (AN10787 §3) says the sector of a block holds, when it is not free: the MAD itself
+/// or an application's data.
+public struct MIFAREClassicSectorClaim: Hashable, Sendable, CustomStringConvertible {
+  /// Who holds the sector.
+  public enum Holder: Hashable, Sendable {
+    /// The MAD: sector 0, and sector 16 with MAD2.
+    case directory
+    /// The application whose AID the MAD gives the sector: NDEF (03E1: AN1304) or another, an
+    /// administration code other than "free" included.
+    case application(MIFAREApplicationID)
+  }
+
+  /// The sector.
+  public let sector: Int
+  /// Who holds it.
+  public let holder: Holder
+
+  /// "sector 0, which holds the MIFARE Application Directory", "sector 1, which the MIFARE
+  /// Application Directory gives to NDEF (AID 03E1)".
+  public var description: String {
+    switch holder {
+    case .directory: return "sector \(sector), which holds the MIFARE Application Directory"
+    case .application(let aid) where aid == .ndef:
+      return "sector \(sector), which the MIFARE Application Directory gives to NDEF (AID 03E1)"
+    case .application(let aid):
+      // As the application notes write AIDs: the stored bytes, upper-case hex.
+      return "sector \(sector), which the MIFARE Application Directory gives to AID \(aid.description.uppercased())"
+    }
+  }
+}
+
 extension MIFAREClassicTag {
+  /// What the card's MAD says of the sector of `block`: nil when the card has no MAD (sector 0's
+  /// GPB with the DA bit clear, AN10787 §3), when the MAD marks the sector free (0000), or when it
+  /// does not cover it (a sector past 15 with MAD1). Costs sector 0's authentication and 3 READs
+  /// (a 4K with MAD2: sector 16's too).
+  /// - Throws: ``TagError/unsupported(_:)`` as ``readValue(block:)``; ``TagError/malformed(_:offset:)``
+  ///   for a MAD whose CRC is wrong (not trusted); ``TagError/authenticationFailed(_:)`` when no
+  ///   key opens a MAD sector.
+  public func sectorClaim(ofBlock block: Int) throws(TagError) -> MIFAREClassicSectorClaim? {
+    try checkValueBlock(block)
+    forgetReads()
+    let sector = chip.sector(of: block)
+    let mad: MIFAREApplicationDirectory
+    do {
+      mad = try readDirectory()
+    } catch {
+      guard case .notFormatted = error else { throw error }
+      return nil
+    }
+    if sector == 0 || (sector == 16 && mad.version == .mad2) { return MIFAREClassicSectorClaim(sector: sector, holder: .directory) }
+    guard sector < mad.sectors.count, let aid = mad.sectors[sector], aid != .free else { return nil }
+    return MIFAREClassicSectorClaim(sector: sector, holder: .application(aid))
+  }
+
   /// The value block `block` holds, read with a key the sector's access bits let read it.
   /// - Throws: ``TagError/unsupported(_:)`` for block 0, a trailer or a block past the card;
   ///   ``TagError/malformed(_:offset:)`` when the block is not in the value-block format;

@@ -7,10 +7,11 @@ import NFCTransport
 /// `B0 blk` (the PN532 sends a value command's two parts itself).
 ///
 /// A refused authentication is the PN532's status 14h ("Mifare: Authentication error", §7.1),
-/// thrown as `TransceiveError.chipError(0x14)`. The card is then silent until it is selected again
-/// (NXP AN1304 §6.4.1), so the link selects it at once with InListPassiveTarget (PN532 User Manual
-/// §7.3.5; `FF 00 00 00 04 D4 4A 01 00`), as libnfc's nfc-mfclassic does before its next key: one
-/// more exchange per refused key.
+/// thrown as `TransceiveError.chipError(0x14)`; a refused READ or WRITE is the PN532's error for
+/// the card's NAK, or a timeout. The card is then silent until it is selected again (NXP AN1304
+/// §6.4.1 says so of a failed authentication, READ or WRITE), so the link selects it at once with
+/// InListPassiveTarget (PN532 User Manual §7.3.5; `FF 00 00 00 04 D4 4A 01 00`), as libnfc's
+/// nfc-mfclassic does before its next key: one more exchange per refusal.
 public final class ACR122UClassicLink: Transceiver {
   let transport: any APDUTransport
   /// 16-byte blocks; frames up to 18 bytes (WRITE), carried as they are.
@@ -33,9 +34,13 @@ public final class ACR122UClassicLink: Transceiver {
     do {
       data = try pn532Answer(reply, command: 0x40)
     } catch {
-      // A failed authentication leaves the card silent (AN1304 §6.4.1): select it again
-      // (InListPassiveTarget, one target at 106 kbps type A) so that the next key can be tried.
-      if first == 0x60 || first == 0x61, case .chipError = error { try selectAgain() }
+      // A failed authentication, READ or WRITE leaves the card silent (AN1304 §6.4.1): select it
+      // again (InListPassiveTarget, one target at 106 kbps type A) so that the next key can be
+      // tried; a card that left is found gone there.
+      switch error {
+      case .chipError, .timeout: try selectAgain()
+      default: break
+      }
       throw error
     }
     switch first {
@@ -115,11 +120,13 @@ public final class PartThreeClassicLink: Transceiver {
       }
       return [0x0A]
     case 0x30? where command.count == 2:
-      let data = try Self.data(try transport.transmit([0xFF, 0xB0, 0x00, command[1], 0x10]))
+      let data = try refusalReactivates { () throws(TransceiveError) in try Self.data(try transport.transmit([0xFF, 0xB0, 0x00, command[1], 0x10])) }
       guard data.count == 16 else { throw .malformedResponse(data) }
       return data
     case 0xA0? where command.count == 18:
-      _ = try Self.data(try transport.transmit([0xFF, 0xD6, 0x00, command[1], 0x10] + command[2...]))
+      _ = try refusalReactivates { () throws(TransceiveError) in
+        try Self.data(try transport.transmit([0xFF, 0xD6, 0x00, command[1], 0x10] + command[2...]))
+      }
       return [0x0A]
     case let code? where (0xC0...0xC2).contains(code) && command.count == 6:
       held = (code, command[1], Array(command[2..<6]))
@@ -137,14 +144,26 @@ public final class PartThreeClassicLink: Transceiver {
         }
         apdu = [0xFF, 0xD7, 0x00, value.block, 0x05, value.code == 0xC1 ? 0x01 : 0x02] + value.operand.reversed()
       }
-      _ = try Self.data(try transport.transmit(apdu))
+      _ = try refusalReactivates { () throws(TransceiveError) in try Self.data(try transport.transmit(apdu)) }
       return [0x0A]
     default:
       throw .unsupported("MIFARE command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader")
     }
   }
 
-  /// Has the card selected again after a refused authentication.
+  /// Runs one storage-card command; when the reader refuses it (`63 00`: the card's NAK to a READ,
+  /// WRITE or value command), has the card selected again first (AN1304 §6.4.1: the card is
+  /// silent after a failed READ or WRITE as after a failed authentication).
+  private func refusalReactivates<T>(_ body: () throws(TransceiveError) -> T) throws(TransceiveError) -> T {
+    do {
+      return try body()
+    } catch {
+      if case .status = error { try reactivate() }
+      throw error
+    }
+  }
+
+  /// Has the card selected again after a refused authentication, READ or WRITE.
   /// - Throws: `TransceiveError.tagRemoved` when the card left; another failure (a transport that
   ///   cannot reset the card) is left to the next command, which the silent card then refuses.
   private func reactivate() throws(TransceiveError) {

@@ -25,6 +25,16 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, _ key: MIFAREClassicKe
   tag.respond(to: [key.rawValue, block] + (key == .a ? keyA : keyB) + uid)
 }
 
+/// The card refused the last command, so it is silent until it is selected again (NXP AN1304
+/// §6.4.1): the authentication with `key` is mute, then, after ``MIFAREClassicVirtualTag/reset()``,
+/// answered.
+private func reselectAndAuthenticate(_ tag: MIFAREClassicVirtualTag, _ key: MIFAREClassicKeyType,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+  #expect(authenticate(tag, key) == .mute, "silent after the refusal, key \(key)", sourceLocation: sourceLocation)
+  tag.reset()
+  #expect(authenticate(tag, key) == .ack, "selected again, key \(key)", sourceLocation: sourceLocation)
+}
+
 /// One row of Table 8 (data blocks): read, write, increment, decrement/transfer/restore, as
 /// "AB", "A", "B" or "-" (never).
 struct ClassicDataRow: CustomTestStringConvertible, Sendable {
@@ -47,7 +57,8 @@ private func granted(_ cell: String, _ key: MIFAREClassicKeyType) -> Bool { cell
 
 @Suite struct ClassicDataBlockAccess {
   /// Every data-block condition with each key (the trailer at 011, so key B is not readable and
-  /// authenticates): each operation is answered or refused with NAK 4 as Table 8 says.
+  /// authenticates): each operation is answered or refused with NAK 4 as Table 8 says, and after a
+  /// refusal the card is silent until it is selected again.
   @Test(arguments: dataTable)
   func dataBlockConditions(row: ClassicDataRow) throws {
     for key in [MIFAREClassicKeyType.a, .b] {
@@ -56,23 +67,29 @@ private func granted(_ cell: String, _ key: MIFAREClassicKeyType) -> Bool { cell
       #expect(authenticate(tag, key) == .ack)
       let stored = try #require(tag.storedBlock(4))
       #expect(tag.respond(to: [0x30, 0x04]) == (granted(row.read, key) ? .data(stored) : nak), "read \(key)")
+      if !granted(row.read, key) { reselectAndAuthenticate(tag, key) }
 
       tag = try card(data: row.bits, trailer: 0b011)
       #expect(authenticate(tag, key) == .ack)
       let newBlock = MIFAREClassicVirtualTag.valueBlock(7, address: 4)
       #expect(tag.respond(to: [0xA0, 0x04] + newBlock) == (granted(row.write, key) ? .ack : nak), "write \(key)")
       #expect(tag.storedBlock(4) == (granted(row.write, key) ? newBlock : stored))
+      if !granted(row.write, key) { reselectAndAuthenticate(tag, key) }
 
       tag = try card(data: row.bits, trailer: 0b011)
       #expect(authenticate(tag, key) == .ack)
       #expect(tag.respond(to: [0xC1, 0x04, 0x01, 0x00, 0x00, 0x00]) == (granted(row.increment, key) ? .ack : nak), "increment \(key)")
+      if !granted(row.increment, key) { reselectAndAuthenticate(tag, key) }
 
       for command: UInt8 in [0xC0, 0xC2] {
         tag = try card(data: row.bits, trailer: 0b011)
         #expect(authenticate(tag, key) == .ack)
         let allowed = granted(row.decrement, key)
         #expect(tag.respond(to: [command, 0x04, 0x01, 0x00, 0x00, 0x00]) == (allowed ? .ack : nak), "\(command) \(key)")
+        // Selected again, the TRANSFER is refused as well: no buffer, and no right for the key.
+        if !allowed { reselectAndAuthenticate(tag, key) }
         #expect(tag.respond(to: [0xB0, 0x05]) == (allowed ? .ack : nak), "transfer \(key)")
+        if !allowed { #expect(tag.isHalted, "silent after the refused transfer, key \(key)") }
         if allowed {
           let expected: Int32 = command == 0xC0 ? 99 : 100
           #expect(tag.storedBlock(5) == MIFAREClassicVirtualTag.valueBlock(expected, address: 4))

@@ -6,6 +6,10 @@ import Testing
 
 private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
 private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt8(pn532.count + 1), 0xD4] + pn532 }
+/// InListPassiveTarget (PN532 User Manual §7.3.5), one target at 106 kbps type A: the card selected
+/// again, with its ATQA 0004, SAK 08 and UID.
+private let listPassiveTarget = direct(hex("4A 01 00"))
+private let listedTarget = hex("D5 4B 01 01 00 04 08 04 A1 B2 C3 D4 90 00")
 
 /// A MIFARE Classic behind the ACR122U's PN532: InDataExchange with the MIFARE commands (PN532
 /// User Manual §7.3.8; the PN532 runs Crypto1), errors as the PN532's status byte.
@@ -14,8 +18,13 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
     let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
     let face = ACR122UFace(tag: tag)
     #expect(face.atr == hex("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A"))  // PC/SC Part 3 name 00 01
-    #expect(face.transmit(direct(hex("4A 01 00"))) == hex("D5 4B 01 01 00 04 08 04 A1 B2 C3 D4 90 00"))  // ATQA 0004, SAK 08
+    #expect(face.transmit(listPassiveTarget) == listedTarget)
     #expect(face.transmit(direct(hex("40 01 30 04"))) == hex("D5 41 14 90 00"))                 // not authenticated
+    // The refusal leaves the card silent (NXP AN1304 §6.4.1): a READ times out (01), the right key
+    // is refused, until InListPassiveTarget selects the card again.
+    #expect(face.transmit(direct(hex("40 01 30 04"))) == hex("D5 41 01 90 00"))
+    #expect(face.transmit(direct(hex("40 01 60 04 FFFFFFFFFFFF A1B2C3D4"))) == hex("D5 41 14 90 00"))
+    #expect(face.transmit(listPassiveTarget) == listedTarget)
     #expect(face.transmit(direct(hex("40 01 60 04 FFFFFFFFFFFF A1B2C3D4"))) == hex("D5 41 00 90 00"))
     #expect(face.transmit(direct(hex("40 01 30 04"))) == hex("D5 41 00") + [UInt8](repeating: 0, count: 16) + hex("90 00"))
     let data = hex("00112233445566778899AABBCCDDEEFF")
@@ -29,6 +38,10 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
     #expect(face.transmit(direct(hex("40 01 B0 06"))) == hex("D5 41 00 90 00"))
     #expect(tag.storedBlock(6) == MIFAREClassicVirtualTag.valueBlock(0, address: 6))
     #expect(face.transmit(direct(hex("40 01 30 08"))) == hex("D5 41 14 90 00"))            // sector 2: not authenticated
+    #expect(face.transmit(direct(hex("40 01 30 05"))) == hex("D5 41 01 90 00"))            // silent: timeout
+    #expect(face.transmit(listPassiveTarget) == listedTarget)
+    #expect(face.transmit(direct(hex("40 01 60 08 FFFFFFFFFFFF A1B2C3D4"))) == hex("D5 41 00 90 00"))
+    #expect(face.transmit(direct(hex("40 01 30 08"))) == hex("D5 41 00") + [UInt8](repeating: 0, count: 16) + hex("90 00"))
   }
 
   /// A wrong key is the PN532's error 14h (§7.1, "Mifare: Authentication error"), and ends the
@@ -43,7 +56,11 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
     #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 01 90 00"))  // silent: timeout
     #expect(face.transmit(direct(hex("4A 01 00"))) == hex("D5 4B 01 01 00 02 18 04 A1 B2 C3 D4 90 00"))
     #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 14 90 00"))  // selected: a NAK again
+    #expect(face.transmit(direct(hex("40 01 30 07"))) == hex("D5 41 01 90 00"))  // and silent after it
+    #expect(face.transmit(direct(hex("4A 01 00"))) == hex("D5 4B 01 01 00 02 18 04 A1 B2 C3 D4 90 00"))
     #expect(face.transmit(direct(hex("40 01 61 07 FFFFFFFFFFFF 01020304"))) == hex("D5 41 14 90 00"))  // another UID
+    #expect(face.transmit(direct(hex("4A 01 00"))) == hex("D5 4B 01 01 00 02 18 04 A1 B2 C3 D4 90 00"))
+    #expect(face.transmit(direct(hex("40 01 61 07 FFFFFFFFFFFF A1B2C3D4"))) == hex("D5 41 00 90 00"))  // the right UID
   }
 
   @Test func miniATR() throws {
@@ -61,31 +78,46 @@ private func direct(_ pn532: [UInt8]) -> [UInt8] { [0xFF, 0x00, 0x00, 0x00, UInt
     return [("acr122u", ACR122UFace(tag: a), a), ("part3", try PartThreeFace(tag: b), b)]
   }
 
+  /// The card refused the last command, so it is silent until it is selected again (NXP AN1304
+  /// §6.4.1): `authentication`, with a good key, answers `63 00` until `face.reset()`, then `90 00`.
+  static func reselectAndAuthenticate(_ face: any VirtualCard, _ authentication: [UInt8], _ name: String,
+                                      sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(face.transmit(authentication) == hex("63 00"), "\(name): silent until selected again", sourceLocation: sourceLocation)
+    face.reset()
+    #expect(face.transmit(authentication) == hex("90 00"), "\(name): selected again", sourceLocation: sourceLocation)
+  }
+
   @Test func loadKeysAuthenticateReadUpdate() throws {
     for (name, face, tag) in try Self.faces() {
+      let sector1KeyA = hex("FF 86 00 00 05 01 00 04 60 00"), sector2KeyA = hex("FF 88 00 08 60 00")
       #expect(face.atr == hex("3B 8F 80 01 80 4F 0C A0 00 00 03 06 03 00 01 00 00 00 00 6A"), "\(name)")
       #expect(face.transmit(hex("FF B0 00 04 10")) == hex("63 00"), "\(name): not authenticated")
+      #expect(tag.isHalted, "\(name): the refused READ leaves the card silent")
       #expect(face.transmit(hex("FF 82 00 00 06 FFFFFFFFFFFF")) == hex("90 00"), "\(name)")
       #expect(face.transmit(hex("FF 82 00 01 06 A0A1A2A3A4A5")) == hex("90 00"), "\(name)")
       #expect(face.transmit(hex("FF 82 00 02 06 FFFFFFFFFFFF")) == hex("63 00"), "\(name): no slot 02")
       #expect(face.transmit(hex("FF 82 00 00 05 FFFFFFFFFF")) == hex("63 00"), "\(name): a key has 6 bytes")
-      #expect(face.transmit(hex("FF 86 00 00 05 01 00 04 60 00")) == hex("90 00"), "\(name)")
+      Self.reselectAndAuthenticate(face, sector1KeyA, name)
       #expect(face.transmit(hex("FF B0 00 04 10")) == [UInt8](repeating: 0, count: 16) + hex("90 00"), "\(name)")
       let data = hex("0102030405060708090A0B0C0D0E0F10")
       #expect(face.transmit(hex("FF D6 00 05 10") + data) == hex("90 00"), "\(name)")
       #expect(tag.storedBlock(5) == data, "\(name)")
       #expect(face.transmit(hex("FF D6 00 05 04 01020304")) == hex("63 00"), "\(name): a block has 16 bytes")
-      #expect(face.transmit(hex("FF 86 00 00 05 01 00 04 60 00")) == hex("90 00"), "\(name)")
+      #expect(!tag.isHalted, "\(name): the reader refused it without sending it to the card")
+      #expect(face.transmit(sector1KeyA) == hex("90 00"), "\(name)")
       #expect(face.transmit(hex("FF B0 00 08 10")) == hex("63 00"), "\(name): sector 2")
+      Self.reselectAndAuthenticate(face, sector1KeyA, name)
       #expect(face.transmit(hex("FF 86 00 00 05 01 00 08 61 01")) == hex("63 00"), "\(name): wrong key")
       #expect(face.transmit(hex("FF 88 00 08 61 00")) == hex("63 00"), "\(name): the card is silent until selected again")
       face.reset()
       #expect(face.transmit(hex("FF 88 00 08 61 00")) == hex("90 00"), "\(name): obsolete form, key B")
       #expect(face.transmit(hex("FF B0 00 08 10")) == hex("63 00"), "\(name): key B is readable (FF 07 80), so it opens nothing")
-      #expect(face.transmit(hex("FF 88 00 08 60 00")) == hex("90 00"), "\(name): obsolete form, key A")
+      Self.reselectAndAuthenticate(face, sector2KeyA, name)  // obsolete form, key A
       #expect(face.transmit(hex("FF B0 00 08 10")) == [UInt8](repeating: 0, count: 16) + hex("90 00"), "\(name)")
       #expect(face.transmit(hex("FF 88 00 08 62 00")) == hex("63 00"), "\(name): key type 62")
       #expect(face.transmit(hex("FF D6 00 00 10") + data) == hex("63 00"), "\(name): block 0")
+      Self.reselectAndAuthenticate(face, sector2KeyA, name)
+      #expect(face.transmit(hex("FF B0 00 08 10")) == [UInt8](repeating: 0, count: 16) + hex("90 00"), "\(name): answers again")
     }
   }
 

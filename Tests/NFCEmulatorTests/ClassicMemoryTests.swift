@@ -12,6 +12,16 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
   tag.respond(to: [key, block] + ff + Array(tag.identifier.suffix(4)))
 }
 
+/// The card refused the last command, so it is silent until it is selected again (NXP AN1304
+/// §6.4.1): the authentication at `block` is mute, then, after ``MIFAREClassicVirtualTag/reset()``,
+/// answered.
+private func reselectAndAuthenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+  #expect(authenticate(tag, block: block) == .mute, "silent after the refusal", sourceLocation: sourceLocation)
+  tag.reset()
+  #expect(authenticate(tag, block: block) == .ack, "selected again", sourceLocation: sourceLocation)
+}
+
 /// Chips, the factory state and block 0 (NXP MF1S20yyX, MF1S50yyX, MF1S70yyX §8.6, §9.4).
 @Suite struct ClassicChipTests {
   @Test func sizesAndIdentification() throws {
@@ -53,11 +63,13 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     #expect(tag.respond(to: [0x30, 0x00]) == .data(block0))
     #expect(tag.respond(to: [0xA0, 0x00] + [UInt8](repeating: 0x11, count: 16)) == .nak(0x04))
     #expect(tag.storedBlock(0) == block0)
-    #expect(authenticate(tag, block: 0) == .ack)
+    reselectAndAuthenticate(tag, block: 0)
     #expect(tag.respond(to: [0xA0, 0x01] + MIFAREClassicVirtualTag.valueBlock(5, address: 1)) == .ack)
     #expect(tag.respond(to: [0xC2, 0x01, 0, 0, 0, 0]) == .ack)
     #expect(tag.respond(to: [0xB0, 0x00]) == .nak(0x04))
     #expect(tag.storedBlock(0) == block0)
+    reselectAndAuthenticate(tag, block: 0)
+    #expect(tag.respond(to: [0x30, 0x00]) == .data(block0))
   }
 }
 
@@ -74,9 +86,13 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     #expect(authenticate(tag, block: 4) == .ack)
     #expect(tag.respond(to: [0x30, 0x05]) == .data([UInt8](repeating: 0, count: 16)))
     #expect(tag.respond(to: [0x30, 0x08]) == .nak(0x04))   // sector 2
-    #expect(tag.respond(to: [0x30, 0x05]) == .nak(0x04))   // the error ended the authentication
+    #expect(tag.authenticated == nil)                       // the error ended the authentication
+    #expect(tag.respond(to: [0x30, 0x05]) == .mute)         // and the card is silent until selected again
+    tag.reset()
+    #expect(tag.respond(to: [0x30, 0x05]) == .nak(0x04))   // selected again: answers, not authenticated
+    tag.reset()
     #expect(authenticate(tag, block: 8) == .ack)
-    #expect(tag.respond(to: [0x30, 0x08]) != .nak(0x04))
+    #expect(tag.respond(to: [0x30, 0x08]) == .data([UInt8](repeating: 0, count: 16)))
   }
 
   /// A wrong key, a wrong UID or a block past the end fails; the card is then silent until it is
@@ -88,9 +104,15 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     #expect(tag.respond(to: [0x30, 0x04]) == .mute)  // silent, not merely unauthenticated
     tag.reset()
     #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))
+    #expect(tag.isHalted)  // the NAK leaves it silent too
+    tag.reset()
     #expect(tag.respond(to: [0x61, 0x04] + ff + hex("01 02 03 04")) == .mute)
+    #expect(tag.isHalted)
     tag.reset()
     #expect(tag.respond(to: [0x60, 0x04] + ff) == .nak(0x04))  // no UID: a malformed frame, refused
+    #expect(tag.isHalted)
+    tag.reset()
+    #expect(!tag.isHalted)
     #expect(tag.respond(to: [0x60, 0x40] + ff + uid) == .mute)  // block 64 is past a 1K
     #expect(tag.isHalted)
   }
@@ -102,10 +124,11 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     #expect(tag.respond(to: [0x30, 0x04]) == .mute)  // HALT state: silent until selected again
     #expect(authenticate(tag, block: 4) == .mute)
     tag.reset()
-    #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))
-    #expect(authenticate(tag, block: 4) == .ack)
+    #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))  // selected again: the HALT ended the authentication
+    reselectAndAuthenticate(tag, block: 4)
+    #expect(tag.respond(to: [0x30, 0x04]) == .data([UInt8](repeating: 0, count: 16)))
     tag.reset()
-    #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))
+    #expect(tag.respond(to: [0x30, 0x04]) == .nak(0x04))  // the field off ended it
   }
 
   /// A 7-byte UID authenticates with its last 4 bytes, as a PN532 sends them.
@@ -124,7 +147,10 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     let tag = try MIFAREClassicVirtualTag(chip: .classic4K, image: image)
     for (block, readable) in [(128, true), (132, true), (133, false), (137, false), (138, true), (142, true)] {
       #expect(authenticate(tag, block: 128) == .ack)
-      #expect((tag.respond(to: [0x30, UInt8(block)]) != .nak(0x04)) == readable, "block \(block)")
+      let stored = try #require(tag.storedBlock(block))
+      #expect(tag.respond(to: [0x30, UInt8(block)]) == (readable ? .data(stored) : .nak(0x04)), "block \(block)")
+      #expect(tag.isHalted == !readable, "block \(block): silent after a refusal")
+      tag.reset()  // selected again before the next block
     }
   }
 }
@@ -167,13 +193,16 @@ private func authenticate(_ tag: MIFAREClassicVirtualTag, block: UInt8, key: UIn
     #expect(tag.respond(to: [0xC1, 0x04, 0x01, 0x00, 0x00, 0x00]) == .nak(0x04))  // zeros: ~value does not hold
     var broken = MIFAREClassicVirtualTag.valueBlock(10, address: 5)
     broken[13] = 0x00
-    #expect(authenticate(tag, block: 4) == .ack)
+    reselectAndAuthenticate(tag, block: 4)
     #expect(tag.respond(to: [0xA0, 0x05] + broken) == .ack)
     #expect(tag.respond(to: [0xC0, 0x05, 0x01, 0x00, 0x00, 0x00]) == .nak(0x04))
-    #expect(authenticate(tag, block: 4) == .ack)
+    reselectAndAuthenticate(tag, block: 4)
     #expect(tag.respond(to: [0xC1, 0x07, 0x01, 0x00, 0x00, 0x00]) == .nak(0x04))  // a trailer is no value block
-    #expect(authenticate(tag, block: 4) == .ack)
+    reselectAndAuthenticate(tag, block: 4)
     #expect(tag.respond(to: [0xC1, 0x04, 0x01]) == .nak(0x04))                    // operand too short
+    reselectAndAuthenticate(tag, block: 4)
+    #expect(tag.respond(to: [0xA0, 0x06] + MIFAREClassicVirtualTag.valueBlock(10, address: 6)) == .ack)
+    #expect(tag.respond(to: [0xC1, 0x06, 0x01, 0x00, 0x00, 0x00]) == .ack)        // a value block: answered
   }
 }
 

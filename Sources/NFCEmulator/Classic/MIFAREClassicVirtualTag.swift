@@ -26,9 +26,8 @@ import NFCTransport
 /// (NXP AN1304 §6.4.1, NDEF detection procedure; the MF1S50yyX command flow, §8.2 Figure 4, has
 /// no way from a failed authentication back to the authentication). So ``isHalted`` holds and every
 /// frame is mute until the reader selects the card again (``reset()``: InListPassiveTarget, a
-/// card reset, the field off and on). The note says the same of a failed READ or WRITE; this
-/// model keeps answering after a refused READ or WRITE (the NAK above), which the host's next
-/// authentication in the sector relies on, so a refusal there is not modelled as silence.
+/// card reset, the field off and on). The note says the same of a failed READ or WRITE: a refused
+/// command answers its NAK and the card is then silent too.
 ///
 /// The memory is the whole card, trailers included; reading a trailer shows key A as zeros and key B as
 /// zeros unless the access bits make it readable (§8.7.2).
@@ -181,9 +180,11 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
     }
   }
 
-  /// NAK 4 (MF1S50yyX §9.3, Table 10); the authentication ends.
+  /// NAK 4 (MF1S50yyX §9.3, Table 10); the authentication ends and the card is silent until it is
+  /// selected again (AN1304 §6.4.1).
   private func refuse() -> TagResponse {
     endAuthentication()
+    isHalted = true
     return .nak(Self.nakInvalidOperation)
   }
 

@@ -22,8 +22,8 @@ import NFCTransport
 /// Every failure, a wrong key included, answers `63 00` (ACR122U API §5, each command's response
 /// codes: "the operation failed").
 ///
-/// After a refused GENERAL AUTHENTICATE the card is silent until it is selected again (NXP AN1304
-/// §6.4.1), and this model's reader does not select it again by itself: every later command to the
+/// After a refused GENERAL AUTHENTICATE, READ BINARY, UPDATE BINARY or value operation the card is
+/// silent until it is selected again (NXP AN1304 §6.4.1), and this model's reader does not select it again by itself: every later command to the
 /// card answers `63 00` until the card is reset (`SCardReconnect` with a reset reaches the face's
 /// `reset()`) or, on the ACR122U, InListPassiveTarget selects it. ACS's manual (ACR122U API V2.04
 /// §5) does not say what the firmware does after a failed authentication, and no trace at hand

@@ -53,8 +53,8 @@ public final class MIFAREClassicVirtualTag: VirtualTag {
   public private(set) var authenticated: (sector: Int, key: MIFAREClassicKeyType)?
   /// The transfer buffer the value commands fill (MF1S50yyX §8.2.5).
   private var transferBuffer: [UInt8]?
-  /// True after a failed authentication: the card answers nothing until it is selected again
-  /// (``reset()``; AN1304 §6.4.1).
+  /// True after a failed authentication, a refused READ, WRITE or value command, or a HALT: the
+  /// card answers nothing until it is selected again (``reset()``; AN1304 §6.4.1).
   public private(set) var isHalted = false
 
   /// NAK "invalid operation", transfer buffer invalid (MF1S50yyX §9.3, Table 10).

@@ -14,13 +14,20 @@ import NFCTransport
 /// nfc-mfclassic does before its next key: one more exchange per refusal.
 public final class ACR122UClassicLink: Transceiver {
   let transport: any APDUTransport
+  /// The card's UID as detected, when known: a new selection that finds another card is the
+  /// card's removal, not a card to go on with.
+  let identifier: [UInt8]?
   /// 16-byte blocks; frames up to 18 bytes (WRITE), carried as they are.
   public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 18, rawCommands: true)
   /// How commands reach the tag, for people.
   public var pathDescription: String { "ACR122U direct transmit (PN532 InDataExchange, MIFARE commands)" }
 
-  /// A link over `transport`, a PC/SC connection to an ACR122U with a MIFARE Classic in its field.
-  public init(transport: any APDUTransport) { self.transport = transport }
+  /// A link over `transport`, a PC/SC connection to an ACR122U with a MIFARE Classic in its field,
+  /// the card whose UID is `identifier` when given.
+  public init(transport: any APDUTransport, identifier: [UInt8]? = nil) {
+    self.transport = transport
+    self.identifier = identifier
+  }
 
   /// Sends one MIFARE command; an authentication or a write answers `[0x0A]` (ACK).
   /// - Throws: `TransceiveError.chipError(_:)` for the PN532's error (14h: wrong key), a
@@ -51,9 +58,11 @@ public final class ACR122UClassicLink: Transceiver {
     }
   }
 
-  /// InListPassiveTarget for one type A target (`D5 4B NbTg …`): the card is target 1 again.
-  /// - Throws: `TransceiveError.tagRemoved` when no target answers (`NbTg` 00) or the card left;
-  ///   other failures are left to the next command.
+  /// InListPassiveTarget for one type A target (`D5 4B NbTg Tg SENS_RES(2) SEL_RES NFCIDLength
+  /// NFCID …`, PN532 User Manual §7.3.5): the card is target 1 again.
+  /// - Throws: `TransceiveError.tagRemoved` when no target answers (`NbTg` 00), the card left, or
+  ///   the target found has another UID than the card's (another card in the field); other
+  ///   failures are left to the next command.
   private func selectAgain() throws(TransceiveError) {
     let reply: [UInt8]
     do {
@@ -62,8 +71,12 @@ public final class ACR122UClassicLink: Transceiver {
       if error == .tagRemoved { throw error }
       return
     }
-    if reply.count >= 5, reply[0] == 0xD5, reply[1] == 0x4B, reply[2] == 0x00, StatusWord(trailerOf: reply)?.isSuccess == true {
-      throw .tagRemoved
+    guard reply.count >= 5, reply[0] == 0xD5, reply[1] == 0x4B, StatusWord(trailerOf: reply)?.isSuccess == true else { return }
+    if reply[2] == 0x00 { throw .tagRemoved }
+    if let identifier {
+      guard reply.count >= 10 else { throw .tagRemoved }
+      let length = Int(reply[7])
+      guard reply.count >= 8 + length + 2, Array(reply[8 ..< 8 + length]) == identifier else { throw .tagRemoved }
     }
   }
 }

@@ -70,7 +70,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
   case (.type4?, _):
     tagLink = APDUPassthroughLink(transport: link, capabilities: isACR122 ? APDUPassthroughLink.acr122u : APDUPassthroughLink.shortAPDUs)
   case (.type5?, _): tagLink = PartThreeType5Link(transport: link)
-  case (.mifareClassic?, true): tagLink = ACR122UClassicLink(transport: link)
+  case (.mifareClassic?, true): tagLink = ACR122UClassicLink(transport: link, identifier: identifier.isEmpty ? nil : identifier)
   case (.mifareClassic?, false): tagLink = PartThreeClassicLink(transport: link)
   default: tagLink = PartThreeType2Link(transport: link)
   }

@@ -120,6 +120,34 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
   }
 }
 
+extension ClassicReselectTests {
+  /// On the ACR122U a new selection that finds another card (another UID) is the card's
+  /// removal: nothing goes on with the other card.
+  @Test func aNewSelectionFindingAnotherCardIsTheRemoval() throws {
+    let tag = try Self.cardOpeningWithTheThirdKey()
+    let transport = AnotherCardOnSelection(SimulatedAPDUTransport(readerName: ReaderFaceKind.acr122u.simulatedReaderName,
+                                                                  card: try ReaderFaceKind.acr122u.makeFace(tag: tag)))
+    let platform = try #require(try makePlatform(for: try detectTarget(on: transport)) as? MIFAREClassicTag)
+    let failure = #expect(throws: TagError.self) { try platform.readNDEF() }
+    guard case .transceive(.tagRemoved, _, _)? = failure else {
+      Issue.record("expected the tag's removal, got \(String(describing: failure))")
+      return
+    }
+  }
+}
+
+/// A transport whose InListPassiveTarget finds a card with another UID.
+private final class AnotherCardOnSelection: APDUTransport {
+  let base: any APDUTransport
+  init(_ base: any APDUTransport) { self.base = base }
+  var readerName: String { base.readerName }
+  var atr: [UInt8] { base.atr }
+  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard apdu != listPassiveTarget else { return hex("D5 4B 01 01 00 04 08 04 0E 0F 10 11 90 00") }
+    return try base.transmit(apdu)
+  }
+}
+
 /// A transport that keeps every new selection from the card: InListPassiveTarget is answered as
 /// if the card had been found, and a reactivation does nothing.
 private final class NoNewSelection: APDUTransport {

@@ -100,7 +100,7 @@ public final class ACR122UClassicLink: Transceiver {
 /// AUTHENTICATE the card is silent until it is selected again (NXP AN1304 §6.4.1), and neither
 /// PC/SC Part 3 nor ACS's manual says that the reader selects it again by itself; a Part 3 reader
 /// has no command of its own for it either, so the link has the reader activate the card anew
-/// through the connection (``APDUTransport/reactivateCard()``: `SCardReconnect` with a warm reset,
+/// through the connection (`APDUTransport.reactivateCard()`: `SCardReconnect` with a warm reset,
 /// after which the reader activates and selects the card as on its arrival), as the session's
 /// own release with a reset does. One more exchange per refused key. The key slot is loaded
 /// before each authentication, so the reset losing it costs nothing.

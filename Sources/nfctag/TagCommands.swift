@@ -181,7 +181,7 @@ extension NFCTool {
           ("chip", "\(info.chip) (\(info.platform.displayName))"),
           ("memory", "\(info.memorySize) bytes"),
           ("ndef", info.readProtectedFrom.map { "read-protected from page \($0)" } ?? ndefStatusText(info.ndef)),
-          ("cc", hexString(info.capabilityContainer, separator: " ")),
+          ("cc", info.capabilityContainer.isEmpty ? "-" : hexString(info.capabilityContainer, separator: " ")),
           ("version", info.version.isEmpty ? "-" : hexString(info.version, separator: " ")),
           ("locks", info.lockState),
         ]

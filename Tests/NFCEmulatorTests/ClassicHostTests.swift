@@ -133,6 +133,17 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
     #expect(tag.storedBlock(7).map { $0[9] } == MIFAREClassicNDEF.gpbReadOnly)
   }
 
+  /// `info`'s lock state follows the NDEF sectors: read/write on a formatted card, read-only after
+  /// the lock (AN1305 §6.4.9), nothing on a factory card (no NDEF).
+  @Test func infoTellsTheNDEFSectorsWriteAccess() throws {
+    let (formatted, _) = try Self.connect(try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid), face: .acr122u)
+    #expect(try formatted.info().lockState == "NDEF sectors read/write")
+    try formatted.makeReadOnly()
+    #expect(try formatted.info().lockState == "NDEF sectors read-only")
+    let (factory, _) = try Self.connect(try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid), face: .acr122u)
+    #expect(try factory.info().locks.allSatisfy { $0.key != "ndefWriteAccess" })
+  }
+
   @Test func infoNamesKeysAndClosedSectors() throws {
     var image = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid).memoryImage
     image.replaceSubrange(15 * 64 + 48 ..< 15 * 64 + 54, with: [1, 2, 3, 4, 5, 6])
@@ -140,7 +151,7 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
     let (platform, _) = try Self.connect(try MIFAREClassicVirtualTag(chip: .classic1K, image: image), face: .acr122u)
     let info = try platform.info()
     #expect(info.platform == .mifareClassic && info.chip == "MIFARE Classic 1K")
-    #expect(info.lockState == "no key opened sector 15")
+    #expect(info.lockState == "NDEF sectors read/write; no key opened sector 15")
     let sector0 = try #require(info.details.first { $0.key == "sector0" })
     #expect(sector0.text.hasPrefix("key A: the MAD public key A0A1A2A3A4A5; data read key A or B, write key B"))
     let sector1 = try #require(info.details.first { $0.key == "sector1" })

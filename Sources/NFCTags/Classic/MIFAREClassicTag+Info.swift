@@ -18,6 +18,16 @@ extension MIFAREClassicTag {
       }
     }
     var locks: [TagInfoFact] = []
+    // The NDEF sectors' write access, as the first NDEF sector's GPB and access bits give it
+    // (AN1304's read/write form; AN1305 §6.4.9's read-only one).
+    switch ndef.status {
+    case .readWrite:
+      locks.append(TagInfoFact("NDEF write access", key: "ndefWriteAccess", text: "NDEF sectors read/write", value: .string("readWrite")))
+    case .readOnly:
+      locks.append(TagInfoFact("NDEF write access", key: "ndefWriteAccess", text: "NDEF sectors read-only", value: .string("readOnly")))
+    default:
+      break
+    }
     if full {
       var closed: [Int] = []
       for sector in 0..<chip.sectorCount {

@@ -37,7 +37,10 @@ public protocol Ledger: AnyObject, Sendable {
   func claim(uid: String, at place: LedgerPlace) throws(LedgerError) -> LedgerClaim
 
   /// Marks a row done. Only a row claimed (or failed) by `done.uid` can be finished; a done row
-  /// is final.
+  /// is final. A progress with a SUN counter baseline (``LedgerDone/counterBaseline``) also
+  /// records that counter as the UID's last accepted one (``acceptCounter(uid:counter:)``), in
+  /// the same transaction: a verifier then takes only taps above the provisioning run's own read,
+  /// whenever it started.
   /// - Throws: ``LedgerError/notBound(rowID:uid:)`` otherwise, ``LedgerError/unknownRow(_:)`` for
   ///   a row the job does not have.
   func finish(_ done: LedgerDone) throws(LedgerError)
@@ -217,6 +220,12 @@ public struct LedgerDone: Sendable, Equatable {
               progress: String? = nil) {
     self.rowID = rowID; self.uid = uid; self.messageHex = messageHex
     self.messageSHA256 = messageSHA256; self.place = place; self.progress = progress
+  }
+
+  /// The SDM read counter the provisioning run's own read-back left (``progress``'s
+  /// ``LedgerTagProgress/counterBaseline``), nil when there is none.
+  public var counterBaseline: UInt32? {
+    progress.flatMap(LedgerTagProgress.init(decoding:))?.counterBaseline.flatMap { UInt32(exactly: $0) }
   }
 }
 

@@ -173,6 +173,13 @@ public final class PostgresLedger: Ledger {
         WHERE job = \(name) AND id = \(done.rowID) AND uid = \(done.uid) AND status IN ('claimed', 'failed')
         """)
       if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: done.rowID, uid: done.uid) }
+      if let baseline = done.counterBaseline {
+        let uid = done.uid, value = Int64(baseline)
+        _ = try connection.query("""
+          INSERT INTO nfctag_sun_counters (uid, counter) VALUES (\(uid), \(value))
+          ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE nfctag_sun_counters.counter < excluded.counter
+          """)
+      }
     }
   }
 

@@ -166,6 +166,12 @@ public final class SQLiteLedger: Ledger {
           """, [.text(done.messageHex), .text(done.messageSHA256), .text(done.place.station), .text(done.place.reader),
                 .text(done.place.time), done.progress.map { .text($0) } ?? .null, jobName, .text(done.rowID), .text(done.uid)])
         if changed.isEmpty { try notBound(db, rowID: done.rowID, uid: done.uid) }
+        if let baseline = done.counterBaseline {
+          _ = try db.query("""
+            INSERT INTO sun_counters (uid, counter) VALUES (?, ?)
+            ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE sun_counters.counter < excluded.counter
+            """, [.text(done.uid), .integer(Int(baseline))])
+        }
       }
     }
   }

@@ -29,6 +29,30 @@ extension LedgerConformance {
     #expect(try ledger.counts() == LedgerCounts())  // no row, no failure: counters are apart
   }
 
+  /// A row finished with a counter baseline in its progress records that counter for its UID:
+  /// a tap at or below it is not above the last one, the next is; a higher counter already
+  /// accepted stays. A row without one records nothing.
+  static func finishRecordsTheBaseline(_ open: LedgerFactory) throws {
+    let ledger = try open(job)
+    _ = try ledger.importRows(rows(1...3))
+    let (aa, bb, cc) = (counterUID("04aa"), counterUID("04bb"), counterUID("04cc"))
+    func finish(_ uid: String, baseline: Int?, at second: Int) throws {
+      let record = try #require(claimed(try ledger.claim(uid: uid, at: place(second))))
+      var done = done(record.id, uid, at: second)
+      done.progress = LedgerTagProgress(step: "done", keyVersions: [1, 1, 1, 1, 1], diversificationVersion: 1,
+                                        counterBaseline: baseline).encoded
+      try ledger.finish(done)
+    }
+    try finish(aa, baseline: 2, at: 1)
+    #expect(try ledger.acceptCounter(uid: aa, counter: 2) == .notAbove(last: 2))
+    #expect(try ledger.acceptCounter(uid: aa, counter: 3) == .accepted)
+    #expect(try ledger.acceptCounter(uid: bb, counter: 9) == .accepted)
+    try finish(bb, baseline: 4, at: 2)
+    #expect(try ledger.acceptCounter(uid: bb, counter: 9) == .notAbove(last: 9))
+    try finish(cc, baseline: nil, at: 3)
+    #expect(try ledger.acceptCounter(uid: cc, counter: 0) == .accepted)
+  }
+
   /// A batch: one transaction, each counter checked as alone, in the order given within a UID.
   static func sunCounterBatches(_ open: LedgerFactory) throws {
     let ledger = try open(job)

@@ -75,29 +75,24 @@ extension LedgerConformance {
     let (cc, dd) = (counterUID("04cc"), counterUID("04dd"))
     let accepted = Locked<[UInt32]>([])
     let errors = Locked<[String]>([])
-    let finished = DispatchGroup()
-    for thread in 0..<4 {
-      finished.enter()
-      Thread.detachNewThread {
-        defer { finished.leave() }
-        for counter in UInt32(1)...100 {
-          do {
-            // Threads 0 and 1 one counter at a time; 2 and 3 in batches of two, another UID first.
-            let won = thread < 2
-              ? try ledgers[thread % 2].acceptCounter(uid: cc, counter: counter) == .accepted
-              : try ledgers[thread % 2].acceptCounters([LedgerCounter(uid: dd, counter: counter),
-                                                        LedgerCounter(uid: cc, counter: counter)]).last == .accepted
-            if won {
-              accepted.withLock { $0.append(counter) }
-            }
-          } catch {
-            errors.withLock { $0.append("\(counter): \(error)") }
-            return
+    let allEnded = onFourThreads { thread in
+      for counter in UInt32(1)...100 {
+        do {
+          // Threads 0 and 1 one counter at a time; 2 and 3 in batches of two, another UID first.
+          let won = thread < 2
+            ? try ledgers[thread % 2].acceptCounter(uid: cc, counter: counter) == .accepted
+            : try ledgers[thread % 2].acceptCounters([LedgerCounter(uid: dd, counter: counter),
+                                                      LedgerCounter(uid: cc, counter: counter)]).last == .accepted
+          if won {
+            accepted.withLock { $0.append(counter) }
           }
+        } catch {
+          errors.withLock { $0.append("\(counter): \(error)") }
+          return
         }
       }
     }
-    #expect(finished.wait(timeout: .now() + 120) == .success)
+    #expect(allEnded)
     #expect(errors.withLock { $0 } == [])
     #expect(accepted.withLock { $0 }.sorted() == Array(1...100))
   }

@@ -44,6 +44,19 @@ enum LedgerConformance {
 
   static let job = LedgerJob(name: "job-a")
 
+  /// Runs `body(thread)` on four threads (0–3) at once; true when all of them ended within 120 s.
+  static func onFourThreads(_ body: @escaping @Sendable (Int) -> Void) -> Bool {
+    let finished = DispatchGroup()
+    for thread in 0..<4 {
+      finished.enter()
+      Thread.detachNewThread {
+        defer { finished.leave() }
+        body(thread)
+      }
+    }
+    return finished.wait(timeout: .now() + 120) == .success
+  }
+
   /// Rows 1…n: id "n", sequence n, a made-up hash.
   static func rows(_ range: ClosedRange<Int>) -> [LedgerRowInput] {
     range.map { LedgerRowInput(id: String($0), sequence: $0, contentHash: hash($0)) }
@@ -373,33 +386,28 @@ enum LedgerConformance {
     _ = try ledgers[0].importRows(rows(1...200))
     let claims = Locked<[(row: String, uid: String)]>([])
     let errors = Locked<[String]>([])
-    let finished = DispatchGroup()
-    for thread in 0..<4 {
-      finished.enter()
-      Thread.detachNewThread {
-        defer { finished.leave() }
-        let ledger = ledgers[thread % 2]
-        var n = 0
-        while true {
-          let uid = "t\(thread)-\(n)"
-          n += 1
-          do {
-            switch try ledger.claim(uid: uid, at: place(thread, station: "s\(thread)")) {
-            case .claimed(let record):
-              claims.withLock { $0.append((record.id, uid)) }
-              try ledger.finish(LedgerDone(rowID: record.id, uid: uid, messageHex: "00", messageSHA256: hash(0),
-                                           place: place(thread)))
-            case .exhausted: return
-            case let other: errors.withLock { $0.append("\(uid): \(other)") }
-            }
-          } catch {
-            errors.withLock { $0.append("\(uid): \(error)") }
-            return
+    let allEnded = onFourThreads { thread in
+      let ledger = ledgers[thread % 2]
+      var n = 0
+      while true {
+        let uid = "t\(thread)-\(n)"
+        n += 1
+        do {
+          switch try ledger.claim(uid: uid, at: place(thread, station: "s\(thread)")) {
+          case .claimed(let record):
+            claims.withLock { $0.append((record.id, uid)) }
+            try ledger.finish(LedgerDone(rowID: record.id, uid: uid, messageHex: "00", messageSHA256: hash(0),
+                                         place: place(thread)))
+          case .exhausted: return
+          case let other: errors.withLock { $0.append("\(uid): \(other)") }
           }
+        } catch {
+          errors.withLock { $0.append("\(uid): \(error)") }
+          return
         }
       }
     }
-    #expect(finished.wait(timeout: .now() + 120) == .success)
+    #expect(allEnded)
     #expect(errors.withLock { $0 } == [])
     let all = claims.withLock { $0 }
     #expect(all.count == 200)

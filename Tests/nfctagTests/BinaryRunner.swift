@@ -6,6 +6,8 @@ struct RunResult {
   var stdout: String
   var stderr: String
   var stdoutBytes: Data
+  /// The runner ended the program at its time limit.
+  var timedOut = false
 }
 
 /// The `nfctag` executable that `swift test` built next to the test bundle.
@@ -16,14 +18,17 @@ func nfctagBinary() -> URL {
 
 /// Runs `nfctag` with `arguments`, feeding `stdin`; waits at most `timeout` seconds.
 @discardableResult
-func runNFCTag(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> RunResult {
-  try runProcess(nfctagBinary(), arguments, stdin: stdin, environment: environment, timeout: timeout)
+func runNFCTag(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], timeout: TimeInterval = 60,
+               interruptWhen: (() -> Bool)? = nil) throws -> RunResult {
+  try runProcess(nfctagBinary(), arguments, stdin: stdin, environment: environment, timeout: timeout, interruptWhen: interruptWhen)
 }
 
 /// Runs a program with `arguments`, feeding `stdin`, and collects its output and status; a
-/// program still running after `timeout` seconds is terminated.
+/// program still running after `timeout` seconds is terminated (its stderr then says so). With
+/// `interruptWhen`, asked every quarter of a second while the program runs, the program gets one
+/// SIGINT (Ctrl-C) when it first returns true.
 func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-                timeout: TimeInterval = 60) throws -> RunResult {
+                timeout: TimeInterval = 60, interruptWhen: (() -> Bool)? = nil) throws -> RunResult {
   let process = Process()
   process.executableURL = executable
   process.arguments = arguments
@@ -41,8 +46,19 @@ func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, en
   if let stdin { input.fileHandleForWriting.write(stdin) }
   try input.fileHandleForWriting.close()
   let deadline = Date().addingTimeInterval(timeout)
-  while process.isRunning, Date() < deadline { usleep(10_000) }
-  if process.isRunning {
+  var nextLook = Date().addingTimeInterval(0.25), interrupted = interruptWhen == nil
+  while process.isRunning, Date() < deadline {
+    usleep(10_000)
+    if !interrupted, Date() >= nextLook, let interruptWhen {
+      if interruptWhen(), process.isRunning {
+        kill(process.processIdentifier, SIGINT)
+        interrupted = true
+      }
+      nextLook = Date().addingTimeInterval(0.25)
+    }
+  }
+  let timedOut = process.isRunning
+  if timedOut {
     process.terminate()
     let grace = Date().addingTimeInterval(2)
     while process.isRunning, Date() < grace { usleep(10_000) }
@@ -50,10 +66,9 @@ func runProcess(_ executable: URL, _ arguments: [String], stdin: Data? = nil, en
   }
   process.waitUntilExit()
   let outBytes = outData.wait(seconds: 2), errBytes = errData.wait(seconds: 2)
-  let timedOut = process.terminationReason == .uncaughtSignal && Date() >= deadline
   return RunResult(status: process.terminationStatus, stdout: String(decoding: outBytes, as: UTF8.self),
                    stderr: String(decoding: errBytes, as: UTF8.self) + (timedOut ? "\n(test runner: killed after \(Int(timeout)) s)" : ""),
-                   stdoutBytes: outBytes)
+                   stdoutBytes: outBytes, timedOut: timedOut)
 }
 
 /// Reads a pipe to its end on a background thread.

@@ -102,11 +102,17 @@ public final class ACR122UClassicLink: Transceiver {
 /// has no command of its own for it either, so the link has the reader activate the card anew
 /// through the connection (`APDUTransport.reactivateCard()`: `SCardReconnect` with a warm reset,
 /// after which the reader activates and selects the card as on its arrival), as the session's
-/// own release with a reset does. One more exchange per refused key. The key slot is loaded
-/// before each authentication, so the reset losing it costs nothing.
+/// own release with a reset does. The reset activates whatever card is in the field, so when the
+/// card's UID is known the link asks for it again (GET DATA `FF CA 00 00 00`, PC/SC Part 3
+/// §3.2.2.1.3): another UID is the card's removal, never a card to go on with. Two more
+/// exchanges per refused key. The key slot is loaded before each authentication, so the reset
+/// losing it costs nothing.
 /// - Warning: Not thread-safe (the held value command); a tag's commands are serialised.
 public final class PartThreeClassicLink: Transceiver {
   let transport: any APDUTransport
+  /// The card's UID as detected, when known: a reactivation that finds another card is the
+  /// card's removal, not a card to go on with.
+  let identifier: [UInt8]?
   /// A value command waiting for its TRANSFER: its code, block and operand.
   private var held: (code: UInt8, block: UInt8, operand: [UInt8])?
   /// 16-byte blocks.
@@ -114,8 +120,12 @@ public final class PartThreeClassicLink: Transceiver {
   /// How commands reach the tag, for people.
   public var pathDescription: String { "PC/SC Part 3 storage-card commands (LOAD KEYS, GENERAL AUTHENTICATE, READ/UPDATE BINARY)" }
 
-  /// A link over `transport`, a PC/SC connection to a Part 3 reader with a MIFARE Classic.
-  public init(transport: any APDUTransport) { self.transport = transport }
+  /// A link over `transport`, a PC/SC connection to a Part 3 reader with a MIFARE Classic, the
+  /// card whose UID is `identifier` when given.
+  public init(transport: any APDUTransport, identifier: [UInt8]? = nil) {
+    self.transport = transport
+    self.identifier = identifier
+  }
 
   /// Sends one MIFARE command in its PC/SC form; an authentication or a write answers `[0x0A]`.
   /// - Throws: `TransceiveError.status(_:)` for the reader's refusal (`63 00`: wrong key, or a
@@ -176,12 +186,18 @@ public final class PartThreeClassicLink: Transceiver {
     }
   }
 
-  /// Has the card selected again after a refused authentication, READ or WRITE.
-  /// - Throws: `TransceiveError.tagRemoved` when the card left; another failure (a transport that
-  ///   cannot reset the card) is left to the next command, which the silent card then refuses.
+  /// Has the card selected again after a refused authentication, READ or WRITE, and checks that
+  /// the card activated is this one.
+  /// - Throws: `TransceiveError.tagRemoved` when the card left or another UID answers; another
+  ///   failure (a transport that cannot reset the card, a reader without GET DATA) is left to the
+  ///   next command, which a silent card then refuses.
   private func reactivate() throws(TransceiveError) {
-    do {
+    do throws(TransceiveError) {
       try transport.reactivateCard()
+      guard let identifier else { return }
+      let reply = try transport.transmit([0xFF, 0xCA, 0x00, 0x00, 0x00])
+      guard let response = ResponseAPDU(reply), response.statusWord.isSuccess else { return }
+      if response.data != identifier { throw TransceiveError.tagRemoved }
     } catch {
       if error == .tagRemoved { throw error }
     }

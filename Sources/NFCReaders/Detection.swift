@@ -71,7 +71,7 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
     tagLink = APDUPassthroughLink(transport: link, capabilities: isACR122 ? APDUPassthroughLink.acr122u : APDUPassthroughLink.shortAPDUs)
   case (.type5?, _): tagLink = PartThreeType5Link(transport: link)
   case (.mifareClassic?, true): tagLink = ACR122UClassicLink(transport: link, identifier: identifier.isEmpty ? nil : identifier)
-  case (.mifareClassic?, false): tagLink = PartThreeClassicLink(transport: link)
+  case (.mifareClassic?, false): tagLink = PartThreeClassicLink(transport: link, identifier: identifier.isEmpty ? nil : identifier)
   default: tagLink = PartThreeType2Link(transport: link)
   }
   return DetectedTarget(readerName: transport.readerName, identifier: identifier, atr: transport.atr,

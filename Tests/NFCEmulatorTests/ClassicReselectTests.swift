@@ -80,9 +80,10 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
   }
 
   /// The card is read on both faces; the two refused keys cost one InListPassiveTarget each on
-  /// the ACR122U and one reactivation each on a Part 3 reader: 4 exchanges more than the same
-  /// card opening with the first key on the ACR122U (2 authentications, 2 selections), 6 on a
-  /// Part 3 reader (2 LOAD KEYS, 2 GENERAL AUTHENTICATE, 2 reactivations).
+  /// the ACR122U and one reactivation and one GET DATA each on a Part 3 reader: 4 exchanges more
+  /// than the same card opening with the first key on the ACR122U (2 authentications, 2
+  /// selections), 8 on a Part 3 reader (2 LOAD KEYS, 2 GENERAL AUTHENTICATE, 2 reactivations, 2
+  /// GET DATA).
   @Test(arguments: ReaderFaceKind.allCases)
   func aSectorThatOpensWithTheThirdKeyIsRead(face: ReaderFaceKind) throws {
     var exchanges: [Int] = []
@@ -96,11 +97,13 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
       let selections = recorder.sent.filter { $0 == listPassiveTarget }.count
       switch face {
       case .acr122u: #expect(selections == (thirdKey ? 2 : 0) && recorder.reactivations == 0)
-      case .part3: #expect(selections == 0 && recorder.reactivations == (thirdKey ? 2 : 0))
+      case .part3:
+        #expect(selections == 0 && recorder.reactivations == (thirdKey ? 2 : 0))
+        #expect(recorder.sent.filter { $0 == getData }.count == 1 + (thirdKey ? 2 : 0), "detection's, then one per reactivation")
       }
       exchanges.append(recorder.sent.count + recorder.reactivations)
     }
-    #expect(exchanges[1] - exchanges[0] == (face == .acr122u ? 4 : 6))
+    #expect(exchanges[1] - exchanges[0] == (face == .acr122u ? 4 : 8))
   }
 
   /// The same card through a transport that keeps the card from being selected again: the
@@ -121,30 +124,47 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
 }
 
 extension ClassicReselectTests {
-  /// On the ACR122U a new selection that finds another card (another UID) is the card's
-  /// removal: nothing goes on with the other card.
-  @Test func aNewSelectionFindingAnotherCardIsTheRemoval() throws {
+  /// A new selection (the ACR122U's InListPassiveTarget, a Part 3 reader's reactivation and GET
+  /// DATA) that finds another card (another UID) is the card's removal: nothing goes on with the
+  /// other card.
+  @Test(arguments: ReaderFaceKind.allCases)
+  func aNewSelectionFindingAnotherCardIsTheRemoval(face: ReaderFaceKind) throws {
     let tag = try Self.cardOpeningWithTheThirdKey()
-    let transport = AnotherCardOnSelection(SimulatedAPDUTransport(readerName: ReaderFaceKind.acr122u.simulatedReaderName,
-                                                                  card: try ReaderFaceKind.acr122u.makeFace(tag: tag)))
+    let transport = AnotherCardOnSelection(SimulatedAPDUTransport(readerName: face.simulatedReaderName, card: try face.makeFace(tag: tag)))
     let platform = try #require(try makePlatform(for: try detectTarget(on: transport)) as? MIFAREClassicTag)
     let failure = #expect(throws: TagError.self) { try platform.readNDEF() }
     guard case .transceive(.tagRemoved, _, _)? = failure else {
       Issue.record("expected the tag's removal, got \(String(describing: failure))")
       return
     }
+    #expect(transport.swapped)
   }
 }
 
-/// A transport whose InListPassiveTarget finds a card with another UID.
+/// GET DATA for the UID (PC/SC Part 3).
+private let getData: [UInt8] = [0xFF, 0xCA, 0x00, 0x00, 0x00]
+
+/// A transport on which another card takes the first's place at its first new selection: its
+/// InListPassiveTarget finds a card with another UID, and after a reactivation GET DATA gives
+/// another UID.
 private final class AnotherCardOnSelection: APDUTransport {
   let base: any APDUTransport
+  /// The other card came.
+  private(set) var swapped = false
   init(_ base: any APDUTransport) { self.base = base }
   var readerName: String { base.readerName }
   var atr: [UInt8] { base.atr }
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    guard apdu != listPassiveTarget else { return hex("D5 4B 01 01 00 04 08 04 0E 0F 10 11 90 00") }
+    if apdu == listPassiveTarget {
+      swapped = true
+      return hex("D5 4B 01 01 00 04 08 04 0E 0F 10 11 90 00")
+    }
+    if swapped, apdu == getData { return hex("0E 0F 10 11 90 00") }
     return try base.transmit(apdu)
+  }
+  func reactivateCard() throws(TransceiveError) {
+    try base.reactivateCard()
+    swapped = true
   }
 }
 

@@ -111,15 +111,21 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
   /// selection is for.
   @Test(arguments: ReaderFaceKind.allCases)
   func withoutANewSelectionTheThirdKeyIsRefused(face: ReaderFaceKind) throws {
-    let tag = try Self.cardOpeningWithTheThirdKey()
-    let transport = NoNewSelection(SimulatedAPDUTransport(readerName: face.simulatedReaderName, card: try face.makeFace(tag: tag)))
-    let platform = try #require(try makePlatform(for: try detectTarget(on: transport)) as? MIFAREClassicTag)
-    let failure = #expect(throws: TagError.self) { try platform.readNDEF() }
+    let (failure, transport) = try Self.readFailure(face: face, through: NoNewSelection.init)
     guard case .authenticationFailed? = failure else {
       Issue.record("expected an authentication failure, got \(String(describing: failure))")
       return
     }
     #expect(transport.kept > 0)
+  }
+
+  /// What reading ``cardOpeningWithTheThirdKey(_:)`` on `face` throws through the face's
+  /// transport wrapped by `wrap`, and the wrapper.
+  static func readFailure<T: APDUTransport>(face: ReaderFaceKind, through wrap: (any APDUTransport) -> T) throws -> (TagError?, T) {
+    let tag = try cardOpeningWithTheThirdKey()
+    let transport = wrap(SimulatedAPDUTransport(readerName: face.simulatedReaderName, card: try face.makeFace(tag: tag)))
+    let platform = try #require(try makePlatform(for: try detectTarget(on: transport)) as? MIFAREClassicTag)
+    return (#expect(throws: TagError.self) { try platform.readNDEF() }, transport)
   }
 }
 
@@ -129,10 +135,7 @@ extension ClassicReselectTests {
   /// other card.
   @Test(arguments: ReaderFaceKind.allCases)
   func aNewSelectionFindingAnotherCardIsTheRemoval(face: ReaderFaceKind) throws {
-    let tag = try Self.cardOpeningWithTheThirdKey()
-    let transport = AnotherCardOnSelection(SimulatedAPDUTransport(readerName: face.simulatedReaderName, card: try face.makeFace(tag: tag)))
-    let platform = try #require(try makePlatform(for: try detectTarget(on: transport)) as? MIFAREClassicTag)
-    let failure = #expect(throws: TagError.self) { try platform.readNDEF() }
+    let (failure, transport) = try Self.readFailure(face: face, through: AnotherCardOnSelection.init)
     guard case .transceive(.tagRemoved, _, _)? = failure else {
       Issue.record("expected the tag's removal, got \(String(describing: failure))")
       return

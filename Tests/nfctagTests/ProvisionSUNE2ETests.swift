@@ -144,8 +144,10 @@ struct ProvisionSUNStationsEndToEnd {
     let (dir, rows) = try base.job(rows: 8)
     let key = try sun.masterKeyFile(dir)
     let job = "sun-stations-\(UUID().uuidString.prefix(8))"
-    let feedA = try base.feeder(dir, count: 7, kinds: "ntag424dna", seed: 31, port: "127.0.0.1:35963")
-    let feedB = try base.feeder(dir, count: 7, kinds: "ntag424dna", seed: 32, port: e2ePort)
+    // As many tags as rows in each feeder: a station whose idle timeout ended it early (a loaded
+    // machine slow to bring its next tag) leaves the other enough tags for every row.
+    let feedA = try base.feeder(dir, count: 8, kinds: "ntag424dna", seed: 31, port: "127.0.0.1:35963")
+    let feedB = try base.feeder(dir, count: 8, kinds: "ntag424dna", seed: 32, port: e2ePort)
     defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
     var a = try station("a", rows: rows, job: job, key: key, reader: "Virtual PCD 00 00")
     let b = try station("b", rows: rows, job: job, key: key, reader: e2eReader)

@@ -14,6 +14,10 @@ struct ProvisionSUNEndToEnd {
   let base = ProvisionEndToEnd()
   static let masterHex = "3c2e9a5d7f0b4c61a8e2d91b07f6c435"
   static let template = "https://example.com/t/{slug}?p={picc}&c={cmac}"
+  /// The feeders' hand time: a 424 DNA leaves by it, since the ACR122U's Type 4 link sends no LED
+  /// command (only its Type 1, 2 and 3 links do), and the run's idle timeouts here are shorter
+  /// than the default hand's 5 s.
+  static let hand = 1500
 
   init() { NTAG424Emulator.register() }
 
@@ -75,7 +79,7 @@ struct ProvisionSUNEndToEnd {
   @Test func threeTagsEndToEndEachVerifyWithTheMasterKey() throws {
     let (dir, rows) = try base.job(rows: 3)
     let key = try masterKeyFile(dir)
-    let feed = try base.feeder(dir, count: 3, kinds: "ntag424dna", seed: 11)
+    let feed = try base.feeder(dir, count: 3, kinds: "ntag424dna", seed: 11, handMilliseconds: Self.hand)
     defer { base.stopFeeder(feed) }
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let r = try runNFCTag(["provision", rows.path, "--sdm-url", Self.template, "--master-key-file", key.path,
@@ -100,7 +104,7 @@ struct ProvisionSUNEndToEnd {
     let count = repetitions(full: 16, quick: 6, tsan: 6)
     let (dir, rows) = try base.job(rows: count)
     let key = try masterKeyFile(dir)
-    let feed = try base.feeder(dir, count: 2 * count, kinds: "ntag424dna", seed: 13)
+    let feed = try base.feeder(dir, count: 2 * count, kinds: "ntag424dna", seed: 13, handMilliseconds: Self.hand)
     defer { base.stopFeeder(feed) }
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let arguments = ["provision", rows.path, "--sdm-url", Self.template, "--master-key-file", key.path, "--ledger", ledger.path,
@@ -146,8 +150,8 @@ struct ProvisionSUNStationsEndToEnd {
     let job = "sun-stations-\(UUID().uuidString.prefix(8))"
     // As many tags as rows in each feeder: a station whose idle timeout ended it early (a loaded
     // machine slow to bring its next tag) leaves the other enough tags for every row.
-    let feedA = try base.feeder(dir, count: 8, kinds: "ntag424dna", seed: 31, port: "127.0.0.1:35963")
-    let feedB = try base.feeder(dir, count: 8, kinds: "ntag424dna", seed: 32, port: e2ePort)
+    let feedA = try base.feeder(dir, count: 8, kinds: "ntag424dna", seed: 31, port: "127.0.0.1:35963", handMilliseconds: ProvisionSUNEndToEnd.hand)
+    let feedB = try base.feeder(dir, count: 8, kinds: "ntag424dna", seed: 32, port: e2ePort, handMilliseconds: ProvisionSUNEndToEnd.hand)
     defer { base.stopFeeder(feedA); base.stopFeeder(feedB) }
     var a = try station("a", rows: rows, job: job, key: key, reader: "Virtual PCD 00 00")
     let b = try station("b", rows: rows, job: job, key: key, reader: e2eReader)

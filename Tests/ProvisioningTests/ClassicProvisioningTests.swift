@@ -86,9 +86,10 @@ import Testing
     // The message fits in sector 1: one TLV length, the data, the length again.
     #expect(tag.memoryGeneration - generation <= 4, "\(tag.memoryGeneration - generation) blocks written")
     #expect(formatted.exchangeCount < factory.exchangeCount / 2, "\(formatted.exchangeCount) vs \(factory.exchangeCount) APDUs")
-    // Pinned (docs/performance.md): detection to LED, a 42-byte URL message on a 1K; the
-    // formatted card's 27 include the 6 of the format check (sector 0, the last NDEF trailer),
-    // whose reads of sector 0 the status query and the write reuse (37 when each read it again).
+    // Pinned (docs/performance.md): detection to the end (no LED command on a Classic), a 42-byte
+    // URL message on a 1K; the formatted card's 27 include the 6 of the format check (sector 0,
+    // the last NDEF trailer), whose reads of sector 0 the status query and the write reuse (37
+    // when each read it again).
     #expect(factory.exchangeCount == 110)
     #expect(formatted.exchangeCount == 27)
   }

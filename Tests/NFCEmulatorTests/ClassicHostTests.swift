@@ -178,12 +178,10 @@ extension ClassicHost {
 }
 
 /// Records the APDUs a platform sends, for order checks.
-final class RecordingTransport: APDUTransport {
+final class RecordingTransport: WrappingAPDUTransport {
   let base: any APDUTransport
   private(set) var sent: [[UInt8]] = []
   init(_ base: any APDUTransport) { self.base = base }
-  var readerName: String { base.readerName }
-  var atr: [UInt8] { base.atr }
   /// Times the card was reactivated (`reactivateCard()`, passed on to the base).
   private(set) var reactivations = 0
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {

@@ -150,13 +150,11 @@ private let getData: [UInt8] = [0xFF, 0xCA, 0x00, 0x00, 0x00]
 /// A transport on which another card takes the first's place at its first new selection: its
 /// InListPassiveTarget finds a card with another UID, and after a reactivation GET DATA gives
 /// another UID.
-private final class AnotherCardOnSelection: APDUTransport {
+private final class AnotherCardOnSelection: WrappingAPDUTransport {
   let base: any APDUTransport
   /// The other card came.
   private(set) var swapped = false
   init(_ base: any APDUTransport) { self.base = base }
-  var readerName: String { base.readerName }
-  var atr: [UInt8] { base.atr }
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     if apdu == listPassiveTarget {
       swapped = true
@@ -173,13 +171,11 @@ private final class AnotherCardOnSelection: APDUTransport {
 
 /// A transport that keeps every new selection from the card: InListPassiveTarget is answered as
 /// if the card had been found, and a reactivation does nothing.
-private final class NoNewSelection: APDUTransport {
+private final class NoNewSelection: WrappingAPDUTransport {
   let base: any APDUTransport
   /// New selections kept from the card.
   private(set) var kept = 0
   init(_ base: any APDUTransport) { self.base = base }
-  var readerName: String { base.readerName }
-  var atr: [UInt8] { base.atr }
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard apdu != listPassiveTarget else {
       kept += 1

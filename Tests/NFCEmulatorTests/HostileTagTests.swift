@@ -6,30 +6,6 @@ import NFCTestSupport
 import NFCTransport
 import Testing
 
-/// A reader whose answers are damaged: bytes flipped, answers cut short or lengthened.
-final class CorruptingTransport: APDUTransport {
-  let base: any APDUTransport
-  var random: SplitMix64
-  init(_ base: any APDUTransport, seed: UInt64) {
-    self.base = base
-    random = SplitMix64(state: seed)
-  }
-  var readerName: String { base.readerName }
-  var atr: [UInt8] { base.atr }
-  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    var reply = try base.transmit(apdu)
-    switch Int.random(in: 0..<6, using: &random) {
-    case 0 where !reply.isEmpty:
-      let i = Int.random(in: 0..<reply.count, using: &random)
-      reply[i] = UInt8.random(in: 0...255, using: &random)
-    case 1 where !reply.isEmpty: reply.removeLast(Int.random(in: 1...reply.count, using: &random))
-    case 2: reply += (0..<Int.random(in: 1...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-    default: break
-    }
-    return reply
-  }
-}
-
 /// Tag data is hostile: whatever a tag or an image holds, and whatever a reader answers, the
 /// platforms and the emulator answer with errors, never a trap.
 ///
@@ -111,7 +87,7 @@ final class CorruptingTransport: APDUTransport {
     for seed in 0..<150 as Range<UInt64> {
       let tag = try kind.makeTag(uid: nil)
       let face = try kind.defaultFace.makeFace(tag: tag)
-      let transport = CorruptingTransport(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face), seed: seed)
+      let transport = CorruptingAPDUTransport(SimulatedAPDUTransport(readerName: kind.defaultFace.simulatedReaderName, card: face), seed: seed)
       let report = HostileCase.run(transport, clean: false)
       tally.add(report)
       #expect(report.violations.isEmpty, "\(kind) seed \(seed): \(report.violations)")

@@ -6,28 +6,6 @@ import NFCTransport
 import Testing
 @testable import NTAG424Emulator
 
-/// A reader whose answers are damaged: a byte changed, the answer cut short or lengthened.
-private final class DamagingTransport: APDUTransport {
-  let base: any APDUTransport
-  var random: SplitMix64
-  init(_ base: any APDUTransport, seed: UInt64) {
-    self.base = base
-    random = SplitMix64(state: seed)
-  }
-  var readerName: String { base.readerName }
-  var atr: [UInt8] { base.atr }
-  func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    var reply = try base.transmit(apdu)
-    switch Int.random(in: 0..<6, using: &random) {
-    case 0 where !reply.isEmpty: reply[Int.random(in: 0..<reply.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
-    case 1 where !reply.isEmpty: reply.removeLast(Int.random(in: 1...reply.count, using: &random))
-    case 2: reply += (0..<Int.random(in: 1...40, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-    default: break
-    }
-    return reply
-  }
-}
-
 /// Tag data is hostile, for the virtual 424 DNA as NFCEmulatorTests' HostileTags check it for the
 /// kinds NFCEmulator builds: any image of the right size makes a tag that a faithful reader
 /// identifies as Type 4, and the Type 4 platform's reads and writes on it, or through a reader
@@ -67,7 +45,7 @@ private final class DamagingTransport: APDUTransport {
     var reads = (returned: 0, threw: 0)
     for seed in 0..<150 as Range<UInt64> {
       let face = try ReaderFaceKind.acr122u.makeFace(tag: try NTAG424DNAVirtualTag())
-      let transport = DamagingTransport(SimulatedAPDUTransport(card: face), seed: seed)
+      let transport = CorruptingAPDUTransport(SimulatedAPDUTransport(card: face), seed: seed)
       guard let target = try? detectTarget(on: transport), let platform = try? makePlatform(for: target) else { continue }
       do {
         _ = try platform.readNDEF()

@@ -150,30 +150,31 @@ extension ClassicProvisioningTests {
     return try MIFAREClassicVirtualTag(chip: .classic1K, image: image, uid: Self.uid)
   }
 
-  /// The format writes sector 1 first: when no key opens it, nothing was written, the card is as
-  /// it was and the row is free again (pending, bound to no UID) for the next card.
-  @Test func aFormatThatWroteNothingLeavesTheRowFree() throws {
-    let tag = try factoryCard(closing: 1)
+  /// Provisions ``factoryCard(closing:)`` with `sector` closed: the card, its image before, the
+  /// tag's outcome (failed, naming the sector) and the ledger's rows after.
+  func provisionClosing(_ sector: Int) throws -> (tag: MIFAREClassicVirtualTag, before: [UInt8], rows: [LedgerRecord]) {
+    let tag = try factoryCard(closing: sector)
     let before = tag.memoryImage
     let ledger = InMemoryLedger()
     let (_, tags) = run(try StepTagPoller(tag), ledger: ledger, job: try content())
-    #expect(tags.first?.status == .failed && tags.first?.reason?.contains("no key opened sector 1") == true, "\(tags)")
+    #expect(tags.first?.status == .failed && tags.first?.reason?.contains("no key opened sector \(sector)") == true, "\(tags)")
+    return (tag, before, try ledger.records())
+  }
+
+  /// The format writes sector 1 first: when no key opens it, nothing was written, the card is as
+  /// it was and the row is free again (pending, bound to no UID) for the next card.
+  @Test func aFormatThatWroteNothingLeavesTheRowFree() throws {
+    let (tag, before, rows) = try provisionClosing(1)
     #expect(tag.memoryImage == before)
-    let rows = try ledger.records()
     #expect(rows.count == 1 && rows.first?.status == .pending && rows.first?.uid == nil, "\(rows)")
   }
 
   /// When no key opens sector 2, the format fails after writing sector 1: the card was changed,
   /// and the row stays bound to it (failed) so that no other card gets it.
   @Test func aFormatThatFailsAfterItsFirstWriteKeepsTheRow() throws {
-    let tag = try factoryCard(closing: 2)
-    let before = tag.memoryImage
-    let ledger = InMemoryLedger()
-    let (_, tags) = run(try StepTagPoller(tag), ledger: ledger, job: try content())
-    #expect(tags.first?.status == .failed && tags.first?.reason?.contains("no key opened sector 2") == true, "\(tags)")
+    let (tag, before, rows) = try provisionClosing(2)
     #expect(tag.memoryImage != before)
     #expect(tag.storedBlock(4) == MIFAREClassicNDEF.emptyNDEFBlock)
-    let rows = try ledger.records()
     #expect(rows.count == 1 && rows.first?.status == .failed && rows.first?.uid == hexString(Self.uid), "\(rows)")
   }
 }

@@ -32,10 +32,27 @@ public final class ACR122UClassicLink: Transceiver {
   /// Sends one MIFARE command; an authentication or a write answers `[0x0A]` (ACK).
   /// - Throws: `TransceiveError.chipError(_:)` for the PN532's error (14h: wrong key), a
   ///   timeout, the reader's status or the transport's failure.
+  ///
+  /// Status 27h ("not acceptable in the current context": no active target, PN532 User Manual
+  /// UM0701-02 §7.1) is not the card's answer: the PN532 holds no target, as after another
+  /// program's InRelease (libnfc's `nfc-list` and `nfc-mfclassic` release the card when they end).
+  /// The card is selected again and the same command sent once more, so a key is never counted
+  /// refused for it.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard let first = command.first, command.count <= capabilities.maxCommandLength else {
       throw .unsupported("a MIFARE command of \(command.count) bytes")
     }
+    do {
+      return try exchange(command, first: first)
+    } catch where error == .chipError(Self.noActiveTarget) {
+      return try exchange(command, first: first)  // selected again by the failed exchange
+    }
+  }
+
+  /// The PN532's status 27h: the command is not acceptable in the current context (§7.1).
+  static let noActiveTarget: UInt8 = 0x27
+
+  private func exchange(_ command: [UInt8], first: UInt8) throws(TransceiveError) -> [UInt8] {
     let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count + 3), 0xD4, 0x40, 0x01] + command)
     let data: [UInt8]
     do {

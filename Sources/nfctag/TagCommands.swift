@@ -94,7 +94,11 @@ extension NFCTool {
     func run(in context: CommandContext) throws {
       let fast = fast
       try TagSession(options: readerOptions, context: context).withTag { tag in
-        if !fast, (try? tag.queryNDEFStatus().0) == .readWrite { try tag.erase(overwritingOldMessage: true) }
+        // A MIFARE Classic's format writes every data block itself, after opening every sector
+        // it writes: an erase first would empty the message before knowing the format can finish.
+        if !fast, tag.platformType != .mifareClassic, (try? tag.queryNDEFStatus().0) == .readWrite {
+          try tag.erase(overwritingOldMessage: true)
+        }
         try tag.format()
       }
       context.console.notice("formatted")
@@ -132,6 +136,12 @@ extension NFCTool {
 
     func run(in context: CommandContext) throws {
       let already = try TagSession(options: readerOptions, context: context).withTag { tag -> Bool in
+        // A MIFARE Classic's lock leaves the sectors read-only already and locks the others (a
+        // lock cut short is finished): it was read-only already when it wrote nothing.
+        if let before = try tag.mifareClassicWriteCommandsSent() {
+          try tag.writeLock()
+          return try tag.mifareClassicWriteCommandsSent() == before
+        }
         if try tag.queryNDEFStatus().0 == .readOnly { return true }
         try tag.writeLock()
         return false

@@ -255,12 +255,14 @@ extension ClassicHost {
 }
 
 extension ClassicHost {
-  /// Formatting a factory 1K: one authentication per sector with the factory key, no key tried in
-  /// vain; 2 MAD blocks and 3 data blocks per other sector, and every trailer.
-  @Test func formatOpensEachSectorOnce() throws {
+  /// Formatting a factory 1K: every sector opened first with the factory key and its trailer read
+  /// (the check that every sector can be written before the first write), no key tried in vain;
+  /// then one authentication per sector, 2 MAD blocks and 3 data blocks per other sector, and
+  /// every trailer.
+  @Test func formatOpensEachSectorOnceToCheckAndOnceToWrite() throws {
     let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: uid)
     let (platform, _) = try Self.connect(tag, face: .acr122u)
     try platform.format()
-    #expect(platform.exchangeCount == 16 + (2 + 1) + 15 * (3 + 1))
+    #expect(platform.exchangeCount == 16 * 2 + 16 + (2 + 1) + 15 * (3 + 1))
   }
 }

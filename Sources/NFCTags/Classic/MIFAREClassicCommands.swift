@@ -61,6 +61,7 @@ extension MIFAREClassicTag {
     cache = [:]
     readsKept = false
     authenticated = nil
+    writers = [:]
   }
 
   private func readBlock(_ block: Int) throws(TagError) -> [UInt8] {
@@ -84,14 +85,15 @@ extension MIFAREClassicTag {
     if let current = authenticated, current.sector == sector, current.purpose == purpose {
       do { return try body() } catch where Self.isRefusal(error) { authenticated = nil }
     }
-    let types: [MIFAREClassicKeyType] = purpose == .data ? [.a, .b] : [.b, .a]
-    // A factory card (format) opens with the factory key; an NDEF card with its public keys.
-    let publicKey = sector == 0 || (sector == 16 && chip == .classic4K)
-      ? MIFAREApplicationDirectory.publicKeyA : MIFAREClassicNDEF.publicKeyA
-    let preferred = formatting ? [MIFAREClassicNDEF.factoryKey, publicKey] : [publicKey]
+    // The key ``openForWriting(_:keyType:)`` found for this sector's writes leads.
+    let writer = writers[sector]
+    let types: [MIFAREClassicKeyType] = writer.map { $0.type == .a ? [.a, .b] : [.b, .a] }
+      ?? (purpose == .data ? [.a, .b] : [.b, .a])
+    let preferred = preferredKeys(for: sector)
     var lastRefusal: TagError?
     for type in types {
-      let remembered = openedWith[sector].flatMap { $0.type == type ? [$0.key] : nil } ?? []
+      let remembered = (writer.flatMap { $0.type == type ? [$0.key] : nil } ?? [])
+        + (openedWith[sector].flatMap { $0.type == type ? [$0.key] : nil } ?? [])
       for key in keys.candidates(preferring: remembered + preferred) {
         guard try authenticate(sector: sector, type: type, key: key) else { continue }
         do {
@@ -111,9 +113,18 @@ extension MIFAREClassicTag {
     throw .authenticationFailed(MIFAREClassicError.sectorsNotOpened([sector]).description)
   }
 
+  /// The keys tried first in `sector`: the keys this connection wrote into its trailer; a factory card (format) opens with the factory key; an
+  /// NDEF card with its public keys (the MAD's in sectors 0 and 16, AN10787 §3; the NDEF one
+  /// elsewhere, AN1304).
+  func preferredKeys(for sector: Int) -> [[UInt8]] {
+    let publicKey = sector == 0 || (sector == 16 && chip == .classic4K)
+      ? MIFAREApplicationDirectory.publicKeyA : MIFAREClassicNDEF.publicKeyA
+    return (writtenKeys[sector] ?? []) + (formatting ? [MIFAREClassicNDEF.factoryKey, publicKey] : [publicKey])
+  }
+
   /// One authentication (masked in traces: it carries the key). False when the card or reader
   /// refused it.
-  private func authenticate(sector: Int, type: MIFAREClassicKeyType, key: [UInt8]) throws(TagError) -> Bool {
+  func authenticate(sector: Int, type: MIFAREClassicKeyType, key: [UInt8]) throws(TagError) -> Bool {
     let frame = [type.rawValue, UInt8(chip.trailer(of: sector))] + key + Array(identifier.suffix(4))
     authenticated = nil
     do {

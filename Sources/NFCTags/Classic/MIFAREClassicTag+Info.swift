@@ -43,7 +43,7 @@ extension MIFAREClassicTag {
         guard trailer.count == 16, let opened = openedWith[sector] else { continue }
         let keyName = "key \(opened.type == .a ? "A" : "B"): \(keys.name(of: opened.key))"
         let conditions = MIFAREClassicAccessConditions(bytes: Array(trailer[6..<9]))
-        let decoded = conditions.map(Self.describe) ?? "access bits \(hexString(trailer[6..<9])) invalid"
+        let decoded = conditions.map { Self.describe($0, sixteenBlocks: sector >= 32) } ?? "access bits \(hexString(trailer[6..<9])) invalid"
         let text = "\(keyName); \(decoded); GPB \(hexString([trailer[9]]))"
         // One fact per sector: a line for people, an object for JSON (`sector0`, `sector1`, …).
         details.append(TagInfoFact("sector \(sector)", key: "sector\(sector)", text: text, value: .members([
@@ -61,11 +61,31 @@ extension MIFAREClassicTag {
                    ndef: ndef, capabilityContainer: [], locks: locks, details: details)
   }
 
-  /// "data: read key A or B, write key B; trailer: access bits written with key B" and so on.
-  static func describe(_ conditions: MIFAREClassicAccessConditions) -> String {
-    let data = conditions.groups[0]
+  /// "data read key A or B, write key B; trailer written with key B" when the three data groups
+  /// agree; otherwise each group's conditions by its blocks ("block 0 read key A or B, write key A
+  /// or B; blocks 1–2 read key A or B, write key B; …"), so the text says what the JSON's
+  /// `conditions` say (MF1S50yyX §8.7.2, Table 8). In a 16-block sector the groups are blocks 0–4,
+  /// 5–9 and 10–14 (MF1S70yyX §8.7.3).
+  static func describe(_ conditions: MIFAREClassicAccessConditions, sixteenBlocks: Bool = false) -> String {
+    let data = Array(conditions.groups.prefix(3))
     let trailer = conditions.groups[3]
-    var text = "data read \(data.dataRead), write \(data.dataWrite); trailer written with \(trailer.trailerAccessBitsWrite)"
+    func rights(_ group: MIFAREClassicAccessBits) -> String { "read \(group.dataRead), write \(group.dataWrite)" }
+    var parts: [String] = []
+    if data.allSatisfy({ rights($0) == rights(data[0]) }) {
+      parts.append("data \(rights(data[0]))")
+    } else {
+      // Neighbouring groups with the same rights share one entry.
+      var runs: [(first: Int, last: Int, text: String)] = []
+      for (index, group) in data.enumerated() {
+        let text = rights(group)
+        if let last = runs.last, last.text == text { runs[runs.count - 1].last = index } else { runs.append((index, index, text)) }
+      }
+      for run in runs {
+        let first = sixteenBlocks ? run.first * 5 : run.first, last = sixteenBlocks ? run.last * 5 + 4 : run.last
+        parts.append(first == last ? "block \(first) \(run.text)" : "blocks \(first)–\(last) \(run.text)")
+      }
+    }
+    var text = parts.joined(separator: "; ") + "; trailer written with \(trailer.trailerAccessBitsWrite)"
     if conditions.isPermanent { text += " (permanent)" }
     return text
   }

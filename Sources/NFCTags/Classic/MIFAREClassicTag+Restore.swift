@@ -58,12 +58,12 @@ extension MIFAREClassicTag: MemoryRestoring {
         throw .unsupported("the image's access bits for sector \(sector) (\(hexString(wanted[6..<9]))) are invalid: "
                            + "writing them would block the sector for ever")
       }
-      if let note = keepKeyB(sector: sector, conditions: conditions, in: &wanted, current: block(current, trailer)) {
-        notes.append(note)
-      }
-      if wanted == block(current, trailer) {
+      var now = block(current, trailer)
+      let note = try keepKeyB(sector: sector, conditions: conditions, in: &wanted, current: &now)
+      if wanted == now {
         unchanged += 1
       } else {
+        if let note { notes.append(note) }
         trailers.append(MemoryUnitWrite(unit: trailer, bytes: wanted, region: .system, permanent: conditions.isPermanent, secret: true))
       }
     }
@@ -78,16 +78,33 @@ extension MIFAREClassicTag: MemoryRestoring {
   /// A key B the image shows as zeros while its own access bits do not let key B be read was not
   /// read when the image was dumped (``readMemory()`` writes zeros there: MF1S50yyX §8.7.2, Table 7):
   /// `wanted` gets the card's key B instead when the card's is known (read, its access bits letting
-  /// it be read, or the key that opened the sector). Returns a note when it is not, and zeros are
-  /// written.
-  func keepKeyB(sector: Int, conditions: MIFAREClassicAccessConditions, in wanted: inout [UInt8], current: [UInt8]) -> String? {
+  /// it be read, the key that opened the sector, or a key B that authenticates there), and
+  /// `current` shows it too, so a trailer that differs only by the key B nobody could read is not
+  /// written. Returns a note when the key is not known and zeros would be written: the caller
+  /// shows it only for a trailer it writes.
+  func keepKeyB(sector: Int, conditions: MIFAREClassicAccessConditions, in wanted: inout [UInt8],
+                current: inout [UInt8]) throws(TagError) -> String? {
     guard wanted[10..<16].allSatisfy({ $0 == 0 }), !conditions.groups[3].keyBIsData else { return nil }
     let currentReadable = MIFAREClassicAccessConditions(bytes: Array(current[6..<9]))?.groups[3].keyBIsData == true
     if currentReadable || openedWith[sector]?.type == .b {
       wanted.replaceSubrange(10..<16, with: current[10..<16])
       return nil
     }
-    return "sector \(sector): key B is zeros in the image (not readable when it was dumped) and cannot be read on the card: "
+    // Nothing but key B differs: the trailer stays as it is, and no key need be found.
+    guard wanted[0..<10] != current[0..<10] else {
+      wanted = current
+      return nil
+    }
+    let opened = openedWith[sector]
+    if let keyB = try openWith([.b], sector: sector)?.key {
+      // The sector's data was read with the key that opened it first; key B is only learnt here.
+      if let opened { openedWith[sector] = opened }
+      authenticated = nil
+      wanted.replaceSubrange(10..<16, with: keyB)
+      current.replaceSubrange(10..<16, with: keyB)
+      return nil
+    }
+    return "sector \(sector): key B is zeros in the image (not readable when it was dumped) and is not known for the card: "
       + "written as 000000000000"
   }
 
@@ -106,11 +123,22 @@ extension MIFAREClassicTag: MemoryRestoring {
 
   /// Writes the plan's blocks (trailers with the key that may write them) and, with `verify`,
   /// reads the data blocks back and the trailers' access bits and GPB.
+  /// Every sector the plan writes is opened for its writes before the first one
+  /// (``openForWriting(_:keyType:)``); a trailer written with new keys leaves them to open its
+  /// sector for the rest of the connection (the read-back among them).
   public func restore(_ plan: MemoryRestorePlan, verify: Bool) throws(TagError) {
     forgetReads()
+    var blocks: [Int: [Int]] = [:]
+    for write in plan.writes { blocks[chip.sector(of: write.unit), default: []].append(write.unit) }
+    try openForWriting(blocks)
     for write in plan.writes {
       try self.write(block: write.unit, write.bytes, purpose: write.region == .system ? .trailer : .data)
-      if write.region == .system { authenticated = nil }
+      guard write.region == .system, write.bytes.count == 16 else { continue }
+      let sector = chip.sector(of: write.unit)
+      writtenKeys[sector] = [Array(write.bytes[0..<6]), Array(write.bytes[10..<16])]
+      openedWith[sector] = (.a, Array(write.bytes[0..<6]))
+      writers[sector] = nil
+      authenticated = nil
     }
     guard verify else { return }
     forgetReads()

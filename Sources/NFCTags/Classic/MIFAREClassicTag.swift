@@ -35,6 +35,12 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   /// True while ``format()`` runs: the factory key is tried first.
   var formatting = false
   var authenticated: (sector: Int, purpose: MIFAREClassicPurpose)?
+  /// The key that may write each sector, as ``openForWriting(_:keyType:)`` found it before the
+  /// operation's first write; emptied with the reads (``forgetReads()``).
+  var writers: [Int: (type: MIFAREClassicKeyType, key: [UInt8])] = [:]
+  /// The keys A and B this connection wrote into each sector's trailer (a restore of an image
+  /// with other keys): tried first there, so the sector still opens after its keys changed.
+  var writtenKeys: [Int: [[UInt8]]] = [:]
 
   /// A card of `chip` with UID `identifier` behind `link`.
   public init(chip: MIFAREClassicChip, identifier: [UInt8], link: any Transceiver, keys: MIFAREClassicKeyList = .init()) {
@@ -152,9 +158,14 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
       current[block] = try memory.bytes(in: block * 16 ..< block * 16 + 16)
     }
     let writes = try plan.orderedWrites(blockSize: 16, current: current)
-    var progress = TransferProgress.Counter(.writing, total: writes.count * 16)
+    var blocks: [Int: [Int]] = [:]
     for w in writes {
       guard w.block >= 0, w.block < area.blocks.count else { throw .malformed("area block \(w.block) is past the area", offset: nil) }
+      blocks[chip.sector(of: area.blocks[w.block]), default: []].append(area.blocks[w.block])
+    }
+    try openForWriting(blocks)
+    var progress = TransferProgress.Counter(.writing, total: writes.count * 16)
+    for w in writes {
       try write(block: area.blocks[w.block], w.bytes)
       progress.advance(by: 16)
     }
@@ -170,17 +181,25 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
   }
 
   /// Turns a factory card into an NDEF card (``MIFAREClassicNDEF/formatWrites(for:keyB:)``).
+  /// Every data block of the card but block 0 is written (zeros, the MAD, an empty NDEF TLV), so
+  /// an old message is overwritten too. Every sector is opened for its writes before the first
+  /// one (``openForWriting(_:keyType:)``): a sector no key opens leaves the card as it was.
   public func format() throws(TagError) {
     forgetReads()
     formatting = true
     defer { formatting = false }
-    for (sector, blocks) in MIFAREClassicNDEF.formatWrites(for: chip) {
+    let plan = MIFAREClassicNDEF.formatWrites(for: chip)
+    var blocks: [Int: [Int]] = [:]
+    for (sector, writes) in plan { blocks[sector, default: []] += writes.map(\.block) }
+    try openForWriting(blocks)
+    for (sector, blocks) in plan {
       for (block, bytes) in blocks {
         try write(block: block, bytes, purpose: .data)
       }
       // The trailer changed: the next sector authenticates anew; this one's keys are others now.
       authenticated = nil
       openedWith[sector] = nil
+      writers[sector] = nil
     }
     forgetReads()
     openedWith = [:]
@@ -188,7 +207,14 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
 
   /// Makes every NDEF and MAD sector read-only as AN1305 defines it ("MIFARE BLOCKED READ-ONLY"):
   /// GPB write access 11 and access bits `07 8F 0F`, which no key can change again. The NDEF
-  /// sectors first, the MAD last. Keys stay as they are.
+  /// sectors first, the MAD last. Keys stay as they are: key B, which writes the trailers, is
+  /// written back as it is, so every sector to lock is opened with key B before the first
+  /// write; a sector already in the read-only form is left alone, so a lock cut short (a removal,
+  /// a sector no key opened in an earlier release) is finished by running it again. Writes
+  /// nothing when every sector is read-only already (``writeCommandsSent`` tells).
+  /// - Throws: ``TagError/authenticationFailed(_:)`` naming every sector no key B opened (nothing
+  ///   written); ``TagError/unsupported(_:)`` for a sector whose trailer can never be written
+  ///   again while its data blocks stay writable.
   public func makeReadOnly() throws(TagError) {
     forgetReads()
     let mad = try readDirectory()
@@ -198,17 +224,37 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     if mad.version == .mad2 {
       sectors.append((16, MIFAREClassicNDEF.madTrailer(generalPurposeByte: mad.generalPurposeByte, keyB: [], readOnly: true)))
     }
+    var pending: [(Int, [UInt8])] = []
+    var closed: [Int] = []
     for (sector, partial) in sectors {
-      // Key B is written back as it is: the key that opens the trailer for writing.
       let trailerBlock = chip.trailer(of: sector)
-      let keyB = try inSector(sector, for: .trailer) { () throws(TagError) -> [UInt8] in
-        guard let opened = openedWith[sector], opened.type == .b else {
-          throw .unsupported("sector \(sector) cannot be locked: its trailer is not written with key B")
-        }
-        return opened.key
+      let trailer: [UInt8]
+      do {
+        trailer = try read(blocks: [trailerBlock])[trailerBlock] ?? []
+      } catch {
+        guard case .authenticationFailed = error else { throw error }
+        closed.append(sector)
+        continue
       }
-      let trailer = Array(partial.prefix(10)) + keyB
-      try write(block: trailerBlock, trailer, purpose: .trailer)
+      guard trailer.count == 16 else { throw .malformed("the trailer of sector \(sector) could not be read", offset: nil) }
+      if let conditions = MIFAREClassicAccessConditions(bytes: Array(trailer[6..<9])), conditions.isPermanent {
+        let dataBlocks = Array(chip.firstBlock(of: sector) ..< trailerBlock)
+        guard Self.keyTypes(writing: dataBlocks, of: chip, under: conditions).isEmpty else {
+          throw .unsupported("sector \(sector) cannot be locked: its access bits can never be changed and leave its data writable")
+        }
+        continue  // read-only already
+      }
+      pending.append((sector, partial))
+    }
+    guard closed.isEmpty else { throw .authenticationFailed(MIFAREClassicError.sectorsNotOpened(closed).description) }
+    var trailers: [Int: [Int]] = [:]
+    for (sector, _) in pending { trailers[sector] = [chip.trailer(of: sector)] }
+    try openForWriting(trailers, keyType: .b)
+    for (sector, partial) in pending {
+      guard let keyB = writers[sector]?.key else { throw .authenticationFailed(MIFAREClassicError.sectorsNotOpened([sector]).description) }
+      try write(block: chip.trailer(of: sector), Array(partial.prefix(10)) + keyB, purpose: .trailer)
+      authenticated = nil
+      writers[sector] = nil
     }
     forgetReads()
   }

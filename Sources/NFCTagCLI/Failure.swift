@@ -31,14 +31,16 @@ package func exitStatus(for code: NFCReaderError.Code) -> Int32 {
 /// ``MappedFailure`` (a type of a module this one does not import: the ledger's, provisioning's,
 /// PC/SC's, the vpcd bridge's) maps itself in the program that uses it; every other failure goes
 /// through its Core NFC code.
-package func cliFailure(for error: any Error) -> CLIFailure {
+/// `platform`, when the tag's is known, picks the advice where tag types differ (a MIFARE
+/// Classic has keys where an NTAG21x has a password).
+package func cliFailure(for error: any Error, platform: TagPlatform? = nil) -> CLIFailure {
   if let failure = error as? CLIFailure { return failure }
   if let mapped = error as? any MappedFailure { return mapped.cliFailure }
   if let emulator = error as? EmulatorError, case .kindNotLinked = emulator.reason {
     return cliFailure(for: emulator, otherwise: ExitStatus.unavailable, emulator.message)
   }
   let nfc = NFCReaderError(error)
-  return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc))
+  return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc, platform: platform))
 }
 
 /// A virtual tag's set-up failure (`emulate`, `--reader sim:`): a kind whose model this program
@@ -53,9 +55,11 @@ package func cliFailure(for error: EmulatorError, otherwise status: Int32, _ lin
   }
 }
 
-/// What to do about `error`, from its code and, where one code covers several cases, its cause.
-package func advice(for error: NFCReaderError) -> String {
+/// What to do about `error`, from its code and, where one code covers several cases, its cause
+/// and the tag's `platform`.
+package func advice(for error: NFCReaderError, platform: TagPlatform? = nil) -> String {
   let cause = error.underlyingError
+  if platform == .mifareClassic, let advice = classicAdvice(for: cause as? TagError) { return advice }
   switch error.code {
   case .readerTransceiveErrorTagConnectionLost, .readerTransceiveErrorRetryExceeded:
     return ": keep the tag on the reader and try again (tap again)"
@@ -86,6 +90,22 @@ package func advice(for error: NFCReaderError) -> String {
     return ": another program or session is using the reader"
   default:
     return ""
+  }
+}
+
+/// A MIFARE Classic refuses what its access bits forbid the key that opened the sector, and opens
+/// a sector only with a key the tool was given: the keys file is the remedy, never a password.
+private func classicAdvice(for cause: TagError?) -> String? {
+  switch cause {
+  case .writeRefused?:
+    return ": no key tried may write that block (its access bits want another key, key B on most cards): "
+      + "give it in a keys file with --keys FILE"
+  case .readRefused?:
+    return ": no key tried may read that block: give the sector's keys in a keys file with --keys FILE"
+  case .authenticationFailed?:
+    return ": give the sector's keys in a keys file with --keys FILE"
+  default:
+    return nil
   }
 }
 

@@ -5,6 +5,7 @@ import Logging
 import NFCEmulator
 import NFCReaders
 import NFCSession
+import NFCTransport
 
 /// Opens the reader the options name (PC/SC or the in-process simulator) and runs a command on
 /// one tag through an ``NFCNDEFReaderSession``: the session owns waiting, "more than one tag",
@@ -72,9 +73,14 @@ final class OneTagOutcome<T: Sendable>: Sendable {
 
   /// Runs the command on the tag and keeps what it returned or why it failed. On a terminal a
   /// progress line shows while a long operation runs (``ProgressLine``).
-  func run(_ body: () throws -> T) {
+  /// `platform` gives the tag's type once it is known, for the advice a failure gets.
+  func run(platform: () -> TagPlatform? = { nil }, _ body: () throws -> T) {
     let result: Result<T, CLIFailure>
-    do { result = .success(try ProgressLine(context: context).around(body)) } catch { result = .failure(cliFailure(for: error)) }
+    do {
+      result = .success(try ProgressLine(context: context).around(body))
+    } catch {
+      result = .failure(cliFailure(for: error, platform: platform()))
+    }
     outcome.withLock { $0 = result }
   }
 
@@ -143,7 +149,7 @@ final class OneTagDelegate<T: Sendable>: NFCNDEFReaderSessionDelegate, Sendable 
     guard tags.count == 1, let tag = tags.first else {
       return moreThanOneTag(on: session.queue, console: console) { session.restartPolling() }
     }
-    outcome.run {
+    outcome.run(platform: { tag.platformType }) {
       try session.connect(to: tag)
       if let password { _ = try tag.authenticate(password: password) }
       if let classicKeys { try tag.useMIFAREClassicKeys(classicKeys) }

@@ -126,4 +126,14 @@ extension ClassicCLI {
             "\(info.stdout)")
     #expect(!info.stdout.contains("sector 0: key A: the MAD public key A0A1A2A3A4A5; data read"), "\(info.stdout)")
   }
+
+  /// A write a locked Classic refuses names the keys file, never a tag password (a Classic has keys).
+  @Test func aRefusedWriteOnAClassicNamesTheKeysFile() throws {
+    let (reader, _) = try simulator("mifare-classic-1k-ndef")
+    #expect(try runTool(["lock", "--yes", "--reader", reader]).status == 0)
+    let refused = try runTool(["value", "4", "--init", "5", "--yes", "--reader", reader])
+    #expect(refused.status == 77, "\(refused.stderr)")
+    #expect(refused.stderr.contains("--keys FILE"), "\(refused.stderr)")
+    #expect(!refused.stderr.contains("password"), "\(refused.stderr)")
+  }
 }

@@ -27,16 +27,15 @@ public struct SDMKeyRoles: Hashable, Sendable {
 /// | placeholder | mirrored | digits | offset set |
 /// |---|---|---|---|
 /// | `{picc}` | encrypted PICCData (UID and counter), SDMMetaRead key | 32 | PICCDataOffset |
-/// | `{uid}` | the UID in plain (SDMMetaRead free) | 14 | UIDOffset |
-/// | `{ctr}` | SDMReadCtr in plain, most significant first (SDMMetaRead free) | 6 | SDMReadCtrOffset |
-/// | `{enc:N}` | SDMENCFileData: the first N/2 bytes there, encrypted (N a multiple of 32) | N | SDMENCOffset, SDMENCLength |
+/// | `{enc:N}` | SDMENCFileData: `fileData`, N/2 characters, encrypted (N a multiple of 32) | N | SDMENCOffset, SDMENCLength |
 /// | `{cmac}` | the SDMMAC, SDMFileRead key | 16 | SDMMACOffset |
 ///
-/// The SDMMAC covers the bytes from the start of `{enc:N}` to the MAC when there is file data (as
-/// in NXP AN12196's example `enc=…&cmac=`), nothing otherwise (SDMMACInputOffset = SDMMACOffset,
-/// as in AN12196 §5.9). Offsets count from the first byte of the NDEF file, NLEN included
-/// (NT4H2421Gx datasheet §9.3.1). `{picc}` excludes `{uid}` and `{ctr}` (the metadata is either
-/// encrypted or plain); `{enc:N}` needs `{picc}` and a later `{cmac}`.
+/// Only templates a verifier can check are planned: ``SUNTemplateRule`` (each placeholder the whole
+/// value of a query parameter of its own, `{picc}` with `{cmac}`, `{enc:N}` before `{cmac}`; the
+/// chip's plain `{uid}`/`{ctr}` mirrors are not offered). The SDMMAC covers the bytes from the
+/// start of `{enc:N}` to the MAC when there is file data (as in NXP AN12196's example
+/// `enc=…&cmac=`), nothing otherwise (SDMMACInputOffset = SDMMACOffset, as in AN12196 §5.9).
+/// Offsets count from the first byte of the NDEF file, NLEN included (NT4H2421Gx datasheet §9.3.1).
 ///
 /// ```swift
 /// let plan = try SDMPlan.plan(template: "https://example.com/t?p={picc}&c={cmac}")
@@ -49,9 +48,11 @@ public struct SDMPlan: Hashable, Sendable {
   public let url: String
   /// The settings for ChangeFileSettings of the NDEF file (02h).
   public let settings: FileSettings
-  /// Where the SUN fields sit in the URL a tap produces, for a verifier that reads offsets; nil
-  /// unless the template has both `{picc}` and `{cmac}`.
+  /// Where the SUN fields sit in the URL a tap produces, for a verifier that reads offsets (every
+  /// plan has one: ``SUNTemplateRule`` requires `{picc}` and `{cmac}`).
   public let urlLayout: SUNURLLayout?
+  /// The names of the query parameters that hold the SUN fields, for `sdm verify` and `sdm serve`.
+  public let parameters: SUNTemplateParameters
 
   /// Plans a SUN set-up from a URL template.
   ///
@@ -61,24 +62,23 @@ public struct SDMPlan: Hashable, Sendable {
   ///   - accessRights: the NDEF file's own access rights; the default is AN12196 §5.9's: read
   ///     free (phones must read the file without a key), write, read&write and change key 0.
   ///   - readCounterLimit: SDMReadCtrLimit, nil for none.
-  ///   - fileData: the ASCII text `{enc:N}` encrypts, N/2 characters; nil fills it with `0`s.
+  ///   - fileData: the ASCII text `{enc:N}` encrypts, N/2 printable characters; required with
+  ///     `{enc:N}`, refused without it.
   ///   - fileSize: the NDEF file's size (256 on the 424 DNA).
   /// - Throws: ``NTAG424Error/invalidParameter(_:)`` for an unknown or repeated placeholder, a
-  ///   combination the chip cannot mirror, key numbers above 4, or a file that does not fit.
+  ///   template ``SUNTemplateRule`` refuses, `{enc:N}` without its data, key numbers above 4, or a
+  ///   file that does not fit.
   public static func plan(template: String, roles: SDMKeyRoles = SDMKeyRoles(),
                           accessRights: AccessRights = AccessRights(read: .free, write: .key(0), readWrite: .key(0), change: .key(0)),
                           readCounterLimit: Int? = nil, fileData: String? = nil,
                           fileSize: Int = 256) throws(NTAG424Error) -> SDMPlan {
     let parsed = try SDMTemplate(parsing: template, fileData: fileData)
+    let parameters = try SUNTemplateRule.check(parsed)
     let fields = parsed.fields
-    guard !fields.isEmpty else { throw .invalidParameter("the URL template has no placeholder: nothing to mirror") }
-    let picc = fields["picc"], uid = fields["uid"], ctr = fields["ctr"], cmac = fields["cmac"], enc = fields["enc"]
-    if picc != nil, uid != nil || ctr != nil {
-      throw .invalidParameter("{picc} and {uid}/{ctr} exclude each other: the UID and counter are mirrored either encrypted or plain")
-    }
-    if let enc {
-      guard picc != nil else { throw .invalidParameter("{enc:N} needs {picc}: the file data's keys depend on the encrypted UID and counter") }
-      guard let cmac, cmac.lowerBound >= enc.upperBound else { throw .invalidParameter("{enc:N} needs a {cmac} after it") }
+    guard let picc = fields["picc"], let cmac = fields["cmac"] else { throw .invalidParameter("the URL template needs {picc} and {cmac}") }
+    let enc = fields["enc"]
+    if let enc, fileData == nil {
+      throw .invalidParameter("{enc:\(enc.count)} needs the \(enc.count / 2) characters it encrypts (the file data): nothing to encrypt")
     }
     for key in [roles.metaReadKey, roles.fileReadKey] where key > 4 { throw .invalidKeyNumber(key) }
     _ = try roles.counterRetrieval.checked("SDMCtrRet")
@@ -96,31 +96,25 @@ public struct SDMPlan: Hashable, Sendable {
     let urlLength = parsed.url.utf8.count
     func offset(_ urlIndex: Int) -> Int { file.count - (urlLength - urlIndex) }
 
-    var options: SDMOptions = .asciiEncoding
-    if picc != nil { options.formUnion([.uid, .readCounter]) }
-    if uid != nil { options.insert(.uid) }
-    if ctr != nil { options.insert(.readCounter) }
+    // PICCData mirrors the UID and the counter, encrypted (SDMMetaRead a key: NT4H2421Gx §9.3.4).
+    var options: SDMOptions = [.asciiEncoding, .uid, .readCounter]
     if enc != nil { options.insert(.encryptedFileData) }
     if readCounterLimit != nil { options.insert(.readCounterLimit) }
-    let metaRead: AccessCondition = picc != nil ? .key(roles.metaReadKey) : (uid != nil || ctr != nil ? .free : .never)
-    let macInput = enc?.lowerBound ?? cmac?.lowerBound
+    let macInput = enc?.lowerBound ?? cmac.lowerBound
     let sdm = SDMSettings(
       options: options,
-      accessRights: SDMAccessRights(metaRead: metaRead, fileRead: cmac != nil ? .key(roles.fileReadKey) : .never,
+      accessRights: SDMAccessRights(metaRead: .key(roles.metaReadKey), fileRead: .key(roles.fileReadKey),
                                     counterRetrieval: roles.counterRetrieval),
-      uidOffset: uid.map { offset($0.lowerBound) }, readCounterOffset: ctr.map { offset($0.lowerBound) },
-      piccDataOffset: picc.map { offset($0.lowerBound) }, macInputOffset: macInput.map(offset),
+      uidOffset: nil, readCounterOffset: nil,
+      piccDataOffset: offset(picc.lowerBound), macInputOffset: offset(macInput),
       encryptedFileDataOffset: enc.map { offset($0.lowerBound) }, encryptedFileDataLength: enc?.count,
-      macOffset: cmac.map { offset($0.lowerBound) }, readCounterLimit: readCounterLimit)
+      macOffset: offset(cmac.lowerBound), readCounterLimit: readCounterLimit)
     let settings = FileSettings(communicationMode: .plain, accessRights: accessRights, sdm: sdm)
     _ = try settings.changeData()   // every offset fits, every key is 0–4
 
-    var layout: SUNURLLayout?
-    if let picc, let cmac, let macInput {
-      layout = SUNURLLayout(piccDataOffset: picc.lowerBound, macInputOffset: macInput, macOffset: cmac.lowerBound,
-                            fileData: enc.map { (offset: $0.lowerBound, digits: $0.count) })
-    }
-    return SDMPlan(ndefFile: file, url: parsed.url, settings: settings, urlLayout: layout)
+    let layout = SUNURLLayout(piccDataOffset: picc.lowerBound, macInputOffset: macInput, macOffset: cmac.lowerBound,
+                              fileData: enc.map { (offset: $0.lowerBound, digits: $0.count) })
+    return SDMPlan(ndefFile: file, url: parsed.url, settings: settings, urlLayout: layout, parameters: parameters)
   }
 }
 
@@ -128,7 +122,7 @@ public struct SDMPlan: Hashable, Sendable {
 struct SDMTemplate {
   /// The URL, each placeholder replaced by its digits.
   let url: String
-  /// Each placeholder's range in the URL's UTF-8 bytes, by name (`picc`, `uid`, `ctr`, `enc`, `cmac`).
+  /// Each placeholder's range in the URL's UTF-8 bytes, by name (`picc`, `enc`, `cmac`).
   let fields: [String: Range<Int>]
 
   init(parsing template: String, fileData: String?) throws(NTAG424Error) {
@@ -160,11 +154,11 @@ struct SDMTemplate {
     switch name {
     case "picc": return ("picc", zeros(32))
     case "cmac": return ("cmac", zeros(16))
-    case "uid": return ("uid", zeros(14))
-    case "ctr": return ("ctr", zeros(6))
+    case "uid", "ctr":
+      throw .invalidParameter("{uid} and {ctr} (the chip's plain mirrors) are not supported: nothing here can verify them; {picc} carries the UID and counter, encrypted, with {cmac}")
     default:
       guard name.hasPrefix("enc:"), let digits = Int(name.dropFirst(4)), digits > 0, digits % 32 == 0 else {
-        throw .invalidParameter("unknown placeholder {\(name)}: use {picc}, {cmac}, {uid}, {ctr} or {enc:N}, N a multiple of 32")
+        throw .invalidParameter("unknown placeholder {\(name)}: use {picc}, {cmac} or {enc:N}, N a multiple of 32")
       }
       guard let fileData else { return ("enc", zeros(digits)) }
       let text = Array(fileData.utf8)

@@ -94,9 +94,12 @@ public struct SUNURL: Hashable, Sendable {
 
   /// Reads the fields from named query parameters.
   ///
+  /// The URL is taken without the whitespace around it (a pasted URL, a line's newline), and each
+  /// parameter's name and value percent-decoded (RFC 3986 §2.1) before the hex digits are read.
   /// The MAC input is empty (SDMMACInputOffset = SDMMACOffset) without file data; with file data it
   /// runs from the first digit of the file data to the first digit of the MAC, as in NXP AN12196's
-  /// example (`enc=…&cmac=`). Other MAC inputs need ``init(parsing:layout:)``.
+  /// example (`enc=…&cmac=`), decoded likewise (``SUNTemplateRule`` keeps `%` out of that span of
+  /// a template). Other MAC inputs need ``init(parsing:layout:)``.
   ///
   /// - Parameters:
   ///   - url: the URL as the tag produced it.
@@ -106,7 +109,7 @@ public struct SUNURL: Hashable, Sendable {
   /// - Throws: ``SUNURLError``.
   public init(parsing url: String, piccDataParameter: String = "p", macParameter: String = "c",
               fileDataParameter: String = "enc") throws(SUNURLError) {
-    let text = Array(url.utf8)
+    let text = Self.trimmed(Array(url.utf8))
     guard let question = text.firstIndex(of: UInt8(ascii: "?")) else { throw .noQuery }
     let end = text.firstIndex(of: UInt8(ascii: "#")) ?? text.count
     var values: [String: Range<Int>] = [:]
@@ -114,7 +117,8 @@ public struct SUNURL: Hashable, Sendable {
     while start <= end {
       let stop = text[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
       if let equals = text[start..<stop].firstIndex(of: UInt8(ascii: "=")) {
-        let name = String(decoding: text[start..<equals], as: UTF8.self)
+        let raw = text[start..<equals]
+        let name = String(decoding: Self.percentDecoded(raw) ?? Array(raw), as: UTF8.self)
         guard values[name] == nil else { throw .duplicateParameter(name) }
         values[name] = (equals + 1)..<stop
       }
@@ -124,20 +128,27 @@ public struct SUNURL: Hashable, Sendable {
       guard let range = values[name] else { throw .missingParameter(name) }
       return range
     }
-    let picc = try value(piccDataParameter), mac = try value(macParameter)
-    if picc.count == Self.lrpPICCDataDigits, parseHex(String(decoding: text[picc], as: UTF8.self)) != nil {
+    func decoded(_ range: Range<Int>, _ name: String) throws(SUNURLError) -> ArraySlice<UInt8> {
+      guard let bytes = Self.percentDecoded(text[range]) else { throw .notHex(parameter: name) }
+      return bytes[...]
+    }
+    let picc = try decoded(try value(piccDataParameter), piccDataParameter)
+    let macRange = try value(macParameter)
+    if picc.count == Self.lrpPICCDataDigits, parseHex(String(decoding: picc, as: UTF8.self)) != nil {
       throw .lrpMode(parameter: piccDataParameter)
     }
-    encryptedPICCData = try Self.hex(text[picc], parameter: piccDataParameter, digits: 32)
-    sdmMAC = try Self.hex(text[mac], parameter: macParameter, digits: 16)
-    if let file = values[fileDataParameter] {
-      guard file.upperBound <= mac.lowerBound else { throw .macBeforeFileData }
+    encryptedPICCData = try Self.hex(picc, parameter: piccDataParameter, digits: 32)
+    sdmMAC = try Self.hex(try decoded(macRange, macParameter), parameter: macParameter, digits: 16)
+    if let fileRange = values[fileDataParameter] {
+      guard fileRange.upperBound <= macRange.lowerBound else { throw .macBeforeFileData }
+      let file = try decoded(fileRange, fileDataParameter)
       let digits = file.count
       guard digits > 0, digits % 32 == 0 else {
         throw .wrongLength(parameter: fileDataParameter, expectedDigits: max(32, (digits + 31) / 32 * 32), actualDigits: digits)
       }
-      encryptedFileData = try Self.hex(text[file], parameter: fileDataParameter, digits: digits)
-      macInput = Array(text[file.lowerBound..<mac.lowerBound])
+      encryptedFileData = try Self.hex(file, parameter: fileDataParameter, digits: digits)
+      let span = text[fileRange.lowerBound..<macRange.lowerBound]
+      macInput = Self.percentDecoded(span) ?? Array(span)
     } else {
       encryptedFileData = nil
       macInput = []
@@ -149,7 +160,7 @@ public struct SUNURL: Hashable, Sendable {
   /// - Throws: ``SUNURLError/offsetOutOfRange(field:offset:urlLength:)`` for an offset past the
   ///   URL or a MAC input that starts after the MAC; ``SUNURLError/notHex(parameter:)``.
   public init(parsing url: String, layout: SUNURLLayout) throws(SUNURLError) {
-    let text = Array(url.utf8)
+    let text = Self.trimmed(Array(url.utf8))
     func field(_ name: String, at offset: Int, digits: Int) throws(SUNURLError) -> [UInt8] {
       guard offset >= 0, digits <= text.count, offset <= text.count - digits else {
         throw .offsetOutOfRange(field: name, offset: offset, urlLength: text.count)
@@ -175,6 +186,38 @@ public struct SUNURL: Hashable, Sendable {
   /// LRP mode's PICCData in hex digits: PICCRand (8 bytes) and the encrypted 16, ASCII encoded
   /// (NT4H2421Gx datasheet §9.3.4.2: "The required placeholder length in the NDEF message is 48 bytes").
   static let lrpPICCDataDigits = 48
+
+  /// `bytes` without the ASCII whitespace (space, tab, CR, LF, FF, VT) before and after.
+  static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
+    func space(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+    guard let first = bytes.firstIndex(where: { !space($0) }), let last = bytes.lastIndex(where: { !space($0) }) else { return [] }
+    return Array(bytes[first...last])
+  }
+
+  /// RFC 3986 §2.1 percent-decoding of a URL component; nil for a `%` not followed by two hex digits.
+  static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
+    guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var index = bytes.startIndex
+    while index < bytes.endIndex {
+      let byte = bytes[index]
+      guard byte == UInt8(ascii: "%") else { out.append(byte); index += 1; continue }
+      guard bytes.endIndex - index >= 3, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
+      out.append(high << 4 | low)
+      index += 3
+    }
+    return out
+  }
+
+  private static func hexValue(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
 
   private static func hex(_ digits: ArraySlice<UInt8>, parameter: String, digits count: Int) throws(SUNURLError) -> [UInt8] {
     guard digits.count == count else {

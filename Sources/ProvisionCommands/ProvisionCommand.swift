@@ -42,8 +42,10 @@ package struct ProvisionCommand: ToolCommand {
   @Option(help: "A URL template, e.g. https://example.com/t/{id}.") package var url: String?
   @Option(help: "A text template (an NFC Forum Text record, English).") package var text: String?
   @Option(help: ArgumentHelp("""
-    An NTAG 424 DNA SUN URL template: {picc} and {cmac} (also {ctr}, {enc:N}) filled by the tag at \
-    every read, row placeholders by the run; needs --master-key-file or --master-key-env.
+    An NTAG 424 DNA SUN URL template: {picc} and {cmac}, each the whole value of a query parameter \
+    of its own (?p={picc}&c={cmac}), filled by the tag at every read; optionally {enc:N:COLUMN} \
+    before {cmac}, the column's N/2 characters encrypted; row placeholders ({COLUMN}, {uid}, {n}) \
+    by the run; needs --master-key-file or --master-key-env.
     """, valueName: "url"))
   package var sdmUrl: String?
   @Option(help: "With --sdm-url: a file whose first line is the batch's AES-128 master key (32 hex digits).")

@@ -47,13 +47,20 @@ package struct SDMCommand: ParsableCommand {
 
   package init() {}
 
+  /// The SUN URL templates `sdm setup --url` and `provision --sdm-url` take, as their help states
+  /// it: NTAG424's `SUNTemplateRule.statement`, the rule the planner applies (a test checks that
+  /// the two are the same; this module does not link NTAG424).
+  package static let sunTemplateRule =
+    "{picc} and {cmac}, and optionally {enc:N} before {cmac}, each the whole value of a query parameter of its own (?p={picc}&c={cmac})"
+
   /// `sdm verify URL`: offline check of one SUN URL.
   package struct Verify: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "verify",
       abstract: "Check that a SUN URL comes from a tag holding the keys; print its UID, counter and file data.",
       discussion: """
-        Offline: no reader. PICCData (the --picc-param parameter) is decrypted with the SDMMetaRead \
+        Offline: no reader. The URL is read without the whitespace around it, each parameter \
+        percent-decoded. PICCData (the --picc-param parameter) is decrypted with the SDMMetaRead \
         key, the CMAC (--mac-param) checked with the SDMFileRead key, then the file data \
         (--enc-param, when the URL has it) decrypted. Keys are 32 hex digits in a file or an \
         environment variable, never on the command line; a key not given is the factory key \
@@ -88,7 +95,10 @@ package struct SDMCommand: ParsableCommand {
       abstract: "Write a SUN URL onto an NTAG 424 DNA and turn Secure Dynamic Messaging on; check one tap.",
       discussion: """
         The URL template marks where the tag writes each field: {picc} (encrypted UID and \
-        counter), {cmac} (the MAC), {uid} and {ctr} (plain), {enc:N} (encrypted file data). The \
+        counter), {cmac} (the MAC), {enc:N} (N/2 characters from --enc-data-file, encrypted). It \
+        takes \(sunTemplateRule): a template that sdm verify and sdm serve could not check is \
+        refused (64) before the tag is touched; parameters not named p, c and enc are given to \
+        them with --picc-param, --mac-param and --enc-param. The \
         tool computes every offset, authenticates with key 0 (--auth-key-file or --auth-key-env; \
         the factory key by default), writes the NDEF file (its length zeroed first, then the data, \
         then the length), changes the file settings (PICCData with key 2, the MAC with key 1, \
@@ -97,8 +107,12 @@ package struct SDMCommand: ParsableCommand {
         --file-key-* (key 1's value) before it says done. Keys are 32 hex digits in a file or an \
         environment variable, never on the command line.
         """)
-    @Option(help: ArgumentHelp("The URL template, with {picc} and {cmac} (or {uid}, {ctr}, {enc:N}).", valueName: "template"))
+    @Option(help: ArgumentHelp("The URL template: \(SDMCommand.sunTemplateRule).", valueName: "template"))
     package var url: String
+    @Option(help: ArgumentHelp(
+      "With {enc:N} in --url: a file whose first line is the N/2 printable ASCII characters the tag encrypts there.",
+      valueName: "file"))
+    package var encDataFile: String?
     @OptionGroup package var reader: NTAG424ReaderOptions
     @OptionGroup package var keys: SDMRoleKeyOptions
     @OptionGroup package var auth: NTAG424AuthKeyOptions
@@ -108,10 +122,6 @@ package struct SDMCommand: ParsableCommand {
 
     /// True for JSON output: `--format json`, or `--json`.
     package var json: Bool { output.json }
-
-    package func validate() throws {
-      guard url.contains("{") else { throw ValidationError("--url needs placeholders: {picc} and {cmac}, or {uid} and {ctr}.") }
-    }
 
     package func run(in context: CommandContext) throws { try context.handOver(self) }
   }

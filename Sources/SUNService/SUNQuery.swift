@@ -39,11 +39,14 @@ enum SUNQuery {
     }
   }
 
-  /// The SUN fields of `query` (the part after `?`, as received).
+  /// The SUN fields of `query` (the part after `?`, as received), without the whitespace around
+  /// it; NTAG424's parser percent-decodes each parameter (RFC 3986 §2.1), as for `sdm verify`.
   static func parse(_ query: String?, names: SUNParameterNames) throws(Problem) -> SUNURL {
-    guard let query, !query.isEmpty else { throw .empty }
-    let count = query.utf8.count
+    guard let received = query else { throw .empty }
+    let count = received.utf8.count
     guard count <= maxBytes else { throw .tooLong(count) }
+    let query = trimmed(received)
+    guard !query.isEmpty else { throw .empty }
     let url: String
     if let whole = try wholeURL(in: query, names: names) {
       url = whole
@@ -58,8 +61,16 @@ enum SUNQuery {
     }
   }
 
+  /// `text` without the whitespace before and after it.
+  static func trimmed(_ text: String) -> Substring {
+    guard let first = text.firstIndex(where: { !$0.isWhitespace }), let last = text.lastIndex(where: { !$0.isWhitespace }) else {
+      return ""
+    }
+    return text[first...last]
+  }
+
   /// The decoded `url` parameter when the query has one and not the PICCData parameter.
-  private static func wholeURL(in query: String, names: SUNParameterNames) throws(Problem) -> String? {
+  private static func wholeURL(in query: Substring, names: SUNParameterNames) throws(Problem) -> String? {
     var found: Substring.UTF8View?
     for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
       let name = pair.prefix { $0 != UInt8(ascii: "=") }

@@ -6,12 +6,17 @@ import NTAG424Tag
 import ProvisionCommands
 
 extension SDMCommand.Setup: PerformedCommand {
-  /// Plans the NDEF file and its settings from the template, writes them with key 0, reads the
-  /// file back as a phone does and verifies the SUN it holds; prints done (0).
+  /// Checks the template (NTAG424's `SUNTemplateRule`: only what `sdm verify` and `sdm serve`
+  /// can check) and plans the NDEF file and its settings before anything else (64: the tag
+  /// untouched), writes them with key 0, reads the file back as a phone does and verifies the SUN
+  /// it holds; prints done (0).
   func perform(in context: CommandContext) throws {
     context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
     let plan: SDMPlan
-    do { plan = try SDMPlan.plan(template: url) } catch {
+    do {
+      let parameters = try SUNTemplateRule.check(url)
+      plan = try SDMPlan.plan(template: url, fileData: try fileData(for: parameters, in: context))
+    } catch let error as NTAG424Error {
       throw CLIFailure(ExitStatus.usage, sanitizeLine("--url: \(error)"))
     }
     let keys = try NTAG424Keys.sdmRoles(keys, in: context)
@@ -34,13 +39,39 @@ extension SDMCommand.Setup: PerformedCommand {
       o.number("exchanges", outcome.exchanges)
       output.write(o.finish() + "\n")
     } else {
-      var lines = ["done: \(result.message == nil ? "written (no {picc} and {cmac}: nothing to verify)" : "the tag produced an authentic SUN URL")",
-                   "url:       \(result.url)"]
+      var lines = ["done: the tag produced an authentic SUN URL", "url:       \(result.url)"]
       if let uid = result.message?.uid { lines.append("uid:       \(hexString(uid))") }
       if let counter = result.message?.readCounter { lines.append("counter:   \(counter)") }
+      if let options = Self.parameterOptions(plan.parameters) { lines.append("verify:    nfctag sdm verify URL \(options)") }
       output.write(lines.joined(separator: "\n") + "\n")
     }
     output.flush()
+  }
+
+  /// `--enc-data-file`'s first line, the characters `{enc:N}` encrypts: required with `{enc:N}`
+  /// (64 without), refused without it (64); 66 when the file cannot be read. Never printed.
+  func fileData(for parameters: SUNTemplateParameters, in context: CommandContext) throws(CLIFailure) -> String? {
+    guard let digits = parameters.fileDataDigits else {
+      if encDataFile != nil { throw CLIFailure(ExitStatus.usage, "--enc-data-file goes with an {enc:N} placeholder in --url") }
+      return nil
+    }
+    guard let encDataFile else {
+      throw CLIFailure(ExitStatus.usage, "--url has {enc:\(digits)}: give the \(digits / 2) characters it encrypts with --enc-data-file (its first line)")
+    }
+    let bytes = try readInputOrFail(encDataFile, in: context)
+    var line = Array(bytes.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
+    if line.last == 0x0D { line.removeLast() }
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  /// The `sdm verify` / `sdm serve` options that name the template's parameters, nil when they
+  /// are the defaults (`p`, `c`, `enc`).
+  static func parameterOptions(_ parameters: SUNTemplateParameters) -> String? {
+    var options: [String] = []
+    if parameters.piccData != "p" { options.append("--picc-param \(parameters.piccData)") }
+    if parameters.mac != "c" { options.append("--mac-param \(parameters.mac)") }
+    if let enc = parameters.fileData, enc != "enc" { options.append("--enc-param \(enc)") }
+    return options.isEmpty ? nil : options.joined(separator: " ")
   }
 
   /// The steps on the tag (NT4H2421Gx datasheet §10; the sequence of NXP AN12196 §5.9):
@@ -78,8 +109,8 @@ extension SDMCommand.Setup: PerformedCommand {
   /// The most bytes one Plain WriteData carries in a single frame (``NTAG424DNA/singleFrameWrite``).
   static let singleFrameWrite = NTAG424DNA.singleFrameWrite
 
-  /// The read-back's URL and, when the template has `{picc}` and `{cmac}`, the SUN verified
-  /// with the verifier's own code (``SUNVerification``).
+  /// The read-back's URL and the SUN it holds, verified with the verifier's own code
+  /// (``SUNVerification``).
   static func check(_ bytes: [UInt8], of plan: SDMPlan, keys: SDMKeys.Source,
                     uid: [UInt8]) throws(CLIFailure) -> (url: String, message: SUNMessage?) {
     func fail(_ why: String) -> CLIFailure {
@@ -87,7 +118,7 @@ extension SDMCommand.Setup: PerformedCommand {
     }
     let url: String
     do { url = try plan.url(inReadBack: bytes) } catch { throw fail(error.description) }
-    guard let layout = plan.urlLayout else { return (url, nil) }
+    guard let layout = plan.urlLayout else { throw fail("the plan has no SUN fields") }
     let message: SUNMessage
     do {
       let sun = try SUNURL(parsing: url, layout: layout)

@@ -30,22 +30,37 @@ import Testing
     let plan = try SDMPlan.plan(
       template: "https://www.my424dna.com/?picc_data={picc}&enc={enc:32}&cmac={cmac}",
       roles: SDMKeyRoles(metaReadKey: 0, fileReadKey: 0, counterRetrieval: .free),
-      accessRights: AccessRights(read: .free, write: .free, readWrite: .free, change: .free))
+      accessRights: AccessRights(read: .free, write: .free, readWrite: .free, change: .free), fileData: "xxxxxxxxxxxxxxxx")
     #expect(try plan.settings.changeData() == bytes("40 EEEE D1 FE00 1F0000 440000 440000 200000 6A0000"))
   }
 
-  @Test func plainMirrors() throws {
-    let plan = try SDMPlan.plan(template: "https://example.com/?u={uid}&n={ctr}&m={cmac}", readCounterLimit: 1000)
-    let sdm = try #require(plan.settings.sdm)
-    #expect(sdm.accessRights.metaRead == .free)
-    #expect(sdm.options == [.uid, .readCounter, .readCounterLimit, .asciiEncoding])
-    // "example.com/?u=" is 15 bytes from offset 7: the UID at 22, "&n=" after 14 digits, the counter at 39…
-    #expect(sdm.uidOffset == 22 && sdm.readCounterOffset == 39 && sdm.macOffset == 48 && sdm.macInputOffset == 48)
-    #expect(sdm.readCounterLimit == 1000)
-    #expect(plan.urlLayout == nil)
-    let uidOnly = try SDMPlan.plan(template: "https://example.com/?u={uid}")
-    #expect(uidOnly.settings.sdm?.accessRights.fileRead == .never)
-    #expect(try uidOnly.settings.changeData() == bytes("40 00E0 81 F1EF 160000"))
+  /// Issue 31 items 8 and 9: what no verifier here can check is refused by the planner itself,
+  /// with what is wrong (NTAG424's `SUNTemplateRule`): placeholders outside the query, run
+  /// together or inside a value; plain `{uid}`/`{ctr}` mirrors; `{picc}` without `{cmac}` and
+  /// `{cmac}` without `{picc}`.
+  @Test func unverifiableShapesAreRefusedWithTheReason() {
+    let cases: [(String, String)] = [
+      ("https://example.com/{picc}/{cmac}", "in the path or host"),
+      ("https://{picc}.example.com/?c={cmac}", "in the path or host"),
+      ("https://example.com/t?p={picc}{cmac}", "run together"),
+      ("https://example.com/t?p=1{picc}&c={cmac}", "the whole value"),
+      ("https://example.com/t?p={picc}#c={cmac}", "fragment"),
+      ("https://example.com/?u={uid}&n={ctr}&m={cmac}", "{uid} and {ctr}"),
+      ("https://example.com/?u={uid}", "{uid} and {ctr}"),
+      ("tel:+1{uid}", "{uid} and {ctr}"),
+      ("https://example.com/t?c={cmac}", "{cmac} needs {picc}"),
+      ("https://example.com/t?p={picc}", "{picc} needs {cmac}"),
+      ("https://example.com/t?p={picc}&x=1&p=2&c={cmac}", "more than once"),
+      ("https://example.com/t?p={picc}&e={enc:32}&x=%20&c={cmac}", "percent"),
+    ]
+    for (template, why) in cases {
+      do {
+        _ = try SDMPlan.plan(template: template)
+        Issue.record("accepted: \(template)")
+      } catch {
+        #expect(error.description.contains(why), "\(template): \(error)")
+      }
+    }
   }
 
   @Test func refusals() {
@@ -65,6 +80,8 @@ import Testing
     #expect(throws: NTAG424Error.self) {
       try SDMPlan.plan(template: "https://e.com/?p={picc}&e={enc:32}&c={cmac}", fileData: "too short")
     }
+    // Issue 31 item 10: {enc:N} without its data (it encrypted zeros) is refused.
+    #expect(throws: NTAG424Error.self) { try SDMPlan.plan(template: "https://e.com/?p={picc}&e={enc:32}&c={cmac}") }
   }
 
   /// Plan, fill the file as the tag does at a read, take the URL out of the NDEF message, verify it.

@@ -58,6 +58,25 @@ import Testing
     }
   }
 
+  /// Issue 31 item 11: surrounding whitespace (a pasted URL, a trailing newline) is not part of
+  /// the URL, and a value's percent-encoded characters are the characters (RFC 3986 §2.1).
+  @Test func whitespaceIsTrimmedAndValuesArePercentDecoded() throws {
+    let plain = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"
+    let expected = try SUNURL(parsing: plain, piccDataParameter: "e")
+    for variant in [" \(plain) ", plain + "\n", "\t" + plain + "\r\n",
+                    "https://ntag.nxp.com/424?e=%45%46963FF7828658A599F3041510671E88&c=94EED9EE6533708%36",
+                    "https://ntag.nxp.com/424?%65=EF963FF7828658A599F3041510671E88&c=94eed9ee65337086 "] {
+      #expect(try SUNURL(parsing: variant, piccDataParameter: "e") == expected, "\(variant)")
+    }
+    // With file data, the MAC input is the decoded digits and the text between as the tag wrote it.
+    let sun2 = "https://www.my424dna.com/?picc_data=FD91EC264309878BE6345CBE53BADF40&enc=%43EE9A53E3E463EF1F459635736738962&cmac=ECC1E7F6C6C73BF6\n"
+    let url = try SUNURL(parsing: sun2, piccDataParameter: "picc_data", macParameter: "cmac")
+    #expect(url.macInput == Array("CEE9A53E3E463EF1F459635736738962&cmac=".utf8))
+    #expect(throws: SUNURLError.notHex(parameter: "e")) {
+      try SUNURL(parsing: "https://e.com/?e=%4GF963FF7828658A599F3041510671E8&c=94EED9EE65337086", piccDataParameter: "e")
+    }
+  }
+
   /// 48 hex digits of PICCData are an LRP-mode SUN (PICCRand, 8 bytes, then 16 encrypted:
   /// NT4H2421Gx datasheet §9.3.4.2), said as such rather than as a wrong length; 47 or 49 digits,
   /// or 48 that are not hex, stay what they are.

@@ -213,6 +213,22 @@ import Testing
     expectNoSecret(text)
   }
 
+  /// Issue 31 item 11: a query with a trailing newline or spaces, or percent-encoded digits,
+  /// is the same tap (RFC 3986 §2.1), not "has 36 hex digits".
+  @Test func whitespaceAndPercentEncodedDigitsAreTheTap() async throws {
+    let (verifier, _, cleanup) = try T.verifier()
+    defer { cleanup() }
+    let tap = try T.query(counter: 7)
+    let bytes = Array(tap.utf8)   // p=<32 digits>&c=<16 digits>
+    let encoded = "p=" + bytes[2..<4].map { "%" + String($0, radix: 16, uppercase: true) }.joined()
+      + String(decoding: bytes[4...], as: UTF8.self)
+    #expect(await verifier.answer(query: encoded).outcome == .fresh, "\(encoded)")
+    #expect(await verifier.answer(query: tap + "\n").outcome == .replayed)
+    #expect(await verifier.answer(query: "  " + (try T.query(counter: 8)) + " ").outcome == .fresh)
+    let whole = "url=" + ("https://e.com/t?" + (try T.query(counter: 9)) + "\n").utf8.map { String(format: "%%%02X", $0) }.joined()
+    #expect(await verifier.answer(query: whole).outcome == .fresh, "\(whole)")
+  }
+
   @Test func percentDecoding() {
     #expect(SUNQuery.percentDecoded("a%2Fb+c%3d".utf8) == "a/b c=")
     #expect(SUNQuery.percentDecoded("%".utf8) == nil)

@@ -40,6 +40,16 @@ import Testing
     #expect(r.stderr.contains("factory key"))
   }
 
+  /// Issue 31 item 11: a URL pasted with spaces or a newline around it, or with percent-encoded
+  /// digits, is the tag's URL.
+  @Test func whitespaceAndPercentEncodingAreNotDigits() throws {
+    let encoded = Self.sun1.replacingOccurrences(of: "e=EF96", with: "e=%45%46%396")
+    for url in [" \(Self.sun1) ", Self.sun1 + "\n", encoded] {
+      let r = try runTool(["sdm", "verify", url, "--picc-param", "e", "--quiet"])
+      #expect(r.status == 0 && r.stdout.hasSuffix("counter:   61\n"), "\(url): \(r.stderr)")
+    }
+  }
+
   @Test func sun1AsJSON() throws {
     let r = try runTool(["sdm", "verify", Self.sun1, "--picc-param", "e", "--format", "json", "--quiet"])
     #expect(r.status == 0, "\(r.stderr)")

@@ -109,6 +109,9 @@ func record(fromJSON item: JSONValue) throws(MessageJSONError) -> NDEFRecord {
     record = MIMERecord(mediaType: type, data: data).record
   } else if let wifi = item["wifi"] {
     guard let ssid = wifi["ssid"]?.stringValue else { throw MessageJSONError("\"wifi\" needs \"ssid\"") }
+    if wifi["networkKeyMasked"] != nil, wifi["networkKey"] == nil, wifi["password"] == nil {
+      throw MessageJSONError("\"wifi\" has \"networkKeyMasked\": its network key was masked when the JSON was printed, so it is not there")
+    }
     let key = wifi["networkKey"]?.stringValue ?? wifi["password"]?.stringValue ?? ""
     var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: Array(key.utf8))
     if let names = wifi["authentication"] {

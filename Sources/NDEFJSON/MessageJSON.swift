@@ -21,11 +21,13 @@ public func typeNameFormat(named name: String) -> TypeNameFormat? {
 
 extension JSONWriter {
   /// Writes `message` as `{"records":[…]}`.
-  public mutating func message(_ message: NDEFMessage) {
+  ///
+  /// - Parameter showSecrets: false to mask a Wi-Fi record's network key (``record(_:showSecrets:)``).
+  public mutating func message(_ message: NDEFMessage, showSecrets: Bool = true) {
     raw("{\"records\":[")
     for (index, record) in message.records.enumerated() {
       if index > 0 { bytes.append(0x2C) }
-      self.record(record)
+      self.record(record, showSecrets: showSecrets)
     }
     raw("]}")
   }
@@ -34,7 +36,12 @@ extension JSONWriter {
   ///
   /// Keys and punctuation go out in as few appends as the common shapes allow (an empty ID and
   /// the payload key together): each append to the buffer costs about as much as a short copy.
-  public mutating func record(_ record: NDEFRecord) {
+  ///
+  /// - Parameter showSecrets: false to mask the network key of a Wi-Fi record that has one: no
+  ///   `payload` (which holds it) and `"networkKeyMasked":true` instead of `networkKey`, which
+  ///   ``message(fromJSON:)`` refuses rather than build a network without its key.
+  public mutating func record(_ record: NDEFRecord, showSecrets: Bool = true) {
+    let masked = !showSecrets && record.tnf == .media && WiFiCredential(record).map { !$0.networkKey.isEmpty } == true
     switch record.tnf {
     case .empty: raw("{\"tnf\":\"empty\"")
     case .wellKnown: raw("{\"tnf\":\"well-known\"")
@@ -52,17 +59,17 @@ extension JSONWriter {
       raw(",\"typeHex\":"); hexString(record.type)
     }
     if record.identifier.isEmpty {
-      raw(",\"id\":\"\",\"payload\":")
+      if masked { raw(",\"id\":\"\"") } else { raw(",\"id\":\"\",\"payload\":") }
     } else {
       if isValidUTF8(record.identifier) {
         raw(",\"id\":"); string(utf8: record.identifier)
       } else {
         raw(",\"idHex\":"); hexString(record.identifier)
       }
-      raw(",\"payload\":")
+      if !masked { raw(",\"payload\":") }
     }
-    hexString(record.payload)
-    helper(record, asciiType: asciiType)
+    if !masked { hexString(record.payload) }
+    helper(record, asciiType: asciiType, masked: masked)
     if !record.warnings.isEmpty {
       key("warnings")
       bytes.append(0x5B)
@@ -78,7 +85,7 @@ extension JSONWriter {
   /// The helper key of `record`. The common kinds (text, URI, MIME, external, AAR, absolute URI)
   /// are written from the record's bytes once checked, as the typed record would hold them, with
   /// no String built on the way; the others go through their typed records.
-  private mutating func helper(_ record: NDEFRecord, asciiType: Bool) {
+  private mutating func helper(_ record: NDEFRecord, asciiType: Bool, masked: Bool) {
     switch record.tnf {
     case .wellKnown:
       if text(record) {
@@ -114,7 +121,9 @@ extension JSONWriter {
         }
         key("authentication"); stringArray(WiFiCredential.authenticationNames(wifi.authentication))
         key("encryption"); stringArray(WiFiCredential.encryptionNames(wifi.encryption))
-        if let k = strictUTF8(wifi.networkKey) {
+        if masked {
+          key("networkKeyMasked"); raw("true")
+        } else if let k = strictUTF8(wifi.networkKey) {
           key("networkKey"); string(k)
         } else {
           key("networkKeyHex"); hexString(wifi.networkKey)
@@ -266,9 +275,12 @@ extension JSONWriter {
 }
 
 /// The message as one line of JSON (no newline).
-public func messageJSON(_ message: NDEFMessage) -> String {
+///
+/// - Parameter showSecrets: false to mask Wi-Fi network keys, as the tool does unless
+///   `--show-secrets` (``JSONWriter/record(_:showSecrets:)``).
+public func messageJSON(_ message: NDEFMessage, showSecrets: Bool = true) -> String {
   var writer = JSONWriter(capacity: 128)
-  writer.message(message)
+  writer.message(message, showSecrets: showSecrets)
   return String(decoding: writer.bytes, as: UTF8.self)
 }
 

@@ -79,10 +79,11 @@ package final class CommandContext: Sendable {
                    interrupts: .signals(), handOver: handOver)
   }
 
-  /// Writes `line` on standard error as one `nfctag: ` line (the transient line cleared first).
+  /// Writes `line` on standard error as one `nfctag: ` line (the transient line cleared first),
+  /// with any key material in it hidden (``hidingKeyMaterial(_:)``).
   package func say(_ line: String) {
     statusLine.clear()
-    errors.write("nfctag: \(line)\n")
+    errors.write("nfctag: \(hidingKeyMaterial(line))\n")
   }
 
   /// Runs `command` in the program that runs it (``HandOver``).

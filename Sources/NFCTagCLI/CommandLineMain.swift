@@ -62,7 +62,8 @@ extension ParsableCommand {
 
 extension CommandContext {
   /// Ends a command that threw `error`: the trace held back is printed, the transient line
-  /// cleared, then one line for the error: the only place a failure is printed. Returns the exit status.
+  /// cleared, then one line for the error: the only place a failure is printed, with any key
+  /// material in it hidden (``hidingKeyMaterial(_:)``). Returns the exit status.
   ///
   /// - Parameters:
   ///   - error: what the command threw.
@@ -73,12 +74,13 @@ extension CommandContext {
     if let code = error as? ExitCode { return code.rawValue }  // the command printed its own lines
     if error is ValidationError || error is CleanExit { return finish(afterParsing: error, in: root) }
     let failure = cliFailure(for: error)
-    errors.write("nfctag: \(failure.message)\n")
+    errors.write("nfctag: \(hidingKeyMaterial(failure.message))\n")
     return failure.code
   }
 
   /// Ends a command line ArgumentParser refused or answered itself (help, `--version`, a
-  /// completion script: standard output, 0); a refused line is one `nfctag: ` line and 64.
+  /// completion script: standard output, 0); a refused line is one `nfctag: ` line and 64, with
+  /// any key material in it hidden (``hidingKeyMaterial(_:)``).
   fileprivate func finish(afterParsing error: any Error, in root: any ParsableCommand.Type) -> Int32 {
     let code = root.exitCode(for: error)
     let message = root.fullMessage(for: error)
@@ -88,10 +90,11 @@ extension CommandContext {
     }
     if code == .validationFailure {
       let first = message.split(separator: "\n").first.map(String.init) ?? "invalid command line"
-      errors.write("nfctag: \(first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first) (see `nfctag help`)\n")
+      // A key pasted as an argument ("Unexpected argument '…'") is not printed back.
+      errors.write("nfctag: \(hidingKeyMaterial(first.hasPrefix("Error: ") ? String(first.dropFirst(7)) : first)) (see `nfctag help`)\n")
       return ExitStatus.usage
     }
-    if !message.isEmpty { errors.write(message + "\n") }
+    if !message.isEmpty { errors.write(hidingKeyMaterial(message) + "\n") }
     return code.rawValue
   }
 }

@@ -63,7 +63,7 @@ struct ConsoleLogHandler: LogHandler {
 
   func log(event: LogEvent) {
     statusLine.clear()
-    errors.write("nfctag: \(event.level == .warning ? "warning: " : "")\(event.message)\n")
+    errors.write("nfctag: \(event.level == .warning ? "warning: " : "")\(hidingKeyMaterial("\(event.message)"))\n")
   }
 }
 

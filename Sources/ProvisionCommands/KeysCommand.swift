@@ -39,7 +39,7 @@ package struct KeysCommand: ParsableCommand {
       abstract: "Change one of the tag's keys (0-4) and its version, or all five, authenticated with key 0.",
       discussion: """
         Authenticates with key 0 (--auth-key-file or --auth-key-env; the factory key by default), \
-        changes key --key to the new key with version --version, then reads the version back. \
+        changes key --key to the new key with version --key-version, then reads the version back. \
         Keys 1-4 need their current value (--old-key-file or --old-key-env; the factory key by \
         default). Key 0's current value is the authentication key; changing it ends the \
         session, and a key 0 that is lost locks the tag's settings for good, so it needs --yes. \
@@ -47,11 +47,11 @@ package struct KeysCommand: ParsableCommand {
         (keys 1-4, then key 0; --yes needed): the new keys are the five lines of \
         --new-keys-file (key 0 first) or the variables PREFIX0 to PREFIX4 of --new-keys-env \
         PREFIX, their current values the same way with --old-keys-file or --old-keys-env (the \
-        factory keys by default; line 0 is the authentication key), all with version --version. \
+        factory keys by default; line 0 is the authentication key), all with version --key-version. \
         Keys are 32 hex digits in a file or an environment variable, never on the command line, \
         and never printed.
         """)
-    @Option(help: ArgumentHelp("The key to change, 0-4.", valueName: "n")) package var key: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The key to change, 0-4.", valueName: "n")) package var key: Int?
     @Flag(help: "Change all five keys in one session: keys 1-4, then key 0 (with --new-keys-file or --new-keys-env, and --yes).")
     package var all = false
     @Option(help: ArgumentHelp("A file whose first line is the key's current value (keys 1-4), 32 hex digits.", valueName: "file"))
@@ -70,7 +70,11 @@ package struct KeysCommand: ParsableCommand {
     package var oldKeysFile: String?
     @Option(help: ArgumentHelp("With --all: the current keys are in the variables PREFIX0 to PREFIX4.", valueName: "prefix"))
     package var oldKeysEnv: String?
-    @Option(help: ArgumentHelp("The new key's version, 0-255.", valueName: "v")) package var version: Int
+    @Option(name: .customLong("key-version"), parsing: .unconditional, help: ArgumentHelp("The new key's version, 0-255.", valueName: "v"))
+    package var keyVersion: Int?
+    /// `--version`, the older name of `--key-version`: hidden, so that the help lists the
+    /// tool's own `--version` only.
+    @Option(name: .customLong("version"), parsing: .unconditional, help: .hidden) package var versionAlias: Int?
     @OptionGroup package var auth: NTAG424AuthKeyOptions
     @Flag(help: "Confirm a change of key 0 (a lost key 0 cannot be recovered).") package var yes = false
     @OptionGroup package var reader: NTAG424ReaderOptions
@@ -81,8 +85,15 @@ package struct KeysCommand: ParsableCommand {
     /// True for JSON output: `--format json`, or `--json`.
     package var json: Bool { output.json }
 
+    /// The new key's version: `--key-version`, or `--version` (its older name); 0 before `validate()`.
+    package var version: Int { keyVersion ?? versionAlias ?? 0 }
+
     package func validate() throws {
-      guard (0...255).contains(version) else { throw ValidationError("--version must be 0 to 255.") }
+      if keyVersion != nil && versionAlias != nil {
+        throw ValidationError("give the key version once: --key-version (--version is its older name).")
+      }
+      guard let given = keyVersion ?? versionAlias else { throw ValidationError("give the new key's version with --key-version V (0 to 255).") }
+      guard (0...255).contains(given) else { throw ValidationError("--key-version must be 0 to 255.") }
       if all { return try validateAll() }
       if let option = [newKeysFile.map { _ in "--new-keys-file" }, newKeysEnv.map { _ in "--new-keys-env" },
                        oldKeysFile.map { _ in "--old-keys-file" }, oldKeysEnv.map { _ in "--old-keys-env" }].compactMap({ $0 }).first {

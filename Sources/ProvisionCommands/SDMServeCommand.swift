@@ -56,7 +56,7 @@ extension SDMCommand {
     package var ledger: String
     @Option(help: ArgumentHelp("The job whose counter baselines apply, when the ledger holds more than one.", valueName: "name"))
     package var job: String?
-    @Option(help: ArgumentHelp("Ledger connections (1 for a file; PostgreSQL: 4 by default).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Ledger connections (1 for a file; PostgreSQL: 4 by default).", valueName: "n"))
     package var connections: Int?
     @OptionGroup package var parameters: SUNParameterOptions
 

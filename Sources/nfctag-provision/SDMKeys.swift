@@ -6,7 +6,8 @@ import ProvisionCommands
 /// The SDM keys a verification uses, by role, read from where the options say.
 ///
 /// Keys come from a file's first line or an environment variable, as 32 hex digits; errors name
-/// the option and the source, never a digit of the key.
+/// the option and the source, never a digit of the key (nor the source's name when it looks like
+/// a key: ``secretSourceName(_:option:)``).
 struct SDMKeys {
   /// Where the keys come from: by role, or a master key (NTAG424's ``SUNKeys``).
   typealias Source = SUNKeys
@@ -14,8 +15,8 @@ struct SDMKeys {
   let source: Source
 
   /// Reads the keys.
-  /// - Throws: 66 for an unreadable key file, 64 for a variable not set or a value that is not
-  ///   32 hex digits.
+  /// - Throws: 66 for an unreadable key file, 64 for a variable not set, a value that is not
+  ///   32 hex digits, or a key given in place of the file or variable name.
   init(_ options: SDMKeyOptions, in context: CommandContext) throws(CLIFailure) {
     if let master = try Self.key(file: options.masterKeyFile, env: options.masterKeyEnv, role: "the master key",
                                  options: ("--master-key-file", "--master-key-env"), in: context) {
@@ -35,14 +36,11 @@ struct SDMKeys {
                           in context: CommandContext) throws(CLIFailure) -> AESKey? {
     let text: [UInt8], origin: String
     if let file {
-      text = try readInputOrFail(file, in: context)
-      origin = "\(options.file) \(sanitizeLine(file))"
+      text = try readSecretInputOrFail(file, option: options.file, alternative: options.env, in: context)
+      origin = "\(options.file) \(secretSourceName(file, option: options.file))"
     } else if let env {
-      guard let value = context.environment(env) else {
-        throw CLIFailure(ExitStatus.usage, "the environment variable \(sanitizeLine(env)) (\(role), \(options.env)) is not set")
-      }
-      text = Array(value.utf8)
-      origin = "\(options.env) \(sanitizeLine(env))"
+      text = Array(try secretVariableOrFail(env, option: options.env, alternative: options.file, what: role, in: context).utf8)
+      origin = "\(options.env) \(secretSourceName(env, option: options.env))"
     } else {
       return nil
     }

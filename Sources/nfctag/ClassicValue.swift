@@ -26,10 +26,12 @@ extension NFCTool {
         """)
     @OptionGroup var readerOptions: ReaderOptions
     @Argument(help: "The block number.") var block: Int
-    @Option(name: .customLong("init"), help: "Write the block as a value block holding N (a signed 32-bit number).")
+    // .unconditional: the word after the option is its value, so that `--init -5` is -5 and
+    // `--increment -5` a range error, not "Missing value".
+    @Option(name: .customLong("init"), parsing: .unconditional, help: "Write the block as a value block holding N (a signed 32-bit number).")
     var initial: Int32?
-    @Option(help: "Add N (0 to 2147483647) with INCREMENT and TRANSFER.") var increment: UInt32?
-    @Option(help: "Subtract N (0 to 2147483647) with DECREMENT and TRANSFER.") var decrement: UInt32?
+    @Option(parsing: .unconditional, help: "Add N (0 to 2147483647) with INCREMENT and TRANSFER.") var increment: Int64?
+    @Option(parsing: .unconditional, help: "Subtract N (0 to 2147483647) with DECREMENT and TRANSFER.") var decrement: Int64?
     @Flag(help: "Confirm that --init may overwrite a block the MIFARE Application Directory gives to itself or to an application.")
     var yes = false
 
@@ -39,8 +41,8 @@ extension NFCTool {
       }
       if yes && initial == nil { throw ValidationError("--yes confirms what --init overwrites: add --init.") }
       guard block > 0 else { throw ValidationError("block 0 (the manufacturer block) holds no value.") }
-      for amount in [increment, decrement].compactMap({ $0 }) where amount > UInt32(Int32.max) {
-        throw ValidationError("the amount \(amount) is past 2147483647.")
+      for (option, amount) in [("--increment", increment), ("--decrement", decrement)] {
+        if let amount, !(0...Int64(Int32.max)).contains(amount) { throw ValidationError("\(option) must be 0 to 2147483647.") }
       }
     }
 
@@ -52,8 +54,9 @@ extension NFCTool {
           try tag.initializeMIFAREClassicValue(initial, block: block)
           return initial
         }
-        if let increment { return try tag.changeMIFAREClassicValue(block: block, .increment(increment)).value }
-        if let decrement { return try tag.changeMIFAREClassicValue(block: block, .decrement(decrement)).value }
+        // validate() kept both amounts within 0...Int32.max.
+        if let increment { return try tag.changeMIFAREClassicValue(block: block, .increment(UInt32(clamping: increment))).value }
+        if let decrement { return try tag.changeMIFAREClassicValue(block: block, .decrement(UInt32(clamping: decrement))).value }
         return try tag.mifareClassicValue(block: block).value
       }
       let out = StandardOutput(context.output)

@@ -16,3 +16,7 @@ struct FormatOption: ParsableArguments {
     if json, format == .text { throw ValidationError("--json and --format text disagree: give one of them.") }
   }
 }
+
+/// The help of `--show-secrets` (`read`, `scan`, `ndef decode`): one rule for every output
+/// format, text and JSON (docs/json-format.md).
+let showSecretsHelp: ArgumentHelp = "Show Wi-Fi network keys, which are masked otherwise, in text and in JSON."

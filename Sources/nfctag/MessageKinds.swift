@@ -161,11 +161,12 @@ struct WiFiKind: MessageKind {
   static let kindName = "wifi"
   static let abstract = "A Wi-Fi network (Wi-Fi Simple Config credential) that phones join."
   @Option(help: "The network name.") var ssid: String
-  @Option(help: "A file whose first line is the network key (- for standard input).") var passwordFile: String?
-  @Option(help: "An environment variable that holds the network key.") var passwordEnv: String?
+  @Option(help: "A file whose first line is the network key (- for standard input); an empty key is refused unless --auth open.")
+  var passwordFile: String?
+  @Option(help: "An environment variable that holds the network key (empty: refused unless --auth open).") var passwordEnv: String?
   /// Refused: a key in argv is in the process list for every user to read.
   @Option(help: .hidden) var password: String?
-  @Option(help: "open, wpa-personal, wpa2-personal (default with a key), wpa-enterprise, wpa2-enterprise, shared; or several joined with +.")
+  @Option(help: "open (the default without --password-file or --password-env), wpa-personal, wpa2-personal (default with a key), wpa-enterprise, wpa2-enterprise, shared; or several joined with +.")
   var auth: String?
   @Option(help: "none, wep, tkip, aes (default with a key); or several joined with +.") var encryption: String?
 
@@ -176,7 +177,13 @@ struct WiFiKind: MessageKind {
     guard passwordFile == nil || passwordEnv == nil else {
       throw CLIFailure(ExitStatus.usage, "give the network key with one of --password-file or --password-env, not both")
     }
-    let key = try PasswordSource(file: passwordFile, environment: passwordEnv, what: "the network key").firstLine(in: context) ?? []
+    let key = try PasswordSource(file: passwordFile, environment: passwordEnv, what: "the network key",
+                                 options: ("--password-file", "--password-env")).firstLine(in: context) ?? []
+    // An empty file or variable is a mistake far more often than a wish for an open network:
+    // that one is asked for with --auth open.
+    if key.isEmpty, auth == nil, let option = passwordFile != nil ? "--password-file" : passwordEnv != nil ? "--password-env" : nil {
+      throw CLIFailure(ExitStatus.usage, "the network key (\(option)) is empty: give the key, or --auth open for an open network")
+    }
     guard !ssid.isEmpty, ssid.utf8.count <= 32 else { throw CLIFailure(ExitStatus.usage, "the SSID must be 1 to 32 bytes") }
     var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: key)
     credential.authentication = try bits(auth ?? (key.isEmpty ? "open" : "wpa2-personal"), WiFiCredential.authenticationBit, "--auth")
@@ -234,7 +241,8 @@ struct JSONKind: MessageKind {
     var bytes = try readInputOrFail(file, in: context)
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as Windows editors write it
     do throws(MessageJSONError) { return try NDEFJSON.message(fromJSONText: bytes) } catch {
-      throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)")
+      let advice = error.reason.contains("networkKeyMasked") ? ": read the tag again with --show-secrets" : ""
+      throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)\(advice)")
     }
   }
 }

@@ -18,8 +18,9 @@ extension NDEFCommand {
       abstract: "Decode an NDEF message.",
       discussion: """
         Hex may contain spaces, colons and 0x prefixes. An empty line (what dump prints for an empty \
-        tag) is the empty NDEF message, as are zero bytes with --input raw; no input at all (not even \
-        a line feed, usually a failed command before the pipe) is refused (65). With --lines, every \
+        tag) is the empty NDEF message, as are an empty argument ("") and zero bytes with --input \
+        raw; no input at all on standard input (not even a line feed, usually a failed command \
+        before the pipe) is refused (65). With --lines, every \
         input line is one hex message and every output line one JSON object, or with an explicit \
         --format text one line of text (the records joined by "; "); blank lines are skipped. A \
         bad line prints {"line":N,"error":"..."} (text: line N: error: ...) and the others go on \
@@ -30,7 +31,7 @@ extension NDEFCommand {
     @Option(help: "Output: text or json (default: text; with --lines, json).") var format: TextOrJSON?
     @Flag(help: "One hex message per input line, one output line per message: JSON, or text with --format text (streams).")
     var lines = false
-    @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
+    @Flag(help: showSecretsHelp) var showSecrets = false
 
     func validate() throws {
       if lines, input != .hex { throw ValidationError("--lines reads hex lines: drop --input \(input.rawValue).") }
@@ -44,17 +45,18 @@ extension NDEFCommand {
         return
       }
       let raw: [UInt8] = message == "-" ? try readInputOrFail("-", in: context) : Array(message.utf8)
-      if raw.isEmpty, input != .raw {
-        throw CLIFailure(ExitStatus.dataError, "no input\(message == "-" ? " on standard input" : ""): "
+      if raw.isEmpty, input != .raw, message == "-" {
+        throw CLIFailure(ExitStatus.dataError, "no input on standard input: "
                          + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
       }
-      let bytes = try decodeInput(raw, as: input)
+      // An argument given is explicit: "" is the empty message, in every encoding.
+      let bytes = raw.isEmpty ? [] : try decodeInput(raw, as: input)
       let decoded: NDEFMessage
       do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
         throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
       }
       let output = StandardOutput(context.output)
-      output.write(format == .json ? messageJSON(decoded) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
+      output.write(format == .json ? messageJSON(decoded, showSecrets: showSecrets) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
       output.flush()
     }
 
@@ -126,7 +128,7 @@ struct EncodeKindCommand<Kind: MessageKind>: MessageKindCommand {
 struct LinesDecoder {
   /// One text line per message (``messageSummary(_:showSecrets:)``) instead of JSON.
   let text: Bool
-  /// With `text`: Wi-Fi keys in clear.
+  /// Wi-Fi keys in clear (text and JSON).
   let showSecrets: Bool
   /// The lines not yet written out.
   var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
@@ -154,7 +156,7 @@ struct LinesDecoder {
         if text {
           writer.raw(json: sanitizeLine(messageSummary(message, showSecrets: showSecrets)))
         } else {
-          writer.message(message)
+          writer.message(message, showSecrets: showSecrets)
         }
       } catch {
         writer.bytes.removeLast(writer.bytes.count - mark)

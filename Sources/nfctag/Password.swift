@@ -9,6 +9,9 @@ struct PasswordSource {
   var file: String?
   var environment: String?
   var what: String
+  /// The options that give the file and the variable (`--tag-password-file`, `--tag-password-env`),
+  /// which errors name instead of a value that looks like a key.
+  var options: (file: String, env: String)
 
   /// The password, or nil when neither source was named.
   /// - Throws: 66 for an unreadable file, 64 for a missing variable or a value that is not
@@ -22,17 +25,16 @@ struct PasswordSource {
   }
 
   /// The first line of the file or the variable, without its line end; nil when neither source
-  /// was named. Error messages name the source and `what`, never the value.
-  /// - Throws: 66 for an unreadable file, 64 for a variable that is not set.
+  /// was named. Error messages name the source and `what`, never the value (nor the source's
+  /// name when it looks like a key: ``secretSourceName(_:option:)``).
+  /// - Throws: 66 for an unreadable file, 64 for a variable that is not set or a key given in
+  ///   place of the file or variable name.
   func firstLine(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
     let text: [UInt8]
     if let file {
-      text = try readInputOrFail(file, in: context)
+      text = try readSecretInputOrFail(file, option: options.file, alternative: options.env, in: context)
     } else if let environment {
-      guard let value = context.environment(environment) else {
-        throw CLIFailure(ExitStatus.usage, "the environment variable \(environment) (\(what)) is not set")
-      }
-      text = Array(value.utf8)
+      text = Array(try secretVariableOrFail(environment, option: options.env, alternative: options.file, what: what, in: context).utf8)
     } else {
       return nil
     }
@@ -63,7 +65,8 @@ extension NFCTool {
       @Option(help: "A file whose first line is the new password (8 hex digits).") var newPasswordFile: String?
       @Option(help: "An environment variable that holds the new password (8 hex digits).") var newPasswordEnv: String?
       @Option(help: "The 2-byte PACK the tag answers after a good password, as 4 hex digits.") var pack = HexBytes([0, 0])
-      @Option(help: "The first protected page (AUTH0); 4 protects all user memory.") var fromPage: UInt8 = 4
+      // .unconditional: `--from-page -1` is a range error, not "Missing value".
+      @Option(parsing: .unconditional, help: "The first protected page (AUTH0, 0 to 255); 4 protects all user memory.") var fromPage: Int = 4
       @Flag(help: "Protect reads too, not only writes.") var protectReads = false
 
       func validate() throws {
@@ -73,13 +76,15 @@ extension NFCTool {
         guard pack.bytes.count == 2 else {
           throw ValidationError("--pack takes 2 bytes as 4 hex digits.")
         }
+        guard (0...255).contains(fromPage) else { throw ValidationError("--from-page takes 0 to 255.") }
       }
 
       func run(in context: CommandContext) throws {
-        let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password")
+        let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password",
+                                    options: ("--new-password-file", "--new-password-env"))
         guard let pwd = try source.password(in: context) else { throw CLIFailure(ExitStatus.usage, "no new password given") }
         let packBytes = pack.bytes
-        let page = fromPage
+        let page = UInt8(clamping: fromPage)  // validate(): 0...255
         let reads = protectReads
         try TagSession(options: readerOptions, context: context).withTag { tag in
           try tag.setPassword(pwd, pack: packBytes, protectFrom: page, protectReads: reads)

@@ -32,19 +32,21 @@ extension NFCTool {
       @OptionGroup var target: ReaderTarget
       @Flag(help: "Red LED on.") var red = false
       @Flag(help: "Green LED on.") var green = false
-      @Option(help: "Blink this many times (0 to 255) between the final state and its opposite.") var blink: UInt8 = 0
-      @Option(help: "Milliseconds of each half blink (100 to 25500, in steps of 100).") var period: Int = 300
+      // .unconditional: a negative number is the option's value (a range error), not "Missing value".
+      @Option(parsing: .unconditional, help: "Blink this many times (0 to 255) between the final state and its opposite.") var blink: Int = 0
+      @Option(parsing: .unconditional, help: "Milliseconds of each half blink (100 to 25500, in steps of 100).") var period: Int = 300
       @Flag(help: "Sound the buzzer during each blink.") var beep = false
 
       func validate() throws {
         guard (100...25_500).contains(period), period % 100 == 0 else {
           throw ValidationError("--period takes 100 to 25500 milliseconds, in steps of 100.")
         }
+        guard (0...255).contains(blink) else { throw ValidationError("--blink takes 0 to 255.") }
       }
 
       func run(in context: CommandContext) throws {
         let units = UInt8(period / 100)
-        let (red, green, blink, beep) = (red, green, blink, beep)
+        let (red, green, blink, beep) = (red, green, UInt8(clamping: blink), beep)  // validate(): 0...255
         let state = try target.withControl { control throws(TransceiveError) in
           try control.signal(red: red, green: green, blinkRed: blink > 0 && red, blinkGreen: blink > 0 && green,
                              t1: units, t2: units, repetitions: blink, buzzer: beep ? .duringT1 : .off)

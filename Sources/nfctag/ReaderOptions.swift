@@ -45,14 +45,16 @@ struct ReaderOptions: ParsableArguments {
 
   /// The tag password from --tag-password-file or --tag-password-env, nil when neither is given.
   func tagPassword(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
-    try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password").password(in: context)
+    try PasswordSource(file: tagPasswordFile, environment: tagPasswordEnv, what: "the tag password",
+                       options: ("--tag-password-file", "--tag-password-env")).password(in: context)
   }
 
   /// The MIFARE Classic keys from --keys, nil when it is not given.
-  /// - Throws: 66 for an unreadable file, 64 for a line that is not a key (named by number only).
+  /// - Throws: 66 for an unreadable file, 64 for a line that is not a key (named by number only)
+  ///   or a key given in place of the file name (not printed).
   func classicKeys(in context: CommandContext) throws(CLIFailure) -> [[UInt8]]? {
     guard let keys else { return nil }
-    let text = try readInputOrFail(keys, in: context)
+    let text = try readSecretInputOrFail(keys, option: "--keys", alternative: nil, in: context)
     do {
       return try MIFAREClassicKeyList.parse(String(decoding: text, as: UTF8.self))
     } catch {

@@ -25,7 +25,7 @@ extension NFCTool {
     /// One JSON object (one per line with --continuous).
     var isJSON: Bool { output.isJSON }
     @Flag(help: "Keep scanning: one line per tag arrival, until Ctrl-C (exit 0).") var continuous = false
-    @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
+    @Flag(help: showSecretsHelp) var showSecrets = false
 
     func run(in context: CommandContext) throws {
       if continuous {
@@ -36,7 +36,7 @@ extension NFCTool {
         context.trace.learnSecrets(ofMessage: report.ndefBytes ?? [])
         context.trace.release()
         let output = StandardOutput(context.output)
-        output.write(isJSON ? report.json() + "\n" : report.text(showSecrets: showSecrets))
+        output.write(isJSON ? report.json(showSecrets: showSecrets) + "\n" : report.text(showSecrets: showSecrets))
         output.flush()
         // The tag was identified and reported; a refused read is 77, its NDEF content bad data (65).
         if let refusal = report.refusal { throw CLIFailure(ExitStatus.noPermission, refusal) }
@@ -50,7 +50,7 @@ extension NFCTool {
       readerOptions.holdTraceForSecrets(in: context)
       let poller = try session.makePoller()
       let prompt = WaitingPrompt(reader: poller.readerName, context: context)
-      let delegate = ContinuousScanDelegate(json: isJSON, context: context, prompt: prompt)
+      let delegate = ContinuousScanDelegate(json: isJSON, showSecrets: showSecrets, context: context, prompt: prompt)
       let reader = NFCNDEFReaderSession(delegate: delegate, queue: nil, invalidateAfterFirstRead: false,
                                         poller: poller, timeout: readerOptions.waitSeconds(continuous: true))
       context.keepAlive(reader)
@@ -74,6 +74,8 @@ extension NFCTool {
 /// than one tag in the field is reported and polling restarts.
 final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate, Sendable {
   private let json: Bool
+  /// Wi-Fi keys in clear (`--show-secrets`).
+  private let showSecrets: Bool
   /// Shown on a terminal until the first tag arrives.
   private let prompt: WaitingPrompt
   private let trace: CommandTrace
@@ -82,8 +84,9 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate, Sendable {
   private let ended = Locked<NFCReaderError?>(nil)
   private let done = DispatchSemaphore(value: 0)
 
-  init(json: Bool, context: CommandContext, prompt: WaitingPrompt = .none) {
+  init(json: Bool, showSecrets: Bool = false, context: CommandContext, prompt: WaitingPrompt = .none) {
     self.json = json
+    self.showSecrets = showSecrets
     self.prompt = prompt
     trace = context.trace
     output = Locked(StandardOutput(context.output))
@@ -102,7 +105,7 @@ final class ContinuousScanDelegate: NFCNDEFReaderSessionDelegate, Sendable {
       try session.connect(to: tag)
       let report = try ScanReport(tag)
       trace.learnSecrets(ofMessage: report.ndefBytes ?? [])
-      line = json ? report.json() : report.oneLine()
+      line = json ? report.json(showSecrets: showSecrets) : report.oneLine(showSecrets: showSecrets)
     } catch {
       let failure = cliFailure(for: error)
       let summary = TargetSummary(tag)
@@ -193,7 +196,8 @@ struct ScanReport: Sendable {
     }
   }
 
-  func json() -> String {
+  /// - Parameter showSecrets: Wi-Fi keys in clear (``showSecretsHelp``).
+  func json(showSecrets: Bool) -> String {
     var o = JSONObjectWriter()
     o.string("reader", target.readerName)
     o.string("uid", hexString(target.identifier))
@@ -203,7 +207,7 @@ struct ScanReport: Sendable {
       o.string("chip", info.chip)
       o.ndefMembers(of: info)
     }
-    if let message { o.raw("message", messageJSON(message)) }
+    if let message { o.raw("message", messageJSON(message, showSecrets: showSecrets)) }
     if let messageError { o.string("error", messageError) }
     if let refusal { o.string("error", refusal) }
     return o.finish()
@@ -226,13 +230,13 @@ struct ScanReport: Sendable {
     return out
   }
 
-  func oneLine() -> String {
+  func oneLine(showSecrets: Bool) -> String {
     var parts = [sanitizeLine(target.readerName), hexString(target.identifier, separator: ":")]
     if let info { parts.append(sanitizeLine(info.chip)) }
     if let refusal {
       parts.append("error: \(refusal)")
     } else if let message {
-      parts.append(message.records.isEmpty ? "empty" : sanitizeLine(messageSummary(message)))
+      parts.append(message.records.isEmpty ? "empty" : sanitizeLine(messageSummary(message, showSecrets: showSecrets)))
     } else if let messageError {
       parts.append("invalid NDEF: \(sanitizeLine(messageError))")
     } else {

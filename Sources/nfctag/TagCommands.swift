@@ -17,7 +17,7 @@ extension NFCTool {
     static let configuration = CommandConfiguration(commandName: "read", abstract: "Read the NDEF message on a tag.")
     @OptionGroup var readerOptions: ReaderOptions
     @Option(help: "Output: text, json, hex or raw bytes.") var format: ReadFormat = .text
-    @Flag(help: "Show Wi-Fi keys and other secrets in text output.") var showSecrets = false
+    @Flag(help: showSecretsHelp) var showSecrets = false
     @Flag(help: "Write raw bytes even to a terminal.") var force = false
 
     func run(in context: CommandContext) throws {
@@ -34,7 +34,7 @@ extension NFCTool {
       case .hex: output.write(hexString(bytes) + "\n")
       case .json, .text:
         let message = try decodeTagMessage(bytes)
-        output.write(format == .json ? messageJSON(message) + "\n" : messageTextOrEmpty(message, showSecrets: showSecrets))
+        output.write(format == .json ? messageJSON(message, showSecrets: showSecrets) + "\n" : messageTextOrEmpty(message, showSecrets: showSecrets))
       }
       output.flush()
     }

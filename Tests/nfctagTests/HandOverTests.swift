@@ -43,7 +43,7 @@ struct HandOverTests {
     let variable = "NFCTAG_UNSET_\(UUID().uuidString.prefix(8))"
     let r = try runNFCTag(["provision", "--count", "1", "--url", "https://e.com/{n}", "--protect", "--secret-env", variable])
     #expect(r.status == 64)
-    #expect(r.stderr == "nfctag: the environment variable \(variable) (the provisioning secret) is not set\n")
+    #expect(r.stderr == "nfctag: the environment variable \(variable) (the provisioning secret, --secret-env) is not set\n")
     #expect(r.stdout.isEmpty)
     let ledger = try runNFCTag(["ledger", "status", "/nonexistent/l.sqlite"])
     #expect(ledger.status == 66)

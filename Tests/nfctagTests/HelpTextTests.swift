@@ -29,14 +29,17 @@ import Testing
   }
 
   /// An installed nfctag has no docs/ folder beside it: help texts name a documentation file by
-  /// its name, and the root help says where the folder is (the package's and make install's).
+  /// its name, and the root help says where the folder is: the one found where the program runs
+  /// (EverydayCommandLine's tests), else the package's and make install's.
   @Test func helpNamesInstalledDocumentation() {
     for command in Self.commands() where ObjectIdentifier(command) != ObjectIdentifier(ProvisionCommand.self) {
       let help = NFCTool.helpMessage(for: command, includeHidden: true, columns: 10_000)
       #expect(!help.contains("docs/"), "\(command._commandName) points at the source tree's docs/")
     }
     let root = NFCTool.helpMessage(for: NFCTool.self, columns: 10_000)
-    #expect(root.contains("/usr/share/doc/nfctag") && root.contains("PREFIX/share/doc/nfctag"))
+    #expect(root.contains("The documentation folder holds the Markdown files help texts name"))
+    let installed = DocumentationFolder.sentence(folder: nil)
+    #expect(installed.contains("/usr/share/doc/nfctag") && installed.contains("PREFIX/share/doc/nfctag"))
     #expect(root.contains("section EXIT STATUS"))
   }
 

@@ -6,7 +6,9 @@ import Darwin
 
 /// A memory image file: the raw memory in address order. Written back atomically (temporary file,
 /// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
-/// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short.
+/// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short. The images of
+/// the Type 4 tag and the NTAG 424 DNA end with the UID; one of their first layout, without it,
+/// is written back whole, with the UID the tag was loaded with.
 ///
 /// An NTAG 424 DNA's image (`ntag424dna`, `NTAG424DNAVirtualTag` in NTAG424Emulator) holds its five AES keys in
 /// clear, with the key versions, file settings and counters: image files are test material, never
@@ -24,7 +26,7 @@ public final class ImageFile {
       let tag = try kind.makeTag(image: bytes, uid: uid)
       let file = ImageFile(path: path, generation: tag.memoryGeneration)
       let whole = tag.memoryImage
-      if bytes.count < whole.count, whole.starts(with: bytes) { file.keptLength = bytes.count }
+      if !kind.imageEndsWithUID, bytes.count < whole.count, whole.starts(with: bytes) { file.keptLength = bytes.count }
       return (file, tag)
     }
     let tag = try kind.makeTag(uid: uid)
@@ -81,6 +83,12 @@ public final class ImageFile {
     }
     return out
   }
+}
+
+extension VirtualTagKind {
+  /// Whether the kind's image ends with the UID, which an image of its first layout lacks (so
+  /// that shorter image is not a short form to keep).
+  fileprivate var imageEndsWithUID: Bool { self == .type4 || self == .ntag424dna }
 }
 
 // `ImageFile.open(path:kind:uid:)` hides the C function inside the type, so these file-level

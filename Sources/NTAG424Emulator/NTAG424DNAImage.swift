@@ -12,8 +12,11 @@
 /// | 600 | 5 × 2 | keys 0–4: TotFailCtr (LSB first) |
 /// | 610 | 5 | FailedCtrOption, TotFailCtrLimit, TotFailCtrDecr (SetConfiguration 0Ah's data) |
 /// | 615 | 5 | SMConfig (2), PDCap2.5, PDCap2.6, HW option |
+/// | 620 | 7 | the UID |
 ///
-/// The keys are stored in clear: an image file is test material.
+/// An image of the first layout, without the UID (620 bytes, written before the UID was kept),
+/// still loads: its tag has the UID given when loading (`--uid`) or the default one, and is
+/// written back in the whole layout. The keys are stored in clear: an image file is test material.
 enum NTAG424DNAImage {
   static let fileSizes = [32, 256, 128]
   static let keysOffset = 416
@@ -21,8 +24,17 @@ enum NTAG424DNAImage {
   static let failedOffset = settingsOffset + 3 * 33
   static let failedConfigOffset = failedOffset + 5 * 2
   static let configOffset = failedConfigOffset + 5
+  /// Where the UID is.
+  static let uidOffset = configOffset + 5
   /// The whole image.
-  static let size = configOffset + 5
+  static let size = uidOffset + 7
+  /// The image without the UID: the first layout.
+  static let sizeWithoutUID = uidOffset
+
+  /// The UID an image holds; nil for an image of the first layout (or of another size).
+  static func uid(in image: [UInt8]) -> [UInt8]? {
+    image.count == size ? Array(image[uidOffset..<size]) : nil
+  }
 
   static func encode(_ tag: NTAG424DNAVirtualTag) -> [UInt8] {
     var out = tag.files.flatMap { $0 }
@@ -31,12 +43,14 @@ enum NTAG424DNAImage {
     for key in 0..<5 { out += le2(tag.failedAuthentications[key]) }
     out += [tag.failedCounterEnabled ? 0x01 : 0x00] + le2(tag.failedCounterLimit) + le2(tag.failedCounterDecrement)
     out += tag.smConfig + tag.pdCap2Tail + [tag.hardwareOption]
+    out += tag.identifier
     return out
   }
 
-  /// Loads `image` (``size`` bytes, checked by the caller) into a factory-fresh `tag`.
+  /// Loads `image` (``size`` or ``sizeWithoutUID`` bytes, checked by the caller) into a
+  /// factory-fresh `tag`; the UID is the caller's (``uid(in:)``).
   static func decode(_ image: [UInt8], into tag: NTAG424DNAVirtualTag) {
-    guard image.count == size else { return }
+    guard image.count == size || image.count == sizeWithoutUID else { return }
     var offset = 0
     for (file, length) in fileSizes.enumerated() {
       tag.files[file] = Array(image[offset..<(offset + length)])

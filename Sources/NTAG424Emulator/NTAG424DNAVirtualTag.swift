@@ -44,8 +44,10 @@ import NTAG424Originality
 /// each file's settings (a 30-byte record, see `NTAG424FileSettings.record`, then SDMReadCtr, 3 bytes
 /// LSB first), the five failed-authentication counters (2 bytes LSB first), the failed-counter
 /// configuration (option, TotFailCtrLimit, TotFailCtrDecr, as SetConfiguration 0Ah sends them), and
-/// SetConfiguration's SMConfig (2), PDCap2.5, PDCap2.6 and HW option. The keys in an image file
-/// are in clear: an image is test material, never a place for production keys.
+/// SetConfiguration's SMConfig (2), PDCap2.5, PDCap2.6 and HW option, then the UID (7), so a tag
+/// loaded again is the same tag (its SUNs still verify with keys derived for its UID). An image
+/// of the first layout, without the UID (``imageSizeWithoutUID`` bytes), still loads. The keys in
+/// an image file are in clear: an image is test material, never a place for production keys.
 public final class NTAG424DNAVirtualTag: VirtualTag {
   /// The NDEF application's DF name (ISO/IEC 7816-4), NFC Forum Type 4 mapping version 2.0.
   public static let applicationName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
@@ -55,8 +57,10 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
   public static let ats: [UInt8] = [0x06, 0x77, 0x77, 0x71, 0x02, 0x80]
   /// The UID used when none is given.
   public static let defaultUID: [UInt8] = [0x04, 0x42, 0x4D, 0x1A, 0x9B, 0x6E, 0x80]
-  /// The image file's size: the three files, then the keys, settings and counters.
+  /// The image file's size: the three files, then the keys, settings and counters, then the UID.
   public static let imageSize = NTAG424DNAImage.size
+  /// The size of an image of the first layout, without the UID, which still loads.
+  public static let imageSizeWithoutUID = NTAG424DNAImage.sizeWithoutUID
   /// Read_Sig's answer: the UID signed once with the test key of `OriginalitySignature`
   /// (NTAG424Originality, OpenSSL's ECDSA on secp224r1, as NXP AN12196 §7.2 describes the real
   /// one), then the same bytes at every read, as a real tag's. It verifies with the test key,
@@ -151,14 +155,16 @@ public final class NTAG424DNAVirtualTag: VirtualTag {
     failedAuthentications = [0, 0, 0, 0, 0]
   }
 
-  /// A tag from an image file's bytes (``imageSize`` of them).
+  /// A tag from an image file's bytes (``imageSize`` of them, or ``imageSizeWithoutUID``).
+  /// - Parameter uid: the tag's UID, which wins over the image's; nil for the image's (the
+  ///   default UID for an image without one).
   /// - Throws: ``EmulatorError`` for another size or a UID that is not 7 bytes.
   public convenience init(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) {
-    guard image.count == Self.imageSize else {
-      throw EmulatorError("an NTAG 424 DNA image has \(Self.imageSize) bytes (files 01-03, keys, settings, counters); "
-                          + "this one has \(image.count)")
+    guard image.count == Self.imageSize || image.count == Self.imageSizeWithoutUID else {
+      throw EmulatorError("an NTAG 424 DNA image has \(Self.imageSize) bytes (files 01-03, keys, settings, counters, UID; "
+                          + "\(Self.imageSizeWithoutUID) without the UID); this one has \(image.count)")
     }
-    try self.init(uid: uid)
+    try self.init(uid: uid ?? NTAG424DNAImage.uid(in: image))
     NTAG424DNAImage.decode(image, into: self)
   }
 

@@ -149,6 +149,26 @@ public final class NTAG424DNA {
 
   // MARK: Commands
 
+  /// Identifies the chip: GetVersion in CommMode.Plain, outside any session (which it ends), its
+  /// answer read by ``NTAG424Identification``, the one identification `info` uses too (NT4H2421Gx
+  /// datasheet §10.5.2: the hardware vendor, type and subtype name the chip).
+  ///
+  /// - Returns: what GetVersion tells of a 424 DNA.
+  /// - Throws: ``NTAG424DNAError/notNTAG424DNA(reason:)`` when the answer names no 424 DNA (a
+  ///   refusal, an ISO status word, another chip); transceive errors.
+  @discardableResult
+  public func identify() throws(NTAG424DNAError) -> ChipVersion {
+    session = nil
+    let reply = try exchangeFrames([0x90, NativeCommand.getVersion, 0x00, 0x00, 0x00], what: "GetVersion")
+    guard reply.count >= 2 else { throw .transceive(.malformedResponse(reply), command: "GetVersion") }
+    let identification = NTAG424Identification(getVersionData: Array(reply.dropLast(2)), sw1: reply[reply.count - 2],
+                                               sw2: reply[reply.count - 1])
+    switch identification {
+    case .ntag424(let version): return version
+    case .other(let reason): throw .notNTAG424DNA(reason: reason)
+    }
+  }
+
   /// GetVersion: the three frames joined and parsed; in MAC mode inside a session.
   public func version() throws(NTAG424DNAError) -> ChipVersion {
     let data = try run(NativeCommand.getVersion, what: "GetVersion", mode: isAuthenticated ? .mac : .plain)
@@ -233,6 +253,11 @@ public final class NTAG424DNA {
   /// itself ends the session (NT4H2421Gx datasheet §10.6.1).
   ///
   /// - Parameter oldKey: the key's current value, for keys 1–4 (sent XORed with the new one).
+  /// - Throws: ``NTAG424DNAError/oldKeyMismatch(keyNumber:)`` when the tag answers `91 1E` to the
+  ///   change of a key other than the session's: the key data carries the new key XOR `oldKey`
+  ///   and the new key's CRC32, which the tag checks against the key it holds (§10.6.1), so
+  ///   `oldKey` is not its value (sending it again fails the same way); the other errors as
+  ///   ``fileSettings(file:)``'s.
   public func changeKey(keyNumber: UInt8, to newKey: AESKey, version: UInt8, oldKey: AESKey = .factory) throws(NTAG424DNAError) {
     let what = "ChangeKey (key \(keyNumber))"
     guard var current = session, !current.hasEnded else { throw .notAuthenticated(command: what) }
@@ -241,7 +266,12 @@ public final class NTAG424DNA {
     }
     let reply = try exchangeFrames(command, what: what)
     defer { session = current }
-    try tagStep(what) { () throws(NTAG424Error) in try current.changeKeyResponse(keyNumber: keyNumber, reply) }
+    do {
+      try current.changeKeyResponse(keyNumber: keyNumber, reply)
+    } catch {
+      if keyNumber != current.keyNumber, case .status(_, 0x91, 0x1E) = error { throw .oldKeyMismatch(keyNumber: keyNumber) }
+      throw .tag(error, command: what)
+    }
   }
 
   /// GetKeyVersion of key `keyNumber`: MAC mode inside a session, Plain outside (NT4H2421Gx datasheet §10.6.2).

@@ -24,6 +24,15 @@ public enum NTAG424DNAError: Error, Hashable, Sendable, CustomStringConvertible 
   /// The tag uses LRP secure messaging (PDCap2.1 bit 1, set for good by SetConfiguration option
   /// 05h): it refuses AES authentication, and this library implements no LRP.
   case lrpSecureMessaging(command: String)
+  /// ChangeKey of key `keyNumber`, not the session's own, answered `91 1E` (INTEGRITY_ERROR): the
+  /// command carries the new key XOR the old one and the CRC32 of the new key, and the tag, XORing
+  /// with the key it holds, finds the CRC wrong (NT4H2421Gx datasheet §10.6.1): the old value
+  /// given is not the tag's, and would fail the same way every time. (A command MAC damaged on
+  /// the way gets the same status, Table 23; ISO/IEC 14443's frame CRC makes that the rare case.)
+  case oldKeyMismatch(keyNumber: UInt8)
+  /// GetVersion does not name a 424 DNA (``NTAG424Identification``, the identification `info`
+  /// uses too): the reason, one line ("GetVersion answered 6e00").
+  case notNTAG424DNA(reason: String)
 
   /// One line for people.
   public var description: String {
@@ -38,6 +47,10 @@ public enum NTAG424DNAError: Error, Hashable, Sendable, CustomStringConvertible 
       return "\(command): authentication delay (91 AD): the tag still refused to authenticate after \(retries) retries"
     case .lrpSecureMessaging(let command):
       return "\(command): the tag uses LRP secure messaging (PDCap2.1 bit 1 set) and refuses AES authentication (91 9D)"
+    case .notNTAG424DNA(let reason): return NTAG424Identification.refusal(reason)
+    case .oldKeyMismatch(let number):
+      return "ChangeKey (key \(number)): the old value given for key \(number) is not the tag's"
+        + " (91 1E: the new key's CRC did not check against the key the tag holds)"
     }
   }
 }

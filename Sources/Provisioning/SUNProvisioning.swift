@@ -33,12 +33,11 @@ public struct SUNProvisioning: Sendable {
 
   /// The plan for a rendered URL template (`{picc}`, `{cmac}`… left by ``SUNTemplate``): the NDEF
   /// file and its settings with this job's access rights.
-  /// - Throws: ``NTAG424Error`` when the planner refuses the template; ``SUNTemplateError`` when
-  ///   it has no `{picc}` and `{cmac}` (nothing a verifier could check).
+  /// - Throws: ``NTAG424Error`` when the planner refuses the template (``SUNTemplateRule``: only
+  ///   what a verifier can check is planned).
   public func plan(url: String) throws -> SDMPlan {
-    let plan = try SDMPlan.plan(template: url, accessRights: accessRights)
-    guard plan.urlLayout != nil else { throw SUNTemplateError("the URL has no {picc} and {cmac}: nothing a verifier could check") }
-    return plan
+    let (template, fileData) = try SUNTemplate.fileData(in: url)
+    return try SDMPlan.plan(template: template, accessRights: accessRights, fileData: fileData)
   }
 
   /// The URL template of a message rendered from an escaped template (``SUNTemplate/escaping(_:)``):
@@ -59,9 +58,13 @@ public struct SUNTemplateError: Error, Sendable, Equatable, CustomStringConverti
   public init(_ description: String) { self.description = description }
 }
 
-/// The SDM placeholders of a `--sdm-url` template (`{picc}`, `{cmac}`, `{ctr}`, `{enc:N}`: the
-/// ones ``SDMPlan`` fills) kept through the row template's rendering, which fills `{COLUMN}`,
-/// `{uid}` and `{n}` and percent-encodes row values.
+/// The SDM placeholders of a `--sdm-url` template (`{picc}`, `{cmac}`, `{ctr}`, `{enc:N:COLUMN}`:
+/// the ones ``SDMPlan`` fills, and `{ctr}` for the planner to refuse by name) kept through the row
+/// template's rendering, which fills `{COLUMN}`, `{uid}` and `{n}` and percent-encodes row values.
+///
+/// `{enc:N:COLUMN}` is `{enc:N}` whose N/2 characters, encrypted by the tag, are the row's
+/// `COLUMN`: escaped as `%7benc:N=` `{COLUMN}` `%7d`, so the rendering fills in the value
+/// (percent-encoded), and ``fileData(in:)`` takes it out again for the planner.
 ///
 /// Before parsing, each SDM placeholder becomes its braces percent-encoded in lowercase hex
 /// (`%7bpicc%7d`): literal text for ``Template``, valid in a URI, and never what the rendering
@@ -71,6 +74,58 @@ public struct SUNTemplateError: Error, Sendable, Equatable, CustomStringConverti
 public enum SUNTemplate {
   /// The SDM placeholders' names; `enc:` takes digits after it.
   static let names = ["picc", "cmac", "ctr"]
+
+  /// Checks a `--sdm-url` template before any row or tag: NTAG424's ``SUNTemplateRule`` (the
+  /// rule `sdm setup` applies) on the template with each row placeholder (`{COLUMN}`, `{uid}`,
+  /// `{n}`) standing for a value, which the rendering percent-encodes so it never changes where a
+  /// SUN field sits; and `{enc:N}`, whose data would be the same on every tag, refused.
+  /// - Throws: ``SUNTemplateError`` saying what is wrong.
+  public static func check(_ source: String) throws(SUNTemplateError) -> SUNTemplateParameters {
+    var standIn = ""
+    var rest = Substring(escaping(source))
+    while let open = rest.firstIndex(of: "{") {
+      standIn += rest[..<open]
+      let after = rest[rest.index(after: open)...]
+      if after.hasPrefix("{") { standIn += "{"; rest = after.dropFirst(); continue }
+      guard let close = after.firstIndex(of: "}") else { standIn += rest[open...]; rest = ""; break }
+      standIn += "x"
+      rest = after[after.index(after: close)...]
+    }
+    let (template, fileData) = try fileData(in: restoring(standIn + rest))
+    let parameters: SUNTemplateParameters
+    do { parameters = try SUNTemplateRule.check(template) } catch { throw SUNTemplateError(error.description) }
+    if parameters.fileData != nil, fileData == nil {
+      throw SUNTemplateError("{enc:N} takes its characters from a column of the rows: {enc:N:COLUMN}")
+    }
+    return parameters
+  }
+
+  /// A rendered URL template's `{enc:N=VALUE}` (from `{enc:N:COLUMN}`) as `{enc:N}` and VALUE
+  /// percent-decoded, the characters the tag encrypts; the URL unchanged and nil without one.
+  public static func fileData(in url: String) throws(SUNTemplateError) -> (template: String, fileData: String?) {
+    guard let start = url.range(of: "{enc:"), let equals = url[start.upperBound...].firstIndex(of: "="),
+          url[start.upperBound..<equals].allSatisfy({ $0.isASCII && $0.isNumber }),
+          let close = url[equals...].firstIndex(of: "}") else {
+      return (url, nil)
+    }
+    guard let value = percentDecoded(url[url.index(after: equals)..<close]) else {
+      throw SUNTemplateError("the data of {enc:N} is not valid percent-encoded UTF-8")
+    }
+    return (String(url[..<equals]) + url[close...], value)
+  }
+
+  /// RFC 3986 §2.1 percent-decoding; nil for a `%` without two hex digits, or bytes that are not UTF-8.
+  private static func percentDecoded(_ text: Substring) -> String? {
+    var bytes: [UInt8] = []
+    var rest = text.utf8[...]
+    while let byte = rest.popFirst() {
+      guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+      guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+      bytes.append(value)
+      rest = rest.dropFirst(2)
+    }
+    return String(validating: bytes, as: UTF8.self)
+  }
 
   /// `source` with each SDM placeholder escaped (`{{…}}` is left alone: a literal brace).
   public static func escaping(_ source: String) -> String {
@@ -88,6 +143,8 @@ public enum SUNTemplate {
       let name = after[..<close]
       if names.contains(String(name)) || isEncrypted(name) {
         out += "%7b" + name + "%7d"
+      } else if let colon = name.lastIndex(of: ":"), isEncrypted(name[..<colon]), name.index(after: colon) < name.endIndex {
+        out += "%7b" + name[..<colon] + "=" + "{" + name[name.index(after: colon)...] + "}" + "%7d"
       } else {
         out += rest[open...close]
       }
@@ -103,7 +160,8 @@ public enum SUNTemplate {
     while let start = rest.range(of: "%7b") {
       out += rest[..<start.lowerBound]
       let after = rest[start.upperBound...]
-      if let end = after.range(of: "%7d"), names.contains(String(after[..<end.lowerBound])) || isEncrypted(after[..<end.lowerBound]) {
+      if let end = after.range(of: "%7d"), names.contains(String(after[..<end.lowerBound])) || isEncrypted(after[..<end.lowerBound])
+          || isEncryptedWithData(after[..<end.lowerBound]) {
         out += "{" + after[..<end.lowerBound] + "}"
         rest = after[end.upperBound...]
       } else {
@@ -112,6 +170,12 @@ public enum SUNTemplate {
       }
     }
     return out + rest
+  }
+
+  /// `enc:N=VALUE`: `{enc:N:COLUMN}` rendered.
+  private static func isEncryptedWithData(_ name: Substring) -> Bool {
+    guard let equals = name.firstIndex(of: "=") else { return false }
+    return isEncrypted(name[..<equals])
   }
 
   private static func isEncrypted(_ name: Substring) -> Bool {
@@ -185,6 +249,9 @@ struct SUNTagSteps {
     if previous?.failedAuthentications.contains(key0) == true {
       throw ProvisioningFailure(.security, "\(key0) failed to authenticate on this tag before: not tried again (each failure counts towards the tag's limit); check the tag, then release its row with `ledger release`")
     }
+    for number in UInt8(1)...4 where versions[Int(number)] == 0 && previous?.failedAuthentications.contains(Self.notFactory(number)) == true {
+      throw ProvisioningFailure(.security, "key \(number) has version 00 but was not the factory key on this tag before: not tried again (the run does not guess a key); check the tag, then release its row with `ledger release`")
+    }
     do {
       try tag.authenticate(keyNumber: 0, key: version0 == 0 ? .factory : keys[0])
     } catch {
@@ -204,7 +271,14 @@ struct SUNTagSteps {
     try tag.changeFileSettings(file: file, to: plan.settings)
     try record(state("written"))
     for number in UInt8(1)...4 where versions[Int(number)] == 0 {
-      try tag.changeKey(keyNumber: number, to: keys[Int(number)], version: derived, oldKey: .factory)
+      // A key at version 00 that is not the factory key (ChangeKey answered 91 1E, §10.6.1) is
+      // recorded and never sent the factory value again: it would fail the same way.
+      do {
+        try tag.changeKey(keyNumber: number, to: keys[Int(number)], version: derived, oldKey: .factory)
+      } catch {
+        if case .oldKeyMismatch? = error as? NTAG424DNAError { try record(state("written", failed: [Self.notFactory(number)])) }
+        throw error
+      }
       versions[Int(number)] = derived
     }
     try record(state("keys \(versions.filter { $0 == derived }.count)/5"))
@@ -219,6 +293,10 @@ struct SUNTagSteps {
     done.counterBaseline = message.readCounter.map(Int.init)
     return (plan, message, done)
   }
+
+  /// The ledger's note of a key at version 00 that is not the factory key (ChangeKey of it with
+  /// the factory value answered `91 1E`): that value is never sent to the tag again.
+  static func notFactory(_ number: UInt8) -> String { "key \(number) version 00 (not the factory key)" }
 
   /// A key version as two hex digits (`01`).
   static func hex(_ version: UInt8) -> String {

@@ -252,9 +252,11 @@ public struct LedgerTagFailure: Sendable, Equatable {
   }
 }
 
-/// Rows by state, and tags that failed with no row bound.
+/// Rows by state, and the tags that failed.
 public struct LedgerCounts: Sendable, Equatable {
   public var pending = 0, claimed = 0, done = 0, failed = 0
+  /// Every tag that failed, each once: the tags the failed rows are bound to, and the tags that
+  /// failed holding no row (given back, or none claimed), so a failed row's tag is a failed tag.
   public var failedTags = 0
   public var total: Int { pending + claimed + done + failed }
   public init(pending: Int = 0, claimed: Int = 0, done: Int = 0, failed: Int = 0, failedTags: Int = 0) {

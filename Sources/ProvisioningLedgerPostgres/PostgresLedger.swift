@@ -278,7 +278,8 @@ public final class PostgresLedger: Ledger {
       let rows = try connection.query("""
         SELECT count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'claimed'),
           count(*) FILTER (WHERE status = 'done'), count(*) FILTER (WHERE status = 'failed'),
-          (SELECT count(*) FROM nfctag_tag_failures WHERE job = \(name))
+          (SELECT count(*) FROM (SELECT uid FROM nfctag_rows WHERE job = \(name) AND status = 'failed' AND uid IS NOT NULL
+                                 UNION SELECT uid FROM nfctag_tag_failures WHERE job = \(name)) AS failed_tags)
         FROM nfctag_rows WHERE job = \(name)
         """)
       guard let row = rows.first else { return LedgerCounts() }

@@ -275,7 +275,12 @@ public final class SQLiteLedger: Ledger {
           case nil: throw .incompatible("\(path): a row of the ledger has an unknown status")
           }
         }
-        let failures = try db.query("SELECT count(*) AS n FROM tag_failures WHERE job = ?", [jobName])
+        // Every tag that failed, once: the ones a failed row is bound to and the ones that
+        // failed holding no row (LedgerCounts.failedTags).
+        let failures = try db.query("""
+          SELECT count(*) AS n FROM (SELECT uid FROM rows WHERE job = ? AND status = 'failed' AND uid IS NOT NULL
+                                     UNION SELECT uid FROM tag_failures WHERE job = ?)
+          """, [jobName, jobName])
         counts.failedTags = Int(failures.first?.column("n")?.integer ?? 0)
         return counts
       }

@@ -67,7 +67,7 @@ extension NTAG424DNAError: MappedFailure {
   ///
   /// | failure | status |
   /// |---|---|
-  /// | a key refused (`91 AE`, an answer that does not prove the key, `91 AD` delay, still after the retries) or a command not permitted (`91 9D`) | 77 |
+  /// | a key refused (`91 AE`, an answer that does not prove the key, `91 AD` delay, still after the retries), a command not permitted (`91 9D`), or ChangeKey of a key other than the session's answered `91 1E` (the old value given is not the tag's, §10.6.1) | 77 |
   /// | a tag in LRP secure messaging mode, which this program does not speak | 65 |
   /// | a response MAC that does not verify, a command the tag found corrupted (`91 1E`), decrypted data without its padding | 74 |
   /// | the link failed below the tag (removed, no answer): Core NFC's table | 74 (100), 65 (102)… |
@@ -76,8 +76,8 @@ extension NTAG424DNAError: MappedFailure {
   var exitStatus: Int32 {
     switch self {
     case .transceive(let error, _): return NFCTagCLI.exitStatus(for: NFCReaderError(error).code)
-    case .applicationNotFound, .tooManyFrames, .lrpSecureMessaging: return ExitStatus.dataError
-    case .authenticationDelay: return ExitStatus.noPermission
+    case .applicationNotFound, .tooManyFrames, .lrpSecureMessaging, .notNTAG424DNA: return ExitStatus.dataError
+    case .authenticationDelay, .oldKeyMismatch: return ExitStatus.noPermission
     case .notAuthenticated: return ExitStatus.software
     case .tag(let error, _): return Self.exitStatus(for: error)
     }
@@ -109,6 +109,7 @@ extension NTAG424DNAError: MappedFailure {
 
   /// What to do, after the fact: only this program names its options.
   private var advice: String {
+    if case .oldKeyMismatch = self { return ": give its current value with --old-key-file or --old-key-env (--old-keys-file or --old-keys-env with --all)" }
     guard case .tag(let error, _) = self else {
       if case .transceive = self, exitStatus == ExitStatus.ioError { return "; tap again" }
       if case .authenticationDelay = self {

@@ -152,13 +152,13 @@ extension NTAG424Keys {
       }
     }
     guard let file else { return nil }
-    let text = try readInputOrFail(file, in: context)
+    let text = try readSecretInputOrFail(file, option: options.file, alternative: options.env, in: context)
     let lines = text.split(separator: 0x0A, omittingEmptySubsequences: false)
     return try (0...4).map { (n: Int) throws(CLIFailure) -> AESKey in
       var line = lines.indices.contains(n) ? Array(lines[n]) : []
       while let last = line.last, last == 0x0D || last == 0x20 || last == 0x09 { line.removeLast() }
       guard line.count == 32, let bytes = parseHex(String(decoding: line, as: UTF8.self)), let key = try? AESKey(bytes: bytes) else {
-        throw CLIFailure(ExitStatus.usage, "\(role) (\(options.file) \(sanitizeLine(file))): line \(n + 1), key \(n), must be 32 hex digits")
+        throw CLIFailure(ExitStatus.usage, "\(role) (\(options.file) \(secretSourceName(file, option: options.file))): line \(n + 1), key \(n), must be 32 hex digits")
       }
       return key
     }

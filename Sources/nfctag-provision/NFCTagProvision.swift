@@ -30,7 +30,8 @@ struct NFCTagProvision: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "nfctag",
     abstract: "nfctag's provision, ledger, sdm and keys commands, and emulate for the NTAG 424 DNA (nfctag runs this program for them).",
-    subcommands: [ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self, EmulateCommand.self])
+    subcommands: [ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self, EmulateCommand.self,
+                  VirtualCardCommand.self])
 }
 
 extension EmulateCommand: PerformedCommand {

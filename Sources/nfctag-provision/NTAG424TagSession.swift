@@ -68,13 +68,30 @@ private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate, S
         throw CLIFailure(ExitStatus.dataError, "not an NTAG 424 DNA: the tag is not an ISO 7816 (Type 4) tag")
       }
       let link = ISO7816TagLink(iso)
-      let value = try body(NTAG424DNA(link: link), connection.identifier)
+      let tag = NTAG424DNA(link: link)
+      let value: T
+      do { value = try body(tag, connection.identifier) } catch let error as NTAG424DNAError where Self.mayBeAnotherChip(error) {
+        // One identification for every command, `info`'s (NTAG424Identification): GetVersion
+        // names the chip; a tag that refused the 424 DNA's application or commands is told by it.
+        do { try tag.identify() } catch let identified { if case .notNTAG424DNA = identified { throw identified } }
+        throw error
+      }
       result = .success(.init(value: value, uid: connection.identifier, exchanges: link.exchanges))
     } catch {
       result = .failure(cliFailure(for: error))
     }
     outcome.withLock { $0 = result }
     session.invalidate()
+  }
+
+  /// A failure that says the tag may be another chip: SELECT of the 424 DNA's application
+  /// refused, or a native command answered with an ISO status word (a 424 DNA answers `91 xx`).
+  private static func mayBeAnotherChip(_ error: NTAG424DNAError) -> Bool {
+    switch error {
+    case .applicationNotFound: return true
+    case .tag(.status(_, let sw1, _), _): return sw1 != 0x91
+    default: return false
+    }
   }
 
   func tagReaderSession(_ session: NFCTagReaderSession, didInvalidateWithError error: NFCReaderError) {

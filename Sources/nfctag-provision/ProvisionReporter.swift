@@ -1,5 +1,7 @@
 import Locking
 import NFCTagCLI
+import NTAG424
+import NTAG424Tag
 import Provisioning
 
 /// What `nfctag provision` prints: one line per tag (stdout), a live line on a terminal (stderr),
@@ -122,6 +124,7 @@ final class ProvisionReporter: Sendable {
     if colour { status = (tag.status == .failed ? "\u{1B}[31m" : tag.status == .done ? "\u{1B}[32m" : "") + status + "\u{1B}[0m" }
     var text = "\(tag.uid) \(row): \(status)"
     if let reason = tag.reason { text += ": \(sanitizeLine(reason))" }
+    if tag.status == .failed, let advice = tag.failure?.advice { text += advice }
     return text + " (\(Int(tag.milliseconds.rounded())) ms, \(tag.exchanges) APDUs)"
   }
 
@@ -181,4 +184,24 @@ func formatDuration(_ seconds: Double) -> String {
   guard seconds.isFinite else { return "?" }
   let s = Int(seconds.rounded())
   return s >= 3600 ? "\(s / 3600)h\(s % 3600 / 60)m" : s >= 60 ? "\(s / 60)m\(s % 60)s" : "\(s)s"
+}
+
+extension TagFailure {
+  /// What to do, after the fact, on a failed tag's line (the ledger and the JSON event keep the
+  /// fact alone), as `sdm setup` and `keys` add theirs (FailureStatuses.swift): only this program
+  /// names its options. Nil when there is nothing to add.
+  var advice: String? {
+    guard case .ntag424(let error) = self else { return nil }
+    switch error {
+    case .tag(.authenticationFailed, _), .tag(.status(_, 0x91, 0xAE), _):
+      // The run authenticates with the key key 0's version names (SUNTagSteps): the factory key
+      // at 00, the key the master key derives for the tag's UID at the scheme's version.
+      return " (wrong key: the tag's key 0 is not the one its version names: the factory key at 00, otherwise the key"
+        + " --master-key-file or --master-key-env derives for its UID; was it set up with another master key? It is not"
+        + " tried again on this tag; each failure counts towards the tag's limit)"
+    case .oldKeyMismatch(let number):
+      return " (key \(number) has version 00 but is not the factory key: something else set it; the run does not guess a key)"
+    default: return nil
+    }
+  }
 }

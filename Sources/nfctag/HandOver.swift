@@ -45,7 +45,7 @@ enum HandOver {
 
   /// This program's own file, symbolic links resolved (`/proc/self/exe`); nil when it cannot be
   /// read (argv[0] is what the caller chose, not where this program is).
-  private static func ownPath() -> String? {
+  static func ownPath() -> String? {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard count > 0 else { return nil }

@@ -9,18 +9,16 @@ struct NFCTool: ParsableCommand {
   /// `provision`, `ledger`, `sdm` and `keys` run in nfctag-provision (``HandOver``); the command line is parsed
   /// here, so help and usage errors come from this program.
   static func main() {
+    RemoteVirtualCard.register()  // `sim:ntag424dna` readers: the tag runs in nfctag-provision
     mainInContext { _, _ in try HandOver.toProvisioningProgram() }
   }
 
   static let configuration = CommandConfiguration(
     commandName: "nfctag",
     abstract: "Read, write and emulate NFC Forum tags through PC/SC readers.",
-    discussion: """
-      The documentation folder holds the Markdown files help texts name (json-format.md, \
-      exit-codes.md, faults.md, tag-types.md, provisioning.md...): /usr/share/doc/nfctag from the \
-      Debian package (gzipped), PREFIX/share/doc/nfctag after make install (PREFIX is /usr/local by \
-      default). Exit statuses: the man page, section EXIT STATUS.
-      """,
+    // The folder that exists where this program runs (DocumentationFolder): a build tree's
+    // checkout docs, an installed PREFIX/share/doc/nfctag.
+    discussion: DocumentationFolder.sentenceForThisProgram() + " Exit statuses: the man page, section EXIT STATUS.",
     version: "0.1.0",
     subcommands: [
       NDEFCommand.self,

@@ -184,6 +184,8 @@ import ProvisioningLedger
     .tooManyFrames(command: "GetVersion"),
     .authenticationDelay(command: "AuthenticateEV2First (key 0)", retries: 50),
     .lrpSecureMessaging(command: "AuthenticateEV2First (key 0)"),
+    .oldKeyMismatch(keyNumber: 1),
+    .notNTAG424DNA(reason: "GetVersion answered 6e00"),
   ] + ([
     .authenticationFailed,
     .status(command: 0xAF, sw1: 0x91, sw2: 0xAE), .status(command: 0x71, sw1: 0x91, sw2: 0xAD),
@@ -205,6 +207,8 @@ import ProvisioningLedger
     case .tooManyFrames: "a malformed 424 DNA answer"
     case .authenticationDelay: "`91 AD` authentication delay"
     case .lrpSecureMessaging: "a tag in LRP secure messaging mode"
+    case .oldKeyMismatch: "whose current value given is not the tag's"
+    case .notNTAG424DNA: "a tag that is not an NTAG 424 DNA"
     case .tag(let error, _):
       switch error {
       case .authenticationFailed: "an answer that does not prove the key"

@@ -1,4 +1,5 @@
 import Foundation
+import Hex
 import NDEF
 import NFCTransport
 import NTAG424
@@ -35,7 +36,7 @@ struct ProvisionSUNCLITests {
                  "--reader", "sim:ntag424dna+feed=\(feed),seed=7,images=\(images.path)"] + extra)
   }
 
-  /// The UID in a feed image's name (`NNNN-UID.bin`): the image holds the memory, not the UID.
+  /// The UID in a feed image's name (`NNNN-UID.bin`), which the image also ends with.
   static func uid(of image: URL) -> String {
     String(image.deletingPathExtension().lastPathComponent.split(separator: "-").last ?? "")
   }
@@ -126,16 +127,94 @@ struct ProvisionSUNCLITests {
     #expect(unset.status == 64, "\(unset.stderr)")
     let missing = try runTool(["provision", rows.path, "--sdm-url", url, "--master-key-file", directory.appendingPathComponent("none").path])
     #expect(missing.status == 66, "\(missing.stderr)")
-    // A template without {cmac}, or one the planner refuses: 65, one line per row, before any tag.
-    let noMAC = try runTool(["provision", rows.path, "--sdm-url", "https://e.com/{id}?p={picc}", "--master-key-file", keyFile.path,
-                             "--reader", "sim:ntag424dna"])
-    #expect(noMAC.status == 65)
-    #expect(noMAC.stderr.contains("row A1 (line 2): --sdm-url: the URL has no {picc} and {cmac}"), "\(noMAC.stderr)")
+    // Issue 31 items 8–10: a template `sdm setup` would refuse, by the same rule, 64 before any
+    // row or tag, naming what is wrong; {enc:N} without a column (the same data on every tag) too.
+    for (template, why) in [("https://e.com/{id}?p={picc}", "--sdm-url: {picc} needs {cmac}"),
+                            ("https://e.com/{id}?c={cmac}", "--sdm-url: {cmac} needs {picc}"),
+                            ("https://e.com/{id}/{picc}/{cmac}", "in the path or host"),
+                            ("https://e.com/{id}?p={picc}{cmac}", "run together"),
+                            ("https://e.com/{id}?p={picc}&n={ctr}&c={cmac}", "{ctr}"),
+                            ("https://e.com/{id}?p={picc}&e={enc:32}&c={cmac}", "{enc:N:COLUMN}")] {
+      let r = try runTool(["provision", rows.path, "--sdm-url", template, "--master-key-file", keyFile.path, "--reader", "sim:ntag424dna"])
+      #expect(r.status == 64 && r.stderr.contains(why), "\(template): \(r.stderr)")
+    }
     let long = String(repeating: "x", count: 300)
     let tooLong = try runTool(["provision", rows.path, "--sdm-url", "https://e.com/\(long)?p={picc}&c={cmac}",
                                "--master-key-file", keyFile.path, "--reader", "sim:ntag424dna"])
     #expect(tooLong.status == 65, "\(tooLong.stderr)")
     #expect(!FileManager.default.fileExists(atPath: rows.path + ".ledger.sqlite"), "a refused job leaves no ledger")
+  }
+
+  /// A tag set up under another master key: key 0 refused (91 AE, 77), with a hint as `sdm setup`
+  /// gives one (here: the master key, not --auth-key-file); `ledger status` counts the tag among
+  /// the failed tags as it counts its row among the failed rows.
+  @Test func aTagOfAnotherMasterKeyIsExplainedAndCounted() throws {
+    _ = try writeFiles()
+    let other = directory.appendingPathComponent("other.hex")
+    try Data("00112233445566778899aabbccddeeff\n".utf8).write(to: other)
+    let reader = "sim:ntag424dna:" + directory.appendingPathComponent("tag.bin").path
+    func provision(_ key: URL, _ ledger: String) throws -> RunResult {
+      try runTool(["provision", "--count", "1", "--sdm-url", "https://example.com/t?p={picc}&c={cmac}", "--master-key-file", key.path,
+                   "--ledger", directory.appendingPathComponent(ledger).path, "--timeout", "2", "--reader", reader])
+    }
+    let first = try provision(other, "first.sqlite")
+    #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
+    let second = try provision(keyFile, "second.sqlite")
+    #expect(second.status == 77, "\(second.stdout) \(second.stderr)")
+    #expect(second.stdout.contains(": failed: AuthenticateEV2First (key 0): command af answered 91ae (wrong key: "), "\(second.stdout)")
+    #expect(second.stdout.contains("--master-key-file"), "\(second.stdout)")
+    let status = try runTool(["ledger", "status", directory.appendingPathComponent("second.sqlite").path])
+    #expect(status.status == 0, "\(status.stderr)")
+    #expect(status.stdout.hasSuffix("failed:      1\nfailed tags: 1\n"), "\(status.stdout)")
+  }
+
+  /// Issue 31 item 10: `{enc:N:COLUMN}` encrypts each row's own characters (it encrypted zeros);
+  /// a row whose value is not N/2 printable characters is refused before any tag.
+  @Test func encryptedFileDataComesFromARowColumn() throws {
+    try Data((Self.masterHex + "\n").utf8).write(to: keyFile)
+    let rows = directory.appendingPathComponent("serials.csv")
+    try Data("id,serial\nS1,sn 0000-0001/abc\n".utf8).write(to: rows)
+    let template = "https://example.com/t/{id}?p={picc}&enc={enc:32:serial}&c={cmac}"
+    let r = try runTool(["provision", rows.path, "--sdm-url", template, "--master-key-file", keyFile.path, "--json", "--timeout", "2",
+                         "--reader", "sim:ntag424dna+feed=1,seed=9,images=\(images.path)"])
+    #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+    let saved = try FileManager.default.contentsOfDirectory(at: images, includingPropertiesForKeys: nil).filter { $0.pathExtension == "bin" }
+    let image = try #require(saved.first)
+    let url = try Self.tap(image)
+    let v = try runTool(["sdm", "verify", url, "--master-key-file", keyFile.path, "--format", "json"])
+    #expect(v.status == 0, "\(url): \(v.stderr)")
+    #expect(v.stdout.contains(#""fileData":"\#(hexString(Array("sn 0000-0001/abc".utf8)))""#), "\(v.stdout)")
+
+    let short = directory.appendingPathComponent("short.csv")
+    try Data("id,serial\nS2,too short\n".utf8).write(to: short)
+    let refused = try runTool(["provision", short.path, "--sdm-url", template, "--master-key-file", keyFile.path,
+                               "--reader", "sim:ntag424dna"])
+    #expect(refused.status == 65 && refused.stderr.contains("must be 16 printable ASCII characters"), "\(refused.stderr)")
+    #expect(!refused.stderr.contains("too short"), "the row's data is not echoed")
+  }
+
+  /// A key 1 at version 00 that is not the factory key (`keys change --version 0`): its ChangeKey
+  /// with the factory value answers `91 1E`, named as such (77); the ledger notes it, and the tag
+  /// coming back is refused before the factory value is sent again.
+  @Test func aKeyAtVersion00ThatIsNotTheFactoryKeyIsNotTriedAgain() throws {
+    _ = try writeFiles()
+    let reader = "sim:ntag424dna:" + directory.appendingPathComponent("tag.bin").path
+    let k1 = directory.appendingPathComponent("k1.hex")
+    try Data("11111111111111111111111111111111\n".utf8).write(to: k1)
+    let set = try runTool(["keys", "change", "--key", "1", "--new-key-file", k1.path, "--version", "0", "--reader", reader, "--quiet"])
+    #expect(set.status == 0, "\(set.stderr)")
+    func provision() throws -> RunResult {
+      try runTool(["provision", "--count", "1", "--sdm-url", "https://example.com/t?p={picc}&c={cmac}", "--master-key-file", keyFile.path,
+                   "--ledger", directory.appendingPathComponent("l.sqlite").path, "--timeout", "2", "--reader", reader, "--trace"])
+    }
+    let first = try provision()
+    #expect(first.status == 77, "\(first.stdout) \(first.stderr)")
+    #expect(first.stdout.contains("failed: ChangeKey (key 1): the old value given for key 1 is not the tag's"), "\(first.stdout)")
+    #expect(first.stdout.contains("(key 1 has version 00 but is not the factory key"), "\(first.stdout)")
+    let second = try provision()
+    #expect(second.status == 77, "\(second.stdout) \(second.stderr)")
+    #expect(second.stdout.contains("key 1 has version 00 but was not the factory key on this tag before: not tried again"), "\(second.stdout)")
+    #expect(!second.stderr.lowercased().contains("90 c4"), "no ChangeKey sent: \(second.stderr)")
   }
 
   @Test func anNTAG21xIsNotA424DNA() throws {

@@ -36,7 +36,7 @@ import ProvisionCommands
   /// TotFailCtr of key 0 in the image file `name`: bytes 600–601, LSB first (`NTAG424DNAImage`).
   func failedAuthentications(ofKey0 name: String) throws -> Int {
     let image = try Data(contentsOf: directory.appendingPathComponent("\(name).bin"))
-    try #require(image.count == 620)
+    try #require(image.count == 627)
     return Int(image[600]) | Int(image[601]) << 8
   }
 

@@ -12,7 +12,8 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
 /// The virtual NTAG 424 DNA in the two programs: `nfctag` does not link it (NTAG424Emulator, with
 /// swift-crypto), so the kind's name parses, `emulate` hands the command over to nfctag-provision
 /// (which links and registers it, and runs the same `EmulateCommand`), and a `sim:ntag424dna`
-/// reader in nfctag's own commands ends with one line and 69 (docs/exit-codes.md).
+/// reader in nfctag's own commands has its tag run by nfctag-provision (`virtual-card`); a feed of
+/// it, or nfctag without nfctag-provision, ends with one line and 69 (docs/exit-codes.md).
 ///
 /// These run the built binaries, not `runTool`: this test process links every module, and other
 /// suites register the tag in it (NTAG424EmulatorTests, this one, in parallel), so only the
@@ -23,16 +24,57 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
   static let refusal = "nfctag: the virtual NTAG 424 DNA is in the NTAG424Emulator module, which this program does not link\n"
   static let noVPCD = "nfctag: cannot reach vpcd at 127.0.0.1:1: is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)\n"
 
-  /// nfctag's own tag commands on a `sim:ntag424dna` reader: the kind is not linked, one line and 69.
+  /// nfctag's own tag commands on a `sim:ntag424dna` reader: the tag runs in nfctag-provision
+  /// (`virtual-card`, RemoteVirtualCard), so they work as on any virtual tag, nfctag still free of
+  /// swift-crypto (HandOverTests' `nm` check).
   @Test(arguments: [
-    ["read", "--reader", "sim:ntag424dna", "--timeout", "1"],
-    ["info", "--reader", "sim:ntag424dna@part3", "--timeout", "1"],
+    (["read", "--reader", "sim:ntag424dna", "--timeout", "5"], "(empty NDEF message)"),
+    (["info", "--reader", "sim:ntag424dna@part3", "--timeout", "5"], "NTAG 424 DNA (Type 4)"),
+    (["scan", "--reader", "sim:ntag424dna", "--timeout", "5"], "NTAG 424 DNA (Type 4)"),
+    (["dump", "--memory", "--reader", "sim:ntag424dna", "--timeout", "5"], "001720010000ff0406e104"),
+    (["send", "9060000000", "--reader", "sim:ntag424dna", "--timeout", "5"], "< 04 04 02 30 00 11 05 91 af"),
   ])
-  func nfctagRefusesTheKindWithOneLineAnd69(_ arguments: [String]) throws {
+  func nfctagRunsItsTagCommandsOnTheKind(_ arguments: [String], _ shown: String) throws {
     let result = try runNFCTag(arguments, timeout: 30)
-    #expect(result.status == 69, "\(arguments): \(result.stderr)")
-    #expect(result.stderr == Self.refusal, "\(arguments)")
-    #expect(result.stdout.isEmpty)
+    #expect(result.status == 0, "\(arguments): \(result.stderr)")
+    #expect(result.stdout.contains(shown), "\(arguments): \(result.stdout)")
+  }
+
+  /// The URL docs/ntag-424-dna.md shows, without pcscd: `sdm setup` on an image, then nfctag's
+  /// own `read` of it, a SUN that `sdm verify` takes; the image keeps what each read changed.
+  @Test func nfctagReadsTheSUNOfAnImage() throws {
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let reader = "sim:ntag424dna:" + dir.appendingPathComponent("tag.bin").path
+    let setup = try runNFCTag(["sdm", "setup", "--url", "https://example.com/t?p={picc}&c={cmac}", "--reader", reader, "--quiet"], timeout: 30)
+    #expect(setup.status == 0, "\(setup.stderr)")
+    var urls: [String] = []
+    for _ in 0..<2 {
+      let read = try runNFCTag(["read", "--reader", reader, "--format", "json"], timeout: 30)
+      #expect(read.status == 0, "\(read.stderr)")
+      let object = try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any]
+      let url = try #require(((object?["records"] as? [[String: Any]])?.first?["uri"]) as? String, "\(read.stdout)")
+      urls.append(url)
+    }
+    let counters = try urls.map { url in
+      let verify = try runNFCTag(["sdm", "verify", url, "--format", "json"], timeout: 30)
+      #expect(verify.status == 0, "\(url): \(verify.stderr)")
+      return verify.stdout.components(separatedBy: #""counter":"#).dropFirst().first?.prefix { $0.isNumber } ?? ""
+    }
+    #expect(counters == ["2", "3"], "\(counters)")   // setup's read-back was 1
+  }
+
+  /// A feed of the kind is still nfctag-provision's alone (one line and 69), and nfctag without
+  /// nfctag-provision beside it refuses the kind as before.
+  @Test func aFeedAndNFCTagAloneRefuseTheKind() throws {
+    let feed = try runNFCTag(["read", "--reader", "sim:ntag424dna+feed=2", "--timeout", "2"], timeout: 30)
+    #expect(feed.status == 69 && feed.stderr == Self.refusal, "\(feed.stderr)")
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let alone = dir.appendingPathComponent("nfctag")
+    try FileManager.default.copyItem(at: nfctagBinary(), to: alone)
+    let refused = try runProcess(alone, ["read", "--reader", "sim:ntag424dna", "--timeout", "2"], timeout: 30)
+    #expect(refused.status == 69 && refused.stderr == Self.refusal, "\(refused.stderr)")
   }
 
   /// `emulate` with an `ntag424dna` among its kinds goes to nfctag-provision, which builds the tag
@@ -127,6 +169,38 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
                          "--ledger", dir.appendingPathComponent("l.sqlite").path, "--reader", "sim:ntag424dna+feed=2,seed=3"])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stdout.hasSuffix(#"{"event":"summary","done":2,"failed":0,"skipped":0,"remaining":0}"# + "\n"), "\(r.stdout)")
+  }
+
+  /// `keys change` of key 1 with a wrong current value (none given: the factory one; or a wrong
+  /// file): the tag's `91 1E` to ChangeKey after key 0 authenticated names the old value, 77 (a
+  /// key refused), not "tap again" and 74; one ChangeKey each time; the right value changes it.
+  @Test func keysChangeWithAWrongOldValueNamesIt() throws {
+    registerVirtualNTAG424()
+    let dir = try scratch()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let reader = "sim:ntag424dna:" + dir.appendingPathComponent("tag.bin").path
+    func keyFile(_ name: String, _ hex: String) throws -> String {
+      let url = dir.appendingPathComponent(name)
+      try (hex + "\n").write(to: url, atomically: true, encoding: .utf8)
+      return url.path
+    }
+    let one = try keyFile("k1", "11111111111111111111111111111111"), two = try keyFile("k2", "22222222222222222222222222222222")
+    let wrong = try keyFile("w", "33333333333333333333333333333333")
+    let first = try runTool(["keys", "change", "--key", "1", "--new-key-file", one, "--version", "1", "--reader", reader, "--quiet"])
+    #expect(first.status == 0, "\(first.stderr)")
+    for old in [[], ["--old-key-file", wrong]] {
+      let r = try runTool(["keys", "change", "--key", "1", "--new-key-file", two, "--version", "2", "--reader", reader, "--trace"] + old)
+      #expect(r.status == 77, "\(old): \(r.stderr)")
+      let line = r.stderr.split(separator: "\n").last.map(String.init) ?? ""
+      #expect(line == "nfctag: ChangeKey (key 1): the old value given for key 1 is not the tag's (91 1E: the new key's CRC did not check against the key the tag holds): give its current value with --old-key-file or --old-key-env (--old-keys-file or --old-keys-env with --all)",
+              "\(line)")
+      #expect(!r.stderr.contains("tap again"))
+      #expect(r.stderr.components(separatedBy: "90 c4").count - 1 == 1 || r.stderr.lowercased().components(separatedBy: "90c4").count - 1 == 1,
+              "one ChangeKey: \(r.stderr)")
+    }
+    let right = try runTool(["keys", "change", "--key", "1", "--new-key-file", two, "--old-key-file", one, "--version", "2",
+                             "--reader", reader, "--quiet"])
+    #expect(right.status == 0, "\(right.stderr)")
   }
 
   /// `sdm setup` and `keys` through the built programs: nfctag hands them over (`exec`) and

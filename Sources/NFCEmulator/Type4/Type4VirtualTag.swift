@@ -38,9 +38,10 @@ func makeType4Tag(uid: [UInt8]?) throws(EmulatorError) -> any VirtualTag {
 /// authentication); the command is accepted here so that `makeReadOnly` has a documented
 /// mechanism to exercise (see `Type4Tag.makeReadOnly`).
 ///
-/// Image file: the CC file (32 bytes) then the NDEF file (256 bytes), 288 bytes in all, so the
-/// lock state (the CC access bytes) survives a restart. File E105 and the UID are not in it (E105
-/// cannot be read without its key; the UID comes from `uid`, or the default).
+/// Image file: the CC file (32 bytes), the NDEF file (256 bytes), then the UID (7 bytes), 295
+/// bytes in all, so the lock state (the CC access bytes) and the tag's identity survive a
+/// restart. File E105 is not in it (it cannot be read without its key). An image of the first
+/// layout, without the UID (288 bytes), still loads, with the UID given or the default one.
 public final class Type4VirtualTag: VirtualTag {
   /// NDEF Tag Application name, mapping version 2.0 and later.
   public static let applicationV2: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
@@ -54,8 +55,10 @@ public final class Type4VirtualTag: VirtualTag {
   public static let ndefFileSize = 256
   /// Proprietary file size (NTAG 424 DNA file 03).
   public static let proprietaryFileSize = 128
-  /// Image size: the CC file then the NDEF file.
-  public static let imageSize = ccFileSize + ndefFileSize
+  /// Image size: the CC file, the NDEF file, then the UID.
+  public static let imageSize = imageSizeWithoutUID + 7
+  /// The size of an image of the first layout, the CC file then the NDEF file, which still loads.
+  public static let imageSizeWithoutUID = ccFileSize + ndefFileSize
   /// The CC file as shipped.
   public static let factoryCC: [UInt8] = [0x00, 0x17, 0x20, 0x01, 0x00, 0x00, 0xFF,
                                           0x04, 0x06, 0xE1, 0x04, 0x01, 0x00, 0x00, 0x00,
@@ -77,8 +80,8 @@ public final class Type4VirtualTag: VirtualTag {
   public var productName: String { "NTAG 424 DNA" }
   /// Increases whenever a command changed the memory, so an image file can be written back.
   public private(set) var memoryGeneration = 0
-  /// The CC file, then the NDEF file (``imageSize`` bytes).
-  public var memoryImage: [UInt8] { cc + ndef }
+  /// The CC file, the NDEF file, then the UID (``imageSize`` bytes).
+  public var memoryImage: [UInt8] { cc + ndef + identifier }
 
   private var cc: [UInt8]
   private var ndef: [UInt8]
@@ -97,17 +100,22 @@ public final class Type4VirtualTag: VirtualTag {
     ndef = [UInt8](repeating: 0, count: Self.ndefFileSize)
   }
 
-  /// A tag from an image: the CC file (32 bytes) then the NDEF file (256 bytes).
+  /// A tag from an image: the CC file (32 bytes), the NDEF file (256 bytes), then the UID (7
+  /// bytes; an image without it, 288 bytes, still loads).
+  /// - Parameter uid: the tag's UID, which wins over the image's; nil for the image's (the
+  ///   default UID for an image without one).
   public init(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) {
-    guard image.count == Self.imageSize else {
-      throw EmulatorError("a Type 4 (NTAG 424 DNA) image has \(Self.imageSize) bytes (the 32-byte CC file, then the "
-                          + "256-byte NDEF file); this one has \(image.count)")
+    guard image.count == Self.imageSize || image.count == Self.imageSizeWithoutUID else {
+      throw EmulatorError("a Type 4 (NTAG 424 DNA) image has \(Self.imageSize) bytes (the 32-byte CC file, the "
+                          + "256-byte NDEF file, then the 7-byte UID; \(Self.imageSizeWithoutUID) without the UID); "
+                          + "this one has \(image.count)")
     }
-    let uid = uid ?? Self.defaultUID
+    let ndefEnd = Self.imageSizeWithoutUID
+    let uid = uid ?? (image.count == Self.imageSize ? Array(image[ndefEnd...]) : Self.defaultUID)
     guard uid.count == 7 else { throw EmulatorError("an NTAG 424 DNA UID has 7 bytes (got \(uid.count))") }
     identifier = uid
     cc = Array(image[0..<Self.ccFileSize])
-    ndef = Array(image[Self.ccFileSize...])
+    ndef = Array(image[Self.ccFileSize..<ndefEnd])
   }
 
   /// The field went off and on: no application or file is selected any more.

@@ -40,26 +40,28 @@ extension Type4Tag {
                   value: .members(["readBinaryBytes": .number(read), "updateBinaryBytes": .number(write)])),
     ]
     details += atsDetails
-    if mayBeNTAG424, let ntag424 = try readNTAG424() {
-      var info = TagInfo(platform: .type4, chip: ntag424.chipName, identifier: identifier, memorySize: 416, ndef: report,
-                         capabilityContainer: cc.bytes, version: ntag424.versionBytes, locks: locks,
-                         details: details + ntag424.facts)
-      info.originalitySignature = ntag424.originality
-      return info
+    // Only GetVersion names a 424 DNA (NTAG424Identification, as `sdm setup` and `keys` identify
+    // it); the ATS only decides whether to ask. A tag that looks like one but is not says why.
+    if mayBeNTAG424 {
+      switch try readNTAG424() {
+      case .success(let ntag424):
+        var info = TagInfo(platform: .type4, chip: ntag424.chipName, identifier: identifier, memorySize: 416, ndef: report,
+                           capabilityContainer: cc.bytes, version: ntag424.versionBytes, locks: locks,
+                           details: details + ntag424.facts)
+        info.originalitySignature = ntag424.originality
+        return info
+      case .failure(let why):
+        details.append(TagInfoFact("Identification", key: "ntag424", text: why.description,
+                                   value: .members(["identified": .bool(false), "error": .string(why.description)])))
+      }
     }
-    let isNTAG424 = chipName(cc: cc).hasPrefix("NTAG 424")
     return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
-                   memorySize: isNTAG424 ? 416 : cc.length + cc.ndefFileSize, ndef: report,
+                   memorySize: cc.length + cc.ndefFileSize, ndef: report,
                    capabilityContainer: cc.bytes, locks: locks, details: details)
   }
 
-  /// The chip, as far as the ATS and CC tell.
+  /// The chip, as far as the CC tells: never a product (only GetVersion names the chip).
   private func chipName(cc: Type4CapabilityContainer?) -> String {
-    // NTAG 424 DNA: ATS 06 77 77 71 02 80, CC 00 17 20 0100 00FF 04 06 E104 0100 (factory files).
-    if ats == [0x06, 0x77, 0x77, 0x71, 0x02, 0x80], let cc, cc.length == 0x17, cc.ndefFileID == [0xE1, 0x04],
-       cc.ndefFileSize == 256 {
-      return "NTAG 424 DNA (by its ATS and CC)"
-    }
     guard let cc else { return "ISO-DEP card" }
     return "Type 4 tag (mapping version \(cc.versionText))"
   }

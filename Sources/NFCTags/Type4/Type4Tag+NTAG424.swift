@@ -25,6 +25,8 @@ struct NTAG424Reading {
 /// not parse.
 struct NTAG424InfoFailure: Error, CustomStringConvertible {
   var description: String
+  /// The status word the tag answered, when that is the reason.
+  var status: (UInt8, UInt8)? = nil
 }
 
 extension Type4Tag {
@@ -35,13 +37,24 @@ extension Type4Tag {
   /// Whether the ATS allows the tag to be a 424 DNA, so that `info` asks it GetVersion.
   var mayBeNTAG424: Bool { ats.map { $0 == Self.ntag424ATS } ?? (historicalBytes == [0x80]) }
 
-  /// The 424 DNA's facts, or nil when the tag does not answer GetVersion as a 424 DNA does (then
-  /// it is some other Type 4 tag, and nothing else is sent).
+  /// The 424 DNA's facts, or why the tag is not one when its answer to GetVersion does not name
+  /// a 424 DNA (``NTAG424Identification``, the identification `sdm setup` and `keys` use too;
+  /// then it is some other Type 4 tag, and nothing else is sent).
   /// - Throws: a link failure (the tag left).
-  func readNTAG424() throws(TagError) -> NTAG424Reading? {
-    guard case .success(let versionBytes) = try native(NativeCommand.getVersion, what: "GetVersion"),
-          let version = try? ChipVersion(parsing: versionBytes) else { return nil }
-    if case .other = version.chip { return nil }
+  func readNTAG424() throws(TagError) -> Result<NTAG424Reading, NTAG424InfoFailure> {
+    let versionBytes: [UInt8], identification: NTAG424Identification
+    switch try native(NativeCommand.getVersion, what: "GetVersion") {
+    case .success(let data):
+      versionBytes = data
+      identification = NTAG424Identification(getVersionData: data, sw1: 0x91, sw2: 0x00)
+    case .failure(let why):
+      guard let sw = why.status else { return .failure(NTAG424InfoFailure(description: NTAG424Identification.refusal("GetVersion \(why)"))) }
+      versionBytes = []
+      identification = NTAG424Identification(getVersionData: [], sw1: sw.0, sw2: sw.1)
+    }
+    guard case .ntag424(let version) = identification else {
+      return .failure(NTAG424InfoFailure(description: identification.refusal ?? ""))
+    }
     var files: [(UInt8, Result<FileProperties, NTAG424InfoFailure>)] = []
     for file in [NativeCommand.capabilityContainerFile, NativeCommand.ndefFile, NativeCommand.proprietaryFile] {
       let answer = try native(NativeCommand.getFileSettings, header: [file], what: "GetFileSettings")
@@ -59,7 +72,7 @@ extension Type4Tag {
     let signature = try native(NativeCommand.readSignature, header: [0x00], what: "Read_Sig").flatMap { data in
       Result { () throws(NTAG424Error) in try NativeCommand.parseSignature(data) }.mapError { NTAG424InfoFailure(description: "\($0)") }
     }
-    return NTAG424Reading(version: version, versionBytes: versionBytes, files: files, keyVersions: keys, signature: signature)
+    return .success(NTAG424Reading(version: version, versionBytes: versionBytes, files: files, keyVersions: keys, signature: signature))
   }
 
   /// One native command in CommMode.Plain (`90 Cmd 00 00 [Lc header] 00`); the frames of a `91 AF`
@@ -75,7 +88,7 @@ extension Type4Tag {
       switch (sw.sw1, sw.sw2) {
       case (0x91, 0x00): return .success(data)
       case (0x91, 0xAF): command = [0x90, NativeCommand.additionalFrame, 0x00, 0x00, 0x00]
-      default: return .failure(NTAG424InfoFailure(description: "answered \(hexString(sw.bytes, separator: " "))"))
+      default: return .failure(NTAG424InfoFailure(description: "answered \(hexString(sw.bytes, separator: " "))", status: (sw.sw1, sw.sw2)))
       }
     }
     return .failure(NTAG424InfoFailure(description: "answered more frames than the command has"))

@@ -26,6 +26,9 @@ final class FeedSlot: SimulatedSlot {
     var modelled = 0
     /// A save that failed, reported by the next wait.
     var saveFailure: String?
+    /// The tag in the field as it was saved when a session ended (its index and memory): saved
+    /// again when it leaves only if it changed since.
+    var savedAtSessionEnd: (index: Int, image: [UInt8])?
   }
 
   let readerName: String
@@ -131,14 +134,35 @@ final class FeedSlot: SimulatedSlot {
   /// The tag in the field leaves: its memory is saved, and the next tag may arrive.
   func leave(_ s: inout State) {
     guard let current = s.current else { return }
+    save(current, &s)
+    s.current = nil
+    s.delivered = false
+    s.savedAtSessionEnd = nil
+    wake.signal()
+  }
+
+  /// Saves `fed` (the tag in the field) when the feed has an image folder, unless it is as it was
+  /// saved at the end of a session; a failure is reported by the next wait.
+  private func save(_ fed: FedTag, _ s: inout State) {
+    guard s.feeder.settings.imageDirectory != nil else { return }
+    if let saved = s.savedAtSessionEnd, saved.index == fed.index, saved.image == fed.tag.memoryImage { return }
     do {
-      try s.feeder.save(current)
+      try s.feeder.save(fed)
     } catch {
       s.saveFailure = error.description
     }
-    s.current = nil
-    s.delivered = false
-    wake.signal()
+  }
+
+  /// A session ended with a tag still in the field: its memory is saved now, as it would be when
+  /// it leaves (a feed that ends with the run leaves its last tag in the field).
+  func sessionEnded() {
+    state.withLock { s in
+      guard let current = s.current else { return }
+      save(current, &s)
+      if s.feeder.settings.imageDirectory != nil, s.saveFailure == nil {
+        s.savedAtSessionEnd = (current.index, current.tag.memoryImage)
+      }
+    }
   }
 
   func resetCard() { state.withLock { $0.current?.card.reset() } }

@@ -78,6 +78,12 @@ public final class SimulatorPoller: TagPoller {
   }
   /// Ends the wait in progress, and any wait until the next ``release()``, from any thread.
   public func cancel() { slot.cancel() }
+  /// A session on this reader ended: a fed tag still in the field is saved in the feed's image
+  /// folder now, under the name it gets when it leaves (`NNNN-UID.bin`), as `emulate --feed`
+  /// saves the tag in the field when it stops. The tag stays in the field for a later session;
+  /// when it leaves it is saved again only if it changed. One tag (its image saved after every
+  /// command) has nothing to do.
+  public func sessionEnded() { slot.sessionEnded() }
 }
 
 /// What the poller delegates to: one tag that stays, or a feed.
@@ -88,6 +94,7 @@ protocol SimulatedSlot: Sendable {
   func resetCard()
   func release()
   func cancel()
+  func sessionEnded()
 }
 
 /// One tag that stays in the field. The slot is also the tag's transport: the poll loop and the
@@ -110,6 +117,14 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
 
   init(spec: SimulatorSpec, readerName: String,
        detect: @escaping @Sendable (any APDUTransport & Sendable) throws(PollError) -> DetectedTarget) throws {
+    self.readerName = readerName
+    latency = spec.latency
+    self.detect = detect
+    // A kind this program does not link, run by another one (RemoteVirtualCards): it keeps the image.
+    if let remote = try RemoteVirtualCards.card(for: spec) {
+      transport = Locked(SimulatedAPDUTransport(readerName: readerName, card: remote, latency: spec.latency))
+      return
+    }
     let tag: any VirtualTag
     var image: ImageFile? = nil
     if let path = spec.imagePath {
@@ -123,9 +138,6 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
     transport = Locked(SimulatedAPDUTransport(readerName: readerName, card: face, latency: spec.latency, afterCommand: {
       try? image?.saveIfChanged(tag)
     }))
-    self.readerName = readerName
-    latency = spec.latency
-    self.detect = detect
   }
 
   var modelledMicroseconds: Int { arrival.withLock { $0 } + transport.withLock { $0.modelledMicroseconds } }
@@ -186,6 +198,7 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
     field.withLock { $0.cancelled = true }
     wake.signal()
   }
+  func sessionEnded() {}  // the image file is saved after every command that changed the tag
 }
 
 /// Numbers the simulated readers of this process ("… 00 00", "… 01 00"), as pcscd numbers

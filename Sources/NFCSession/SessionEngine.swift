@@ -282,14 +282,22 @@ final class SessionEngine: Sendable {
   /// Marks the card for a reset when it is released (see ``TagPoller/releaseResetting()``).
   func resetOnRelease() { state.withLock { $0.resetOnRelease = true } }
 
+  /// Whether the card is marked for a reset at its release.
+  var resetsOnRelease: Bool { state.withLock { $0.resetOnRelease } }
+
+  /// The card was reset already (activated again): its release leaves it as it is.
+  func cardWasReset() { state.withLock { $0.resetOnRelease = false } }
+
   private func releaseCard() {
     let reset = state.withLock { s in defer { s.resetOnRelease = false }; return s.resetOnRelease }
     exchange.withLock { _ in reset ? poller.releaseResetting() : poller.release() }
   }
 
-  /// The end: the card released, the reader free for the next session, the delegate told once.
+  /// The end: the card released (a fed tag still in the field saved: ``TagPoller/sessionEnded()``),
+  /// the reader free for the next session, the delegate told once, after that.
   private func finish() {
     releaseCard()
+    poller.sessionEnded()
     ActiveSessions.release(poller.readerName, by: self)
     let ending: NFCReaderError? = state.withLock { s in
       s.loopRunning = false

@@ -143,6 +143,11 @@ public protocol TagPoller: AnyObject, Sendable {
   func releaseResetting()
   /// Makes a blocked wait return ``PollError/cancelled``. Safe to call from another thread.
   func cancel()
+  /// The session that polled this reader has ended and let the tag go (called once per session,
+  /// after its last release). A reader that keeps what its tags hold saves the tag still in the
+  /// field here: the simulator's feed with an image folder writes its image, as a feed leaving
+  /// by itself does.
+  func sessionEnded()
   /// APDUs exchanged with the reader so far (nfctag: round trips are what a user waits for).
   var exchangeCount: Int { get }
 }
@@ -150,6 +155,8 @@ public protocol TagPoller: AnyObject, Sendable {
 extension TagPoller {
   /// Pollers with nothing to reset release as usual.
   public func releaseResetting() { release() }
+  /// Pollers that keep nothing of their tags do nothing when a session ends.
+  public func sessionEnded() {}
   /// Pollers that do not count report 0.
   public var exchangeCount: Int { 0 }
 }

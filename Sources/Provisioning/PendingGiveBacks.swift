@@ -17,6 +17,9 @@ final class PendingGiveBacks: Sendable {
   }
   private let waiting = Locked<[GiveBack]>([])
 
+  /// The rows still waiting to be given back, and their tags' UIDs, oldest first.
+  var rows: [(rowID: String, uid: String)] { waiting.withLock { $0.map { ($0.rowID, $0.uid) } } }
+
   /// Keeps a give-back for later.
   func add(rowID: String, uid: String, failure: LedgerFailure) {
     waiting.withLock { $0.append(GiveBack(rowID: rowID, uid: uid, failure: failure)) }

@@ -83,6 +83,12 @@ public final class ProvisioningRun: Sendable {
     return state.withLock { $0.end } ?? .stopped
   }
 
+  /// The rows whose tags failed before the first write but that the ledger could not take back
+  /// before the run ended (it was unavailable until the end): each stays claimed by that tag's
+  /// UID, and the same tag in a later run takes it over; for a tag that is gone, only `ledger
+  /// release` frees it. Empty until ``run(pollers:)`` returns, and in most runs.
+  public var rowsNotGivenBack: [(rowID: String, uid: String)] { giveBacks.rows }
+
   /// Adds a reader to the running run (a reader plugged in during the run); ignored once the run
   /// is ending.
   public func add(_ poller: any TagPoller) {

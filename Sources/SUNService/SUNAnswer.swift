@@ -29,8 +29,13 @@ public struct SUNAnswer: Sendable, Equatable {
   public var outcome: SUNOutcome
 
   /// `{"valid":true,"uid":…,"counter":…,"fresh":…}`, with `lastCounter` and a `reason` when not fresh.
+  /// A not-fresh answer with a `lastCounter` (a counter accepted before, or the provisioning
+  /// run's own read) is a replay: its reason starts with `replayed: `, as docs/ntag-424-dna.md
+  /// documents it for clients that match on it.
   static func verified(uid: [UInt8], counter: UInt32?, fresh: Bool, lastCounter: UInt32? = nil,
                        reason: String? = nil) -> SUNAnswer {
+    var reason = reason
+    if !fresh, lastCounter != nil, let given = reason, !given.hasPrefix(replayedPrefix) { reason = replayedPrefix + given }
     var o = JSONWriter(capacity: 96)
     o.raw("{\"valid\":true,\"uid\":")
     o.hexString(uid)
@@ -51,6 +56,9 @@ public struct SUNAnswer: Sendable, Equatable {
     o.raw("}")
     return SUNAnswer(status: 200, json: o.text, outcome: fresh ? .fresh : .replayed)
   }
+
+  /// What the reason of a replayed answer starts with.
+  static let replayedPrefix = "replayed: "
 
   /// `{"valid":false,"reason":"…"}` for a SUN the verifier cannot check (an LRP-mode one),
   /// counted with the malformed queries: the URL was not checked.

@@ -1,14 +1,14 @@
-import CoreMetrics
 import Prometheus
 
 /// The service's metrics in Prometheus' text format: `nfctag_sun_verifications_total` by
 /// `outcome` (``SUNOutcome``) and `nfctag_sun_verification_duration_seconds`, a histogram of the
-/// time from query to answer (ledger included), through swift-metrics' API on a registry of this
-/// object's own (no global bootstrap: several services may run in one test process).
+/// time from query to answer (ledger included), each with its `# HELP` and `# TYPE` lines, on a
+/// registry of this object's own (no global bootstrap: several services may run in one test
+/// process). swift-prometheus' own collectors: its swift-metrics factory gives no help text.
 public final class SUNMetrics: Sendable {
   private let registry = PrometheusCollectorRegistry()
-  private let counts: [SUNOutcome: CoreMetrics.Counter]
-  private let latency: CoreMetrics.Timer
+  private let counts: [SUNOutcome: Prometheus.Counter]
+  private let latency: DurationHistogram
 
   /// The latency buckets: a verification takes tens of microseconds, a PostgreSQL round trip a
   /// few hundred.
@@ -17,22 +17,32 @@ public final class SUNMetrics: Sendable {
     .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .milliseconds(250), .seconds(1),
   ]
 
+  /// `nfctag_sun_verifications_total`.
+  static var verifications: MetricNameDescriptor {
+    MetricNameDescriptor(
+      namespace: "nfctag", subsystem: "sun", metricName: "verifications", unitName: "total",
+      helpText: "SUN verifications answered, by outcome (fresh, replayed, forged, malformed, unavailable).")
+  }
+  /// `nfctag_sun_verification_duration_seconds`.
+  static var duration: MetricNameDescriptor {
+    MetricNameDescriptor(
+      namespace: "nfctag", subsystem: "sun", metricName: "verification_duration", unitName: "seconds",
+      helpText: "Time from a verification query to its answer, the ledger included.")
+  }
+
   public init() {
-    var factory = PrometheusMetricsFactory(registry: registry)
-    factory.defaultDurationHistogramBuckets = Self.buckets
-    var counts: [SUNOutcome: CoreMetrics.Counter] = [:]
+    var counts: [SUNOutcome: Prometheus.Counter] = [:]
     for outcome in SUNOutcome.allCases {
-      counts[outcome] = CoreMetrics.Counter(label: "nfctag_sun_verifications_total",
-                                            dimensions: [("outcome", outcome.rawValue)], factory: factory)
+      counts[outcome] = registry.makeCounter(descriptor: Self.verifications, labels: [("outcome", outcome.rawValue)])
     }
     self.counts = counts
-    latency = CoreMetrics.Timer(label: "nfctag_sun_verification_duration_seconds", dimensions: [], factory: factory)
+    latency = registry.makeDurationHistogram(descriptor: Self.duration, labels: [], buckets: Self.buckets)
   }
 
   /// Counts one answer and its time.
   func record(_ outcome: SUNOutcome, duration: Duration) {
     counts[outcome]?.increment()
-    latency.recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    latency.record(duration)
   }
 
   /// Every metric, in Prometheus' text exposition format.

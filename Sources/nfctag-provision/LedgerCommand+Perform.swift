@@ -12,11 +12,18 @@ extension LedgerOptions {
 }
 
 extension LedgerCommand.Status: PerformedCommand {
-  /// Prints the counts; a failure is thrown.
+  /// Prints the counts, and the claimed rows with the command that frees each (a row left
+  /// claimed when its tag went away stays so until released); a failure is thrown.
   func perform(in context: CommandContext) throws {
-    let (job, counts) = try options.withLedger { ledger throws(LedgerError) in (ledger.job, try ledger.counts()) }
+    let (job, counts, claimed) = try options.withLedger { ledger throws(LedgerError) in
+      let counts = try ledger.counts()
+      // Every row is read only when some are claimed: the counts are one query on a large job.
+      let claimed = counts.claimed > 0 ? try ledger.records().filter { $0.status == .claimed } : []
+      return (ledger.job, counts, claimed)
+    }
     let output = StandardOutput(context.output)
-    output.write(json ? LedgerStatusText.json(job: job, counts: counts) : LedgerStatusText.text(job: job, counts: counts))
+    output.write(json ? LedgerStatusText.json(job: job, counts: counts, claimed: claimed)
+                      : LedgerStatusText.text(job: job, counts: counts, claimed: claimed, ledger: options.ledger, jobOption: options.job))
     output.flush()
   }
 }

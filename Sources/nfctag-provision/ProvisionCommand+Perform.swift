@@ -14,7 +14,13 @@ extension ProvisionCommand: PerformedCommand {
 
   /// Runs the job; a failure is thrown.
   func perform(in context: CommandContext) throws {
-    // 1. The job, checked whole before any tag is touched.
+    // 1. The job, checked whole before any tag is touched: a --sdm-url template by the rule
+    // `sdm setup` applies (64), then every row.
+    if let sdmUrl {
+      do { _ = try SUNTemplate.check(sdmUrl) } catch {
+        throw CLIFailure(ExitStatus.usage, sanitizeLine("--sdm-url: \(error)"))
+      }
+    }
     if let rows, access(rows, R_OK) != 0 {
       throw CLIFailure(ExitStatus.noInput, "cannot read the rows file \(rows): \(String(cString: strerror(errno)))")
     }
@@ -94,6 +100,10 @@ extension ProvisionCommand: PerformedCommand {
     let after = (try? book.counts()) ?? before
     let remaining = after.total - after.done
     reporter.finish(remaining: remaining)
+    for (row, uid) in run.rowsNotGivenBack {
+      context.say("row \(sanitizeLine(row)) stays claimed by tag \(uid): the ledger was unavailable to give it back; if the tag "
+        + "is gone, \(LedgerStatusText.releaseCommand(ledger: location, jobOption: jobName, row: row)) frees it")
+    }
     let tally = reporter.current
     switch end {
     case .complete:
@@ -181,14 +191,13 @@ extension ProvisionCommand: PerformedCommand {
       }
     }
     if let secretFile {
-      let bytes = try readInputOrFail(secretFile, in: context)
-      return try secret(String(decoding: bytes, as: UTF8.self), from: "the file \(secretFile)")
+      let bytes = try readSecretInputOrFail(secretFile, option: "--secret-file", alternative: "--secret-env", in: context)
+      return try secret(String(decoding: bytes, as: UTF8.self), from: "the file \(secretSourceName(secretFile, option: "--secret-file"))")
     }
     if let secretEnv {
-      guard let value = context.environment(secretEnv) else {
-        throw CLIFailure(ExitStatus.usage, "the environment variable \(secretEnv) (the provisioning secret) is not set")
-      }
-      return try secret(value, from: "the environment variable \(secretEnv)")
+      let value = try secretVariableOrFail(secretEnv, option: "--secret-env", alternative: "--secret-file",
+                                           what: "the provisioning secret", in: context)
+      return try secret(value, from: "the environment variable \(secretSourceName(secretEnv, option: "--secret-env"))")
     }
     return nil
   }

@@ -58,6 +58,6 @@ extension SDMCommand.Serve: PerformedCommand {
   /// 69: the service could not listen on `address` (in use, not an address of this machine, no
   /// permission), or stopped on an error.
   static func listenFailure(_ address: ListenAddress, _ error: any Error) -> CLIFailure {
-    CLIFailure(ExitStatus.unavailable, sanitizeLine("cannot listen on \(address.defaultValueDescription): \(error)"))
+    CLIFailure(ExitStatus.unavailable, sanitizeLine("cannot listen on \(address.defaultValueDescription): \(SUNServer.reason(for: error))"))
   }
 }

@@ -85,6 +85,32 @@ import Testing
     #expect(try Self.images(in: directory).count == 2)
   }
 
+  /// The run ends with a fed tag still in the field (a single-read session): the tag is saved
+  /// when the session lets the reader go, as `emulate --feed` saves it on Ctrl-C, under the same
+  /// name, once; a session that begins later on the same reader finds the tag again.
+  @Test func theTagStillInTheFieldIsSavedWhenTheSessionEnds() throws {
+    let directory = Self.directory()
+    let poller = try Self.poller("sim:ntag215+feed=2,seed=6,hand-ms=60000,images=\(directory)")
+    let recorder = Recorder(takesTags: true, onTags: { session, tags in
+      guard let tag = tags.first else { return }
+      try? session.connect(to: tag)
+      try? tag.writeNDEF(NDEFMessage(records: [TextRecord(text: "kept at the end").record]))
+      session.invalidate()
+    })
+    let session = NFCNDEFReaderSession(delegate: recorder, queue: nil, invalidateAfterFirstRead: true, poller: poller, timeout: 5)
+    session.begin()
+    #expect(recorder.wait())
+    let uid = hexString(FeederUIDs.uid(for: .ntag215, seed: 6, index: 1))
+    let images = try Self.images(in: directory)
+    #expect(images.keys.sorted() == ["0001-\(uid).bin"])
+    let image = try #require(images["0001-\(uid).bin"])
+    let text = Array("kept at the end".utf8)
+    #expect((0...(image.count - text.count)).contains { Array(image[$0..<($0 + text.count)]) == text })
+    // Still in the field: the next session on the reader gets the same tag, not the feed's next.
+    let again = try poller.waitForTargets(timeoutMilliseconds: 1000)
+    #expect(again.first?.identifier == FeederUIDs.uid(for: .ntag215, seed: 6, index: 1))
+  }
+
   @Test func cancelWakesAWait() throws {
     let poller = try Self.poller("sim:ntag213+feed=1,hand-ms=60000")
     _ = try poller.waitForTargets(timeoutMilliseconds: 1000)

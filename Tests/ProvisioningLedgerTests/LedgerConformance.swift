@@ -292,7 +292,11 @@ enum LedgerConformance {
     try ledger.unclaim(rowID: "3", uid: "04a3", failure: failure("unsupported", 65, at: 2))
     try ledger.recordTagFailure(uid: "04a9", failure: failure("unreadable", 74, at: 3))
     let counts = try ledger.counts()
-    #expect(counts == LedgerCounts(pending: 3, claimed: 1, done: 1, failed: 1, failedTags: 2))
+    // Every tag that failed: the one its failed row is bound to (04a2), the one that gave its
+    // row back (04a3) and the one that never held a row (04a9); each once.
+    #expect(counts == LedgerCounts(pending: 3, claimed: 1, done: 1, failed: 1, failedTags: 3))
+    try ledger.recordTagFailure(uid: "04a9", failure: failure("unreadable again", 74, at: 4))
+    #expect(try ledger.counts().failedTags == 3)
     #expect(counts.total == 6)
   }
 

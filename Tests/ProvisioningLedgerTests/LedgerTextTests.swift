@@ -32,7 +32,33 @@ import Testing
 
       """)
     #expect(LedgerStatusText.json(job: LedgerJob(name: "a\"b"), counts: counts)
-            == #"{"job":"a\"b","total":200,"done":150,"pending":40,"claimed":5,"failed":5,"failedTags":3}"# + "\n")
+            == #"{"job":"a\"b","total":200,"done":150,"pending":40,"claimed":5,"failed":5,"failedTags":3,"claimedRows":[]}"# + "\n")
+  }
+
+  /// A claimed row whose tag went away (a give-back the ledger could not take before the run
+  /// ended) stays claimed: the status lists each claimed row with the command that frees it,
+  /// every word of it quoted for a shell and no control character in it.
+  @Test func statusListsClaimedRowsWithTheCommandThatFreesThem() {
+    let counts = LedgerCounts(pending: 0, claimed: 2, done: 0, failed: 0, failedTags: 0)
+    let claimed = [
+      LedgerRecord(id: "r1", sequence: 1, status: .claimed, uid: "04aa", station: "s1", reader: "R", updatedAt: "2026-11-24T10:15:02.000Z"),
+      LedgerRecord(id: "it's\n2", sequence: 2, status: .claimed, uid: "04bb", station: "s\u{202E}2", reader: "R", updatedAt: "t"),
+    ]
+    let text = LedgerStatusText.text(job: LedgerJob(name: "j"), counts: counts, claimed: claimed, ledger: "/tmp/my ledger.sqlite", jobOption: "j")
+    #expect(text.hasSuffix("""
+      failed tags: 0
+      claimed rows (each on a tag being written, or left claimed when its tag went away; free a row whose tag is gone with the command shown):
+        row r1, tag 04aa, station s1, since 2026-11-24T10:15:02.000Z: nfctag ledger release '/tmp/my ledger.sqlite' --job j --row r1
+        row it's?2, tag 04bb, station s?2, since t: nfctag ledger release '/tmp/my ledger.sqlite' --job j --row 'it'\\''s?2'
+
+      """), "\(text)")
+    #expect(LedgerStatusText.releaseCommand(ledger: "postgres://db/x", jobOption: nil, row: "7") == "nfctag ledger release postgres://db/x --row 7")
+    let many = (1...25).map { LedgerRecord(id: "r\($0)", sequence: $0, status: .claimed, uid: "04", station: "s", reader: "R", updatedAt: "t") }
+    let long = LedgerStatusText.text(job: LedgerJob(name: "j"), counts: counts, claimed: many, ledger: "l")
+    #expect(long.split(separator: "\n").filter { $0.hasPrefix("  row ") }.count == 20)
+    #expect(long.hasSuffix("  … and 5 more (nfctag ledger export lists every row)\n"), "\(long)")
+    #expect(LedgerStatusText.json(job: LedgerJob(name: "j"), counts: counts, claimed: Array(claimed.prefix(1)))
+            == #"{"job":"j","total":2,"done":0,"pending":0,"claimed":2,"failed":0,"failedTags":0,"claimedRows":[{"row":"r1","uid":"04aa","station":"s1","reader":"R","since":"2026-11-24T10:15:02.000Z"}]}"# + "\n")
   }
 
   @Test func theJSONReportEscapesEveryControlCharacter() throws {

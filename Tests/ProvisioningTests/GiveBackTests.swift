@@ -36,6 +36,21 @@ import Testing
     #expect(try ledger.tagFailures().count == 1)
   }
 
+  /// The ledger still refuses the give-back when the run ends: the row stays claimed, and the
+  /// run names it (with its tag) so that the tool can say how to free it.
+  @Test func aGiveBackStillRefusedAtTheEndIsNamedByTheRun() throws {
+    let ledger = InMemoryLedger()
+    ledger.unclaimOutages.withLock { $0 = 1_000_000 }
+    _ = try ledger.importRows(RowsFile.counted(2).rows.map(\.ledgerInput))
+    let options = ProvisioningOptions(station: "unit", timeout: 1, recordedStatus: { _ in 77 })
+    let run = ProvisioningRun(ledger: ledger, content: try job(), options: options) { _ in }
+    _ = run.run(pollers: [try StepTagPoller(try readOnlyTag())])
+    let claimed = try ledger.records().filter { $0.status == .claimed }
+    #expect(claimed.count == 1)
+    #expect(run.rowsNotGivenBack.map(\.rowID) == claimed.map(\.id))
+    #expect(run.rowsNotGivenBack.map(\.uid) == claimed.map { $0.uid ?? "" })
+  }
+
   @Test func theSameTagBackBeforeTheLedgerTookTheGiveBackTakesItsRowOverAsNew() throws {
     let ledger = InMemoryLedger()
     ledger.unclaimOutages.withLock { $0 = 1 }

@@ -127,7 +127,9 @@ final class InMemoryLedger: Ledger {
 
   func counts() throws(LedgerError) -> LedgerCounts {
     state.withLock { s in
-      var c = LedgerCounts(failedTags: s.failures.count)
+      // Every failed tag once, as the backends count them.
+      let failedUIDs = Set(s.rows.filter { $0.status == .failed }.compactMap(\.uid)).union(s.failures.map(\.uid))
+      var c = LedgerCounts(failedTags: failedUIDs.count)
       for row in s.rows {
         switch row.status {
         case .pending: c.pending += 1

@@ -144,8 +144,9 @@ import Testing
     #expect(Set(seen.steps) == ["written", "keys 4/5"], "\(seen.steps)")
   }
 
-  /// Exchanges per tag: detection and the LED around the 424 DNA's 13 (select, GetKeyVersion,
-  /// authentication ×2, WriteData, ChangeFileSettings, ChangeKey ×5, select, ReadData).
+  /// Exchanges per tag: detection (2) and the LED command (1, issue 31 item 18) around the 424
+  /// DNA's 13 (select, GetKeyVersion, authentication ×2, WriteData, ChangeFileSettings, ChangeKey
+  /// ×5, select, ReadData).
   @Test func exchangesPerTagArePinned() throws {
     let poller = try StepTagPoller(try NTAG424DNAVirtualTag(uid: Self.uid))
     let (end, _) = run(poller, ledger: InMemoryLedger(), job: try content())
@@ -154,7 +155,7 @@ import Testing
     print("NTAG 424 DNA --sdm-url: \(poller.exchangeCount) APDUs, \(Int(ms.rounded())) ms, \(Int((60_000 / ms).rounded())) tags/min")
     #expect(poller.exchangeCount == SUNProvisioningTests.pinnedExchanges, "\(poller.exchangeCount) APDUs")
   }
-  static let pinnedExchanges = 15
+  static let pinnedExchanges = 16
 
   @Test func sdmPlaceholdersSurviveTheRowTemplate() throws {
     let escaped = SUNTemplate.escaping("https://e.com/{id}/{{x}}?p={picc}&e={enc:32}&c={cmac}&u={uid}")
@@ -167,6 +168,28 @@ import Testing
     let job = JobContent(rows: rows, template: t, mirror: nil, validation: JobValidation(rows: rows, template: t, mirror: nil))
     let url = try SUNProvisioning.urlTemplate(of: try job.render(rowID: "1", sequence: 1, uid: Self.uid))
     #expect(url == "https://e.com/1?p={picc}&c={cmac}")
+  }
+
+  /// Issue 31 items 8–10: the job's template is checked by `sdm setup`'s rule before any row,
+  /// each row placeholder standing for a value wherever it is (host, path, a parameter).
+  @Test func theTemplateIsCheckedByTheSetupRule() throws {
+    let parameters = try SUNTemplate.check("https://{sku}.e.com/{id}/{n:04}?u={uid}&sig={picc}&m={cmac}")
+    #expect(parameters.piccData == "sig" && parameters.mac == "m" && parameters.fileData == nil)
+    // {enc:N:COLUMN}: the row's value, rendered percent-encoded, back out for the planner.
+    #expect(try SUNTemplate.check("https://e.com/?p={picc}&e={enc:32:serial}&c={cmac}").fileData == "e")
+    let escaped = SUNTemplate.escaping("https://e.com/?p={picc}&e={enc:32:serial}&c={cmac}")
+    #expect(escaped == "https://e.com/?p=%7bpicc%7d&e=%7benc:32={serial}%7d&c=%7bcmac%7d")
+    let restored = SUNTemplate.restoring("https://e.com/?p=%7bpicc%7d&e=%7benc:32=a%7D%20b%7d&c=%7bcmac%7d")
+    #expect(restored == "https://e.com/?p={picc}&e={enc:32=a%7D%20b}&c={cmac}")
+    let split = try SUNTemplate.fileData(in: restored)
+    #expect(split.template == "https://e.com/?p={picc}&e={enc:32}&c={cmac}" && split.fileData == "a} b")
+    for (template, why) in [("https://e.com/{id}?p={picc}", "{picc} needs {cmac}"),
+                            ("https://e.com/{id}?p={id}{picc}&c={cmac}", "the whole value"),
+                            ("https://e.com/{picc}?c={cmac}", "in the path or host"),
+                            ("https://e.com/?p={picc}&e={enc:32}&c={cmac}", "{enc:N:COLUMN}")] {
+      #expect(throws: SUNTemplateError.self, "\(template)") { try SUNTemplate.check(template) }
+      do { _ = try SUNTemplate.check(template) } catch { #expect(error.description.contains(why), "\(template): \(error)") }
+    }
   }
 
   @Test func theFiveKeysFollowTheDocumentedInputs() throws {

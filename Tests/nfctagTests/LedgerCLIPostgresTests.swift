@@ -75,7 +75,9 @@ final class LedgerCLIPostgres {
       let fromFile = try runTool(["ledger", arguments[0], path] + arguments.dropFirst())
       let fromServer = try runTool(["ledger", arguments[0], url] + arguments.dropFirst())
       #expect(fromServer.status == fromFile.status, "\(arguments): \(fromServer.stderr)")
-      #expect(fromServer.stdout == fromFile.stdout, "\(arguments)")
+      // `status` names the ledger in the command that frees a claimed row: the one difference.
+      #expect(fromServer.stdout.replacingOccurrences(of: url, with: "LEDGER")
+              == fromFile.stdout.replacingOccurrences(of: path, with: "LEDGER"), "\(arguments)")
       #expect(fromServer.stderr == fromFile.stderr, "\(arguments)")
       #expect(!fromServer.stdout.isEmpty || !fromServer.stderr.isEmpty)
     }

@@ -61,11 +61,27 @@ import Testing
       pending:     1
       claimed:     1
       failed:      1
-      failed tags: 1
+      failed tags: 2
+      claimed rows (each on a tag being written, or left claimed when its tag went away; free a row whose tag is gone with the command shown):
+        row 2, tag 04a1b2c3d4e5f6, station bench-1, since 2026-11-24T10:15:02.000Z: nfctag ledger release \(path) --row 2
 
       """)
     let json = try runTool(["ledger", "status", path, "--json"])
-    #expect(json.stdout == #"{"job":"batch-7","total":4,"done":1,"pending":1,"claimed":1,"failed":1,"failedTags":1}"# + "\n")
+    #expect(json.stdout == #"{"job":"batch-7","total":4,"done":1,"pending":1,"claimed":1,"failed":1,"failedTags":2,"claimedRows":[{"row":"2","uid":"04a1b2c3d4e5f6","station":"bench-1","reader":"ACS ACR122U 00 00","since":"2026-11-24T10:15:02.000Z"}]}"# + "\n")
+  }
+
+  /// The command `ledger status` shows for a claimed row frees it: the row is pending again and
+  /// the status lists no claimed row.
+  @Test func theCommandStatusShowsFreesTheClaimedRow() throws {
+    try makeLedger().close()
+    let status = try runTool(["ledger", "status", path])
+    let line = try #require(status.stdout.split(separator: "\n").first { $0.hasPrefix("  row 2,") })
+    let command = try #require(line.range(of: ": nfctag ").map { line[$0.upperBound...] })
+    #expect(command == "ledger release \(path) --row 2")
+    let release = try runTool(command.split(separator: " ").map(String.init))
+    #expect(release.status == 0, "\(release.stderr)")
+    let after = try runTool(["ledger", "status", path])
+    #expect(after.stdout.contains("claimed:     0\n") && !after.stdout.contains("claimed rows"), "\(after.stdout)")
   }
 
   @Test func statusNeedsAJobWhenThereAreSeveral() throws {

@@ -14,9 +14,8 @@ struct ProvisionSUNEndToEnd {
   let base = ProvisionEndToEnd()
   static let masterHex = "3c2e9a5d7f0b4c61a8e2d91b07f6c435"
   static let template = "https://example.com/t/{slug}?p={picc}&c={cmac}"
-  /// The feeders' hand time: a 424 DNA leaves by it, since the ACR122U's Type 4 link sends no LED
-  /// command (only its Type 1, 2 and 3 links do), and the run's idle timeouts here are shorter
-  /// than the default hand's 5 s.
+  /// The feeders' hand time: a tag done leaves on the LED command, one a killed run left leaves by
+  /// it, and the run's idle timeouts here are shorter than the default hand's 5 s.
   static let hand = 1500
 
   init() { NTAG424Emulator.register() }
@@ -79,13 +78,18 @@ struct ProvisionSUNEndToEnd {
   @Test func threeTagsEndToEndEachVerifyWithTheMasterKey() throws {
     let (dir, rows) = try base.job(rows: 3)
     let key = try masterKeyFile(dir)
-    let feed = try base.feeder(dir, count: 3, kinds: "ntag424dna", seed: 11, handMilliseconds: Self.hand)
+    let feed = try base.feeder(dir, count: 3, kinds: "ntag424dna", seed: 11, quiet: false, handMilliseconds: Self.hand)
     defer { base.stopFeeder(feed) }
     let ledger = dir.appendingPathComponent("ledger.sqlite")
     let r = try runNFCTag(["provision", rows.path, "--sdm-url", Self.template, "--master-key-file", key.path,
                            "--ledger", ledger.path, "--reader", e2eReader, "--timeout", "20", "--json"], timeout: 120)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(waitForExit(feed) == 0)
+    // Issue 31 item 18: each tag gets the ACR122U's LED and beep, and leaves on it: the card's
+    // reset (its authentications ended) comes before the signal, not after it, where it met a
+    // card that was leaving and pcscd never showed the next one.
+    let feederLog = try String(contentsOf: dir.appendingPathComponent("feeder-11.log"), encoding: .utf8)
+    #expect(feederLog.components(separatedBy: "left after the LED/buzzer command").count - 1 == 3, "\(feederLog)")
     let events = r.stdout.split(separator: "\n")
     #expect(events.filter { $0.contains(#""status":"done""#) }.count == 3, "\(r.stdout)")
     // The tag's 13 exchanges and the reader's own (detection, LED): the ACR122U face's pseudo-APDUs.

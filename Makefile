@@ -73,7 +73,7 @@ pcscd: deps
 build: deps
 	$(SWIFT) build
 
-## test: the imports against docs/architecture.md's module table (scripts/check-imports.sh), then
+## test: the imports against docs/architecture.md's module list (scripts/check-imports.sh), then
 ## every suite in four processes side by side (scripts/run-tests.sh: the libraries', the CLI's,
 ## and the end-to-end tests against the real pcscd and the virtual reader); beside them, a
 ## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only)

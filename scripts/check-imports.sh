@@ -1,30 +1,38 @@
 #!/usr/bin/env bash
 # check-imports.sh: every `import` in Sources/<Module>/ names a module that docs/architecture.md's
-# module table lets <Module> import ("may import" column), and every module under Sources/ has a
-# row. `make test` runs it first; it fails with one line per import that breaks the table.
+# module list lets <Module> import (the "May import:" paragraph of its section, `### `Module``),
+# and every module under Sources/ has a section. `make test` runs it first; it fails with one line
+# per import that breaks the list.
 #
-# The column names project modules and packages (`CSV.swift`, `SQLiteNIO`, …); words after a
-# name in parentheses or backquotes say what for and are ignored. The platform's own modules
-# (Glibc, Darwin, Dispatch, Synchronization, Foundation) are not in the table: which programs may
-# link Foundation is the package test's check (`nm`), not this one.
+# The paragraph names project modules and packages (`CSV.swift`, `SQLiteNIO`, …); words after a
+# name in parentheses or backquotes say what for and are ignored, and so is "nothing". The platform's
+# own modules (Glibc, Darwin, Dispatch, Synchronization, Foundation) are not listed: which programs
+# may link Foundation is the package test's check (`nm`), not this one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 table=docs/architecture.md
 system="Glibc Darwin Musl Dispatch Synchronization Foundation FoundationEssentials"
 
-# module<TAB>allowed imports, one row per module, from the table's `| \`Module\` | owns | may import |`.
-rows=$(awk -F'|' '
-  /^\| `[A-Za-z0-9-]+` \|/ {
-    name = $2; gsub(/[ `]/, "", name)
-    allowed = $(NF - 1)
+# module<TAB>allowed imports, one line per module, from each `### `Module`` section's "May import:"
+# paragraph (up to the blank line after it).
+rows=$(awk '
+  function emit() {
     gsub(/\([^)]*\)/, "", allowed)   # (what for)
     gsub(/`[^`]*`/, "", allowed)      # `a type`
     gsub(/—/, "", allowed)
     gsub(/,/, " ", allowed)
+    gsub(/\.( |$)/, " ", allowed)     # the full stop, not the one in CSV.swift
+    gsub(/(^| )nothing( |$)/, " ", allowed)
     print name "\t" allowed
-  }' "$table")
+    name = ""; collecting = 0
+  }
+  /^### `[A-Za-z0-9-]+`$/ { name = $0; gsub(/^### |`/, "", name); collecting = 0; next }
+  name != "" && !collecting && /^May import:/ { collecting = 1; allowed = substr($0, 12); next }
+  collecting && /^$/ { emit(); next }
+  collecting { allowed = allowed " " $0; next }
+  END { if (collecting) emit() }' "$table")
 
-# Package names in the column and the module a Swift file imports from them.
+# Package names in the list and the module a Swift file imports from them.
 module_of() {
   case "$1" in
     CSV.swift) echo CSV ;;
@@ -42,7 +50,7 @@ for dir in Sources/*/; do
   module=$(basename "$dir")
   row=$(printf '%s\n' "$rows" | awk -F'\t' -v m="$module" '$1 == m { print $2 }')
   if ! printf '%s\n' "$rows" | awk -F'\t' -v m="$module" '$1 == m { found = 1 } END { exit !found }'; then
-    echo "check-imports: $module has no row in $table's module table"
+    echo "check-imports: $module has no section in $table's module list"
     problems=$((problems + 1))
     continue
   fi
@@ -61,7 +69,7 @@ for dir in Sources/*/; do
              --include='*.swift' "$dir" || true)
 done
 if [ "$problems" -gt 0 ]; then
-  echo "check-imports: $problems import(s) break the module table; change the import or the table (docs/architecture.md)"
+  echo "check-imports: $problems import(s) break the module list; change the import or the list (docs/architecture.md)"
   exit 1
 fi
-echo "check-imports: every import in Sources/ matches docs/architecture.md's module table"
+echo "check-imports: every import in Sources/ matches docs/architecture.md's module list"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Every command README.md and docs/*.md show runs, as written, and exits 0
+/// Every command README.md, CONTRIBUTING.md and docs/*.md show runs, as written, and exits 0
 /// (or the status an annotation documents).
 ///
 /// - Fenced `sh` blocks: each line (continuations joined, comments cut) runs through `/bin/sh`
@@ -27,7 +27,7 @@ import Testing
   static let files: [URL] = {
     let docs = packageRoot.appendingPathComponent("docs")
     let names = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
-    return [packageRoot.appendingPathComponent("README.md")] + names.map { docs.appendingPathComponent($0) }
+    return ["README.md", "CONTRIBUTING.md"].map { packageRoot.appendingPathComponent($0) } + names.map { docs.appendingPathComponent($0) }
   }()
 
   struct Block: Sendable, CustomTestStringConvertible {

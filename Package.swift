@@ -84,56 +84,56 @@ let package = Package(
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
     .target(name: "ProvisioningLedger", dependencies: [
-      "NDEFJSON", .product(name: "CSV", package: "CSV.swift")]),
+      "NDEFJSON", .product(name: "CSV", package: "CSV.swift", condition: .when(traits: ["Programs"]))]),
     .target(name: "ProvisioningLedgerSQLite", dependencies: [
-      "ProvisioningLedger", "Locking", .product(name: "SQLiteNIO", package: "sqlite-nio")]),
+      "ProvisioningLedger", "Locking", .product(name: "SQLiteNIO", package: "sqlite-nio", condition: .when(traits: ["Programs"]))]),
     .target(name: "ProvisioningLedgerPostgres", dependencies: [
-      "ProvisioningLedger", "Locking", .product(name: "PostgresNIO", package: "postgres-nio")]),
+      "ProvisioningLedger", "Locking", .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Programs"]))]),
     // The SUN verification service's HTTP face (`sdm serve`): routes, JSON answers, metrics, over
     // NTAG424's SUNVerification and a Ledger's counters. nfctag-provision runs it.
     .target(name: "SUNService", dependencies: [
       "NTAG424", "ProvisioningLedger", "NDEFJSON", "Hex", "Locking",
-      .product(name: "Hummingbird", package: "hummingbird"),
-      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-      .product(name: "Metrics", package: "swift-metrics"),
-      .product(name: "Prometheus", package: "swift-prometheus"),
+      .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Programs"])),
+      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Programs"])),
+      .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Programs"])),
+      .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log")]),
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
-      "NFCSession", "NFCTags", "NFCTransport", "NDEF", "NDEFJSON", "NTAG424", "NTAG424Tag", "ProvisioningLedger", "Locking",
-      .product(name: "CSV", package: "CSV.swift"),
-      .product(name: "Crypto", package: "swift-crypto")]),
+      "NFCSession", "NFCTags", "NFCTransport", "Hex", "NDEF", "NDEFJSON", "NTAG424", "NTAG424Tag", "ProvisioningLedger", "Locking",
+      .product(name: "CSV", package: "CSV.swift", condition: .when(traits: ["Programs"])),
+      .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"]))]),
     // The tool's layer both of its programs share: exit statuses and the failure table, stderr
     // and stdout, the console, the APDU trace, a reader by its --reader value, the one-line main.
     .target(name: "NFCTagCLI", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTransport", "Locking",
-      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // `emulate`, which both programs run: nfctag for the kinds it links, nfctag-provision (which
     // registers the NTAG 424 DNA) for the others, after nfctag hands the command over.
     .target(name: "NFCTagEmulate", dependencies: [
       "NFCTagCLI", "NFCEmulator", "NFCEmulatorVPCD", "NFCTransport", "Locking",
-      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
     ]),
     // The declarations of `provision` and `ledger`: nfctag shows them (help, man page,
     // completions) without linking the provisioning modules; nfctag-provision runs them.
     .target(name: "ProvisionCommands", dependencies: [
-      "NFCTagCLI", "NFCTransport", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      "NFCTagCLI", "NFCTransport", "Locking", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
     ]),
     // The tool. No Foundation, SwiftNIO or swift-crypto: `provision` and `ledger` are handed to
     // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTagEmulate",
       "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking", "NTAG424Originality",
-      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
       "NFCTagCLI", "ProvisionCommands", "NFCTagEmulate", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "SUNService",
-      .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // The seed sample and tutorial, on a real reader: what a library user writes.

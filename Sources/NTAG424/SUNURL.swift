@@ -118,7 +118,7 @@ public struct SUNURL: Hashable, Sendable {
       let stop = text[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
       if let equals = text[start..<stop].firstIndex(of: UInt8(ascii: "=")) {
         let raw = text[start..<equals]
-        let name = String(decoding: Self.percentDecoded(raw) ?? Array(raw), as: UTF8.self)
+        let name = String(decoding: percentDecoded(raw) ?? Array(raw), as: UTF8.self)
         guard values[name] == nil else { throw .duplicateParameter(name) }
         values[name] = (equals + 1)..<stop
       }
@@ -129,7 +129,7 @@ public struct SUNURL: Hashable, Sendable {
       return range
     }
     func decoded(_ range: Range<Int>, _ name: String) throws(SUNURLError) -> ArraySlice<UInt8> {
-      guard let bytes = Self.percentDecoded(text[range]) else { throw .notHex(parameter: name) }
+      guard let bytes = percentDecoded(text[range]) else { throw .notHex(parameter: name) }
       return bytes[...]
     }
     let picc = try decoded(try value(piccDataParameter), piccDataParameter)
@@ -148,7 +148,7 @@ public struct SUNURL: Hashable, Sendable {
       }
       encryptedFileData = try Self.hex(file, parameter: fileDataParameter, digits: digits)
       let span = text[fileRange.lowerBound..<macRange.lowerBound]
-      macInput = Self.percentDecoded(span) ?? Array(span)
+      macInput = percentDecoded(span) ?? Array(span)
     } else {
       encryptedFileData = nil
       macInput = []
@@ -192,31 +192,6 @@ public struct SUNURL: Hashable, Sendable {
     func space(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
     guard let first = bytes.firstIndex(where: { !space($0) }), let last = bytes.lastIndex(where: { !space($0) }) else { return [] }
     return Array(bytes[first...last])
-  }
-
-  /// RFC 3986 §2.1 percent-decoding of a URL component; nil for a `%` not followed by two hex digits.
-  static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> [UInt8]? {
-    guard bytes.contains(UInt8(ascii: "%")) else { return Array(bytes) }
-    var out: [UInt8] = []
-    out.reserveCapacity(bytes.count)
-    var index = bytes.startIndex
-    while index < bytes.endIndex {
-      let byte = bytes[index]
-      guard byte == UInt8(ascii: "%") else { out.append(byte); index += 1; continue }
-      guard bytes.endIndex - index >= 3, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
-      out.append(high << 4 | low)
-      index += 3
-    }
-    return out
-  }
-
-  private static func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-    default: return nil
-    }
   }
 
   private static func hex(_ digits: ArraySlice<UInt8>, parameter: String, digits count: Int) throws(SUNURLError) -> [UInt8] {

@@ -1,5 +1,6 @@
 // `provision --sdm-url`: an NTAG 424 DNA per row, keyed from one master key, its SUN URL written
 // and verified before the row is done.
+import Hex
 import NDEF
 import NFCSession
 import NTAG424
@@ -108,23 +109,10 @@ public enum SUNTemplate {
           let close = url[equals...].firstIndex(of: "}") else {
       return (url, nil)
     }
-    guard let value = percentDecoded(url[url.index(after: equals)..<close]) else {
+    guard let value = percentDecoded(url[url.index(after: equals)..<close].utf8).flatMap({ String(validating: $0, as: UTF8.self) }) else {
       throw SUNTemplateError("the data of {enc:N} is not valid percent-encoded UTF-8")
     }
     return (String(url[..<equals]) + url[close...], value)
-  }
-
-  /// RFC 3986 §2.1 percent-decoding; nil for a `%` without two hex digits, or bytes that are not UTF-8.
-  private static func percentDecoded(_ text: Substring) -> String? {
-    var bytes: [UInt8] = []
-    var rest = text.utf8[...]
-    while let byte = rest.popFirst() {
-      guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-      guard rest.count >= 2, let value = UInt8(String(decoding: rest.prefix(2), as: UTF8.self), radix: 16) else { return nil }
-      bytes.append(value)
-      rest = rest.dropFirst(2)
-    }
-    return String(validating: bytes, as: UTF8.self)
   }
 
   /// `source` with each SDM placeholder escaped (`{{…}}` is left alone: a literal brace).

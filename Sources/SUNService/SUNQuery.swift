@@ -1,3 +1,4 @@
+import Hex
 import NTAG424
 
 /// The query parameter names of the URLs the service checks, as `sdm setup` and
@@ -80,36 +81,9 @@ enum SUNQuery {
       found = pair.dropFirst(name.count + 1)
     }
     guard let found else { return nil }
-    guard let decoded = percentDecoded(found) else { throw .badEncoding }
+    guard let decoded = percentDecoded(found, plusIsSpace: true).flatMap({ String(validating: $0, as: UTF8.self) }) else {
+      throw .badEncoding
+    }
     return decoded
-  }
-
-  /// RFC 3986 §2.1 percent-decoding (and `+` as a space, as forms send it); nil for a `%` not
-  /// followed by two hex digits or bytes that are not UTF-8.
-  static func percentDecoded(_ text: some Collection<UInt8>) -> String? {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.count)
-    var iterator = text.makeIterator()
-    while let byte = iterator.next() {
-      switch byte {
-      case UInt8(ascii: "%"):
-        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
-        bytes.append(high << 4 | low)
-      case UInt8(ascii: "+"):
-        bytes.append(0x20)
-      default:
-        bytes.append(byte)
-      }
-    }
-    return String(validating: bytes, as: UTF8.self)
-  }
-
-  private static func hexValue(_ digit: UInt8) -> UInt8? {
-    switch digit {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-    default: return nil
-    }
   }
 }

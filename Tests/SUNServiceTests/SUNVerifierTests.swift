@@ -229,11 +229,17 @@ import Testing
     #expect(await verifier.answer(query: whole).outcome == .fresh, "\(whole)")
   }
 
+  /// The query's decoding, Hex's one percent-decoder with `+` as a space (forms), then UTF-8.
   @Test func percentDecoding() {
-    #expect(SUNQuery.percentDecoded("a%2Fb+c%3d".utf8) == "a/b c=")
-    #expect(SUNQuery.percentDecoded("%".utf8) == nil)
-    #expect(SUNQuery.percentDecoded("%4".utf8) == nil)
-    #expect(SUNQuery.percentDecoded("%C3%A9".utf8) == "é")
-    #expect(SUNQuery.percentDecoded("%C3".utf8) == nil)
+    func decoded(_ text: String) -> String? {
+      percentDecoded(text.utf8, plusIsSpace: true).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+    #expect(decoded("a%2Fb+c%3d") == "a/b c=")
+    #expect(decoded("%") == nil)
+    #expect(decoded("%4") == nil)
+    #expect(decoded("%4g") == nil)
+    #expect(decoded("%C3%A9") == "é")
+    #expect(decoded("%C3") == nil)
+    #expect(percentDecoded("a+b".utf8) == Array("a+b".utf8), "+ stays + outside a form's query")
   }
 }

@@ -37,6 +37,23 @@ extension MIFAREClassicTag {
     return out
   }
 
+  /// The 16 bytes of `sector`'s trailer (read once, then cached), nil when no key opened the
+  /// sector.
+  /// - Throws: ``TagError/malformed(_:offset:)`` for a trailer read short; a removal or a transport
+  ///   failure.
+  func trailer(of sector: Int) throws(TagError) -> [UInt8]? {
+    let block = chip.trailer(of: sector)
+    let trailer: [UInt8]
+    do {
+      trailer = try read(blocks: [block])[block] ?? []
+    } catch {
+      guard case .authenticationFailed = error else { throw error }
+      return nil
+    }
+    guard trailer.count == 16 else { throw .malformed("the trailer of sector \(sector) could not be read", offset: nil) }
+    return trailer
+  }
+
   /// Writes `data` into `block` and updates the cache.
   func write(block: Int, _ data: [UInt8], purpose: MIFAREClassicPurpose = .data) throws(TagError) {
     guard block > 0, block < chip.blockCount, data.count == 16 else {

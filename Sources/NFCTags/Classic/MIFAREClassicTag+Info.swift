@@ -31,16 +31,11 @@ extension MIFAREClassicTag {
     if full {
       var closed: [Int] = []
       for sector in 0..<chip.sectorCount {
-        let trailerBlock = chip.trailer(of: sector)
-        let trailer: [UInt8]
-        do {
-          trailer = try read(blocks: [trailerBlock])[trailerBlock] ?? []
-        } catch {
-          guard case .authenticationFailed = error else { throw error }
+        guard let trailer = try trailer(of: sector) else {
           closed.append(sector)
           continue
         }
-        guard trailer.count == 16, let opened = openedWith[sector] else { continue }
+        guard let opened = openedWith[sector] else { continue }
         let keyName = "key \(opened.type == .a ? "A" : "B"): \(keys.name(of: opened.key))"
         let conditions = MIFAREClassicAccessConditions(bytes: Array(trailer[6..<9]))
         let decoded = conditions.map { Self.describe($0, sixteenBlocks: sector >= 32) } ?? "access bits \(hexString(trailer[6..<9])) invalid"

@@ -20,16 +20,10 @@ extension MIFAREClassicTag {
   func openForWriting(_ blocks: [Int: [Int]], keyType: MIFAREClassicKeyType? = nil) throws(TagError) {
     var closed: [Int] = []
     for sector in blocks.keys.sorted() {
-      let trailerBlock = chip.trailer(of: sector)
-      let trailer: [UInt8]
-      do {
-        trailer = try read(blocks: [trailerBlock])[trailerBlock] ?? []
-      } catch {
-        guard case .authenticationFailed = error else { throw error }
+      guard let trailer = try trailer(of: sector) else {
         closed.append(sector)
         continue
       }
-      guard trailer.count == 16 else { throw .malformed("the trailer of sector \(sector) could not be read", offset: nil) }
       let conditions: MIFAREClassicAccessConditions
       do { conditions = try .decode(Array(trailer[6..<9])) } catch { throw Self.tagError(error) }
       let types = Self.keyTypes(writing: blocks[sector] ?? [], of: chip, under: conditions)

@@ -227,18 +227,12 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     var pending: [(Int, [UInt8])] = []
     var closed: [Int] = []
     for (sector, partial) in sectors {
-      let trailerBlock = chip.trailer(of: sector)
-      let trailer: [UInt8]
-      do {
-        trailer = try read(blocks: [trailerBlock])[trailerBlock] ?? []
-      } catch {
-        guard case .authenticationFailed = error else { throw error }
+      guard let trailer = try trailer(of: sector) else {
         closed.append(sector)
         continue
       }
-      guard trailer.count == 16 else { throw .malformed("the trailer of sector \(sector) could not be read", offset: nil) }
       if let conditions = MIFAREClassicAccessConditions(bytes: Array(trailer[6..<9])), conditions.isPermanent {
-        let dataBlocks = Array(chip.firstBlock(of: sector) ..< trailerBlock)
+        let dataBlocks = Array(chip.firstBlock(of: sector) ..< chip.trailer(of: sector))
         guard Self.keyTypes(writing: dataBlocks, of: chip, under: conditions).isEmpty else {
           throw .unsupported("sector \(sector) cannot be locked: its access bits can never be changed and leave its data writable")
         }

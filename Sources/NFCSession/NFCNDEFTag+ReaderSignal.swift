@@ -6,7 +6,7 @@ extension NFCNDEFTag {
   ///
   /// The signal is the tag's last command: the person at the reader (or a tag feeder) takes the
   /// tag away on it. So a card the session would reset at its release (an authentication, raw
-  /// commands) is reset first, while it is surely in the field (``ReaderSignalling/reactivateCard()``),
+  /// commands) is reset first, while it is surely in the field (`ReaderSignalling.reactivateCard()`),
   /// and released as it is afterwards: a reset after the signal raced the tag's departure (through
   /// pcscd and vpcd, the next tag was never seen). When the reader cannot reactivate the card,
   /// the reset stays for the release.

@@ -102,8 +102,10 @@ public final class Type4VirtualTag: VirtualTag {
 
   /// A tag from an image: the CC file (32 bytes), the NDEF file (256 bytes), then the UID (7
   /// bytes; an image without it, 288 bytes, still loads).
-  /// - Parameter uid: the tag's UID, which wins over the image's; nil for the image's (the
-  ///   default UID for an image without one).
+  /// - Parameters:
+  ///   - image: the image file's bytes.
+  ///   - uid: the tag's UID, which wins over the image's; nil for the image's (the default UID
+  ///     for an image without one).
   public init(image: [UInt8], uid: [UInt8]? = nil) throws(EmulatorError) {
     guard image.count == Self.imageSize || image.count == Self.imageSizeWithoutUID else {
       throw EmulatorError("a Type 4 (NTAG 424 DNA) image has \(Self.imageSize) bytes (the 32-byte CC file, the "

@@ -50,11 +50,13 @@ sources() {
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
     tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic-mad|classic-sector) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
     cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
-    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/Links.swift \
+    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/ACR122ULinks.swift \
+             Sources/NFCReaders/PartThreeType2Link.swift Sources/NFCReaders/APDUPassthroughLink.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
              Fuzz/Support/HostileReader.swift ;;
-    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/Detection.swift \
-             Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/Links.swift Sources/NFCReaders/ClassicLinks.swift Sources/NFCReaders/Type1Link.swift \
+    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/TargetDetection.swift \
+             Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/ACR122ULinks.swift Sources/NFCReaders/PartThreeType2Link.swift \
+             Sources/NFCReaders/APDUPassthroughLink.swift Sources/NFCReaders/ClassicLinks.swift Sources/NFCReaders/Type1Link.swift \
              Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
     vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;

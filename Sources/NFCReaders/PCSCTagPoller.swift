@@ -23,31 +23,6 @@ extension PollError {
   }
 }
 
-func pollError(_ failure: PCSCFailure) -> PollError { PollError(failure) }
-
-/// Picks a reader: a name, a unique prefix of one, or an index in the list; with none given, the
-/// first reader that holds a card, else the first reader.
-public func selectReader(_ spec: String?, context: PCSCContext) throws(PollError) -> String {
-  let readers: [String]
-  do { readers = try context.listReaders() } catch { throw pollError(error) }
-  guard !readers.isEmpty else {
-    throw .noReader("no reader found")
-  }
-  guard let spec else {
-    var states = readers.map { ReaderState(reader: $0) }
-    try? context.waitForStatusChange(&states, timeoutMilliseconds: 0)
-    return states.first(where: { $0.flags.contains(.present) })?.reader ?? readers[0]
-  }
-  if readers.contains(spec) { return spec }
-  if let index = Int(spec), readers.indices.contains(index) { return readers[index] }
-  let matches = readers.filter { $0.hasPrefix(spec) }
-  if matches.count == 1, let only = matches.first { return only }
-  if matches.count > 1 {
-    throw .readerUnavailable("'\(spec)' matches several readers: \(matches.joined(separator: ", "))")
-  }
-  throw .readerUnavailable("no reader named '\(spec)'; readers: \(readers.joined(separator: ", "))")
-}
-
 /// A PC/SC reader as a `TagPoller`: waits with `SCardGetStatusChange`, connects, identifies.
 ///
 /// A reader unplugged and plugged back, or a restarted pcscd, does not end a wait: the poller
@@ -113,7 +88,7 @@ public final class PCSCTagPoller: TagPoller {
         attempts += 1
         guard transient.contains(error.error), attempts < 5, !isCancelled, cardShownNow() else {
           if error.error == .noSmartcard || error.error == .removedCard { throw .failed("the tag left before it could be read") }
-          throw pollError(error)
+          throw PollError(error)
         }
         logger?.debug("connect refused (\(error.error.description)): trying again", metadata: ["reader": "\(readerName)"])
         usleep(200_000)
@@ -201,7 +176,7 @@ public final class PCSCTagPoller: TagPoller {
           states = [ReaderState(reader: readerName)]
           continue
         default:
-          throw pollError(error)
+          throw PollError(error)
         }
       }
       let flags = states[0].flags

@@ -37,3 +37,12 @@ public class PartThreeLink {
     try session.end()
   }
 }
+
+/// A Part 3 link's path once probed: the transparent exchange session or the mapped commands.
+func partThreePath(_ session: TransparentSession, frames: String) -> String {
+  switch session.available {
+  case true?: return "PC/SC Part 3 transparent exchange (FF C2, \(frames))"
+  case false?: return "PC/SC Part 3 READ/UPDATE BINARY (no transparent exchange)"
+  case nil: return "PC/SC Part 3 (not probed yet)"
+  }
+}

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArgumentParser
 import Locking
+import NFCSession
 
 /// Everything a command reaches outside its own options: where it writes, what it reads, the
 /// environment, whether it talks to a terminal, what it says on stderr at which level, the APDU
@@ -40,6 +41,9 @@ package final class CommandContext: Sendable {
   package let trace: CommandTrace
   /// Ctrl-C and SIGTERM: the signals in a program, ``Interrupts/interrupt()`` in a test.
   package let interrupts: Interrupts
+  /// The command's `sim:` readers, one per name (``makeTagPoller(spec:logger:exchangeTimeout:in:)``):
+  /// a command gets a new simulated tag, as a process of its own would.
+  package let simulatedReaders = SimulatedReaders()
   private let handOver: HandOver?
   private let kept = Locked<[any AnyObject & Sendable]>([])
 

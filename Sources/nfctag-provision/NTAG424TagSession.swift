@@ -29,7 +29,7 @@ struct NTAG424TagSession {
     // with the key, ChangeKey and Full-mode data only ciphertext under the session keys, so no
     // key appears in it (NT4H2421Gx datasheet §9.1.5, §9.1.10, §10.6.1).
     let poller = try makeTagPoller(spec: options.reader, logger: options.trace ? context.trace.logger() : nil,
-                                   exchangeTimeout: options.exchangeSeconds)
+                                   exchangeTimeout: options.exchangeSeconds, in: context)
     let delegate = NTAG424Delegate(console: context.console, body: body)
     let session = NFCTagReaderSession(pollingOption: [.iso14443, .iso15693, .iso18092], delegate: delegate,
                                       poller: poller, timeout: options.waitSeconds)

@@ -65,7 +65,7 @@ extension ProvisionCommand: PerformedCommand {
 
     // 3. The readers, one session each.
     let logger = trace ? context.trace.logger() : nil
-    let pollers = try makePollers(logger: logger)
+    let pollers = try makePollers(logger: logger, in: context)
     let content = JobContent(rows: rowsFile, template: template, mirror: mirrorMode, validation: validation)
     let protection = secret.map { secret in
       ProvisioningOptions.Protection(protectReads: protectReads) { uid in
@@ -86,8 +86,9 @@ extension ProvisionCommand: PerformedCommand {
       if n == 1 { run.stop() } else { run.abort() }
     }
     let watch = ReaderWatch(initial: pollers.map(\.readerName))
-    if !reader.contains(where: { $0.hasPrefix("sim:") }) {
-      watch.start(run: run, addingNew: reader == ["all"], logger: logger) { name, change in
+    // PC/SC readers only: a `sim:` reader (named by --reader or NFC_READER) is in no reader list.
+    if !pollers.contains(where: { $0 is SimulatorPoller }) {
+      watch.start(run: run, addingNew: reader == ["all"], logger: logger, context: context) { name, change in
         reporter.readerChanged(name, change)
       }
     }
@@ -202,16 +203,15 @@ extension ProvisionCommand: PerformedCommand {
     return nil
   }
 
-  private func makePollers(logger: Logger?) throws(CLIFailure) -> [any TagPoller] {
+  private func makePollers(logger: Logger?, in context: CommandContext) throws(CLIFailure) -> [any TagPoller] {
     var specs: [String?] = reader.isEmpty ? [nil] : reader
     if reader == ["all"] {
-      let names: [String]
-      do { names = try PCSCReaders.names() } catch { throw cliFailure(for: error) }
+      let names = try pcscReaderNames()
       guard !names.isEmpty else { throw CLIFailure(ExitStatus.unavailable, "no reader is attached") }
       specs = names
     }
     var pollers: [any TagPoller] = []
-    for spec in specs { pollers.append(try makeTagPoller(spec: spec, logger: logger)) }
+    for spec in specs { pollers.append(try makeTagPoller(spec: spec, logger: logger, in: context)) }
     return pollers
   }
 }

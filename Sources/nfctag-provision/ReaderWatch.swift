@@ -17,20 +17,20 @@ final class ReaderWatch: Sendable {
 
   /// Checks the reader list every `interval` seconds until ``stop()``.
   func start(run: ProvisioningRun, addingNew: Bool, interval: Double = 1, logger: Logger?,
-             report: @escaping @Sendable (String, String) -> Void) {
+             context: CommandContext, report: @escaping @Sendable (String, String) -> Void) {
     DispatchQueue.global().async { [self] in
       var present = inRun.withLock { $0 }
       while !stopped.withLock({ $0 }) {
         usleep(UInt32(interval * 1_000_000))
         // pcscd gone (restarting): every reader is gone until it answers again.
-        let names = (try? PCSCReaders.names()) ?? []
+        let names = (try? pcscReaderNames()) ?? []
         let now = Set(names)
         let members = inRun.withLock { $0 }
         for gone in present.subtracting(now) where members.contains(gone) { report(gone, "unplugged") }
         for name in now.subtracting(present) {
           if members.contains(name) {
             report(name, "back")
-          } else if addingNew, let poller = try? makeTagPoller(spec: name, logger: logger) {
+          } else if addingNew, let poller = try? makeTagPoller(spec: name, logger: logger, in: context) {
             inRun.withLock { _ = $0.insert(name) }
             report(name, "added")
             run.add(poller)

@@ -79,7 +79,7 @@ struct ReaderTarget: ParsableArguments {
   /// Opens the reader, checks that it is an ACR122U, runs `body`, and maps failures to one line.
   func withControl<T>(_ body: (ACR122UControl) throws(TransceiveError) -> T) throws -> T {
     let pcsc = try PCSCContext()
-    let name = try selectReader(reader, context: pcsc)
+    let name = try PCSCReaders.select(reader, context: pcsc)
     let transport: ReaderCommandTransport
     do {
       transport = try ReaderCommandTransport(context: pcsc, reader: name)

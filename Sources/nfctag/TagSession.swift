@@ -23,7 +23,8 @@ struct TagSession {
 
   /// The poller for `--reader`.
   func makePoller() throws(CLIFailure) -> any TagPoller {
-    try makeTagPoller(spec: options.reader, logger: options.makeLogger(in: context), exchangeTimeout: options.exchangeSeconds)
+    try makeTagPoller(spec: options.reader, logger: options.makeLogger(in: context), exchangeTimeout: options.exchangeSeconds,
+                  in: context)
   }
 
   /// Waits for one tag, connects, authenticates when a tag password was given, runs `body` on

@@ -51,12 +51,6 @@ public struct ACR122UControl {
   }
 }
 
-/// Core NFC's `readingAvailable`: true when pcscd answers and at least one reader is attached.
-public func readingAvailable() -> Bool {
-  guard let context = try? PCSCContext(), let readers = try? context.listReaders() else { return false }
-  return !readers.isEmpty
-}
-
 /// Pseudo-APDUs to the reader itself, over whichever path the reader and its driver allow.
 ///
 /// The escape IOCTL on a direct connection works without a card (libccid's
@@ -100,7 +94,7 @@ public final class ReaderCommandTransport: APDUTransport {
         throw .readerUnavailable("\(reader) takes reader commands only with a tag in the field (its driver refuses "
                                  + "escape commands)")
       default:
-        throw pollError(error)
+        throw PollError(error)
       }
     }
   }
@@ -137,21 +131,21 @@ extension ACR122UControl {
 extension ACR122UType1Link: ReaderSignalling {
   /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (``APDUTransport/reactivateCard()``).
+  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
   public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
 }
 
 extension ACR122UType2Link: ReaderSignalling {
   /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (``APDUTransport/reactivateCard()``).
+  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
   public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
 }
 
 extension ACR122UExchangeLink: ReaderSignalling {
   /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (``APDUTransport/reactivateCard()``).
+  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
   public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
 }
 
@@ -159,31 +153,13 @@ extension ACR122UClassicLink: ReaderSignalling {
   /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``): a reader
   /// pseudo-APDU, which the PN532's Crypto1 session with the card does not see.
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (``APDUTransport/reactivateCard()``).
+  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
   public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
 }
 
-/// ISO-DEP (Type 4: an NTAG 424 DNA, a Type 4 tag) through an ACR122U: APDUs pass through as on
-/// any PC/SC reader (``APDUPassthroughLink``, with the ACR122U's frame sizes,
-/// ``APDUPassthroughLink/acr122u``), and the reader's LEDs and buzzer answer the `FF 00 40`
-/// pseudo-APDU between them (ACR122U API V2.04 §6.2: the class FF commands are the reader's,
-/// whatever card is in its field).
-public final class ACR122UType4Link: Transceiver, ReaderSignalling {
-  let transport: any APDUTransport
-  /// An ACR122U's: ``APDUPassthroughLink/acr122u``.
-  public let capabilities = APDUPassthroughLink.acr122u
-  /// How commands reach the tag, for people.
-  public var pathDescription: String { "ISO-DEP APDUs passed through the reader" }
-
-  /// A link over `transport`, a PC/SC connection to an ACR122U with an ISO-DEP tag.
-  public init(transport: any APDUTransport) { self.transport = transport }
-
-  /// Sends one C-APDU; the answer is the R-APDU with SW1 SW2.
-  /// - Throws: the transport's failure.
-  public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] { try transport.transmit(command) }
-
+extension ACR122UType4Link: ReaderSignalling {
   /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (``APDUTransport/reactivateCard()``).
+  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
   public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
 }

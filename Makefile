@@ -76,7 +76,8 @@ build: deps
 ## test: the imports against docs/architecture.md's module list (scripts/check-imports.sh), then
 ## every suite in four processes side by side (scripts/run-tests.sh: the libraries', the CLI's,
 ## and the end-to-end tests against the real pcscd and the virtual reader); beside them, a
-## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only)
+## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only), after
+## scripts/product-api-closure.py (every type in a product's API comes with importing the product)
 ## (the examples are built first: the end-to-end tests run them too). The ledger's PostgreSQL
 ## tests run against a throw-away cluster (scripts/with-postgres.sh: started before, stopped
 ## after, also on failure). The package is checked by make package-test (its static release
@@ -84,6 +85,7 @@ build: deps
 test: deps pcscd
 	scripts/check-imports.sh
 	scripts/timed.sh build $(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" scripts/product-api-closure.py
 	SWIFT="$(SWIFT)" nice -n 10 scripts/check-library-package.sh > .build/library-package.log 2>&1 & library=$$!; \
 	scripts/timed.sh tests scripts/with-postgres.sh env NFCTAG_E2E=1 SWIFT="$(SWIFT)" scripts/run-tests.sh 2>&1 | tee .build/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build/test.log; \

@@ -13,6 +13,13 @@ let package = Package(
     .library(name: "NFCEmulator", targets: ["NFCEmulator"]),
     .library(name: "NFCTestSupport", targets: ["NFCTestSupport"]),
   ],
+  // The programs' stack (argument parsing, swift-crypto, the ledgers, the SUN service) behind a
+  // trait that is on by default: a package that uses only the libraries says `traits: []` and
+  // resolves swift-log alone (docs/architecture.md, "One manifest").
+  traits: [
+    .trait(name: "Programs", description: "The nfctag and nfctag-provision programs' dependencies."),
+    .default(enabledTraits: ["Programs"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -70,8 +77,8 @@ let package = Package(
     .target(name: "NTAG424Originality", dependencies: ["COpenSSL", "Hex"]),
     // NTAG 424 DNA cryptography: key derivation, secure messaging, SUN. No I/O; AES and CMAC from swift-crypto.
     .target(name: "NTAG424", dependencies: [
-      "Hex", "NDEF", "NTAG424Commands", .product(name: "Crypto", package: "swift-crypto"),
-      .product(name: "CryptoExtras", package: "swift-crypto")]),
+      "Hex", "NDEF", "NTAG424Commands", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"])),
+      .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(traits: ["Programs"]))]),
     // The NTAG 424 DNA's native commands over a Type 4 link, with NTAG424's secure messaging.
     // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
     .target(name: "NTAG424Tag", dependencies: ["NTAG424", "NFCTransport"]),
@@ -177,10 +184,10 @@ let package = Package(
       "NTAG424", "NTAG424Tag", "NTAG424Emulator"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
-      .product(name: "PostgresNIO", package: "postgres-nio")]),
+      .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Programs"]))]),
     .testTarget(name: "SUNServiceTests", dependencies: [
       "SUNService", "NTAG424", "ProvisioningLedger", "ProvisioningLedgerSQLite", "Hex",
-      .product(name: "Hummingbird", package: "hummingbird")]),
+      .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Programs"]))]),
     .testTarget(name: "nfctagTests", dependencies: [
       "nfctag", "nfctag-provision", "NFCTagCLI", "NTAG424", "NTAG424Tag", "NTAG424Emulator", "NTAG424Originality", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking", "PCSC"]),
   ],
@@ -202,53 +209,3 @@ package.targets += [
   .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "NFCTestSupport", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
 ]
 #endif
-
-// MARK: - As another package's dependency
-//
-// A package that uses this one for its libraries (NFCSession, CoreNFC, NDEF, PCSC, NFCReaders,
-// NFCEmulator) must resolve only what they need (swift-log), not the programs' stack
-// (ArgumentParser, swift-crypto, CSV.swift, sqlite-nio, postgres-nio, the DocC plugin): SwiftPM
-// resolves every dependency a manifest declares, whatever products the dependent uses. So, when
-// this manifest is not the root, it keeps the library products, the targets they need, and the
-// packages those use. SwiftPM evaluates a dependency's manifest from the dependent's folder, so
-// "the root" is: SwiftPM runs in this folder or below it. NFCTAG_PACKAGE=full or =libraries
-// decides it otherwise (a tool that evaluates the manifest from elsewhere). make test checks it
-// with a scratch package (scripts/check-library-package.sh).
-import Foundation
-
-let runsHere: Bool = {
-  switch ProcessInfo.processInfo.environment["NFCTAG_PACKAGE"] {
-  case "full"?: return true
-  case "libraries"?: return false
-  default:
-    let here = URL(fileURLWithPath: Context.packageDirectory).standardizedFileURL.resolvingSymlinksInPath().path
-    let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.resolvingSymlinksInPath().path
-    return cwd == here || cwd.hasPrefix(here + "/")
-  }
-}()
-
-if !runsHere {
-  package.products = package.products.filter { $0 is Product.Library }
-  var needed = Set(package.products.compactMap { ($0 as? Product.Library)?.targets }.joined())
-  var packages: Set<String> = []
-  let byName = Dictionary(package.targets.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-  var queue = Array(needed)
-  while let name = queue.popLast() {
-    for dependency in byName[name]?.dependencies ?? [] {
-      switch dependency {
-      case .targetItem(let target, _), .byNameItem(let target, _):
-        if byName[target] != nil, needed.insert(target).inserted { queue.append(target) }
-      case .productItem(_, let from, _, _):
-        if let from { packages.insert(from.lowercased()) }
-      @unknown default:
-        break
-      }
-    }
-  }
-  package.targets = package.targets.filter { needed.contains($0.name) }
-  package.dependencies = package.dependencies.filter { dependency in
-    guard case .sourceControl(_, let location, _) = dependency.kind else { return true }
-    let name = location.split(separator: "/").last.map { String($0).lowercased() } ?? ""
-    return packages.contains(name.hasSuffix(".git") ? String(name.dropLast(4)) : name)
-  }
-}

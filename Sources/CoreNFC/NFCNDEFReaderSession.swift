@@ -1,6 +1,7 @@
 #if os(Linux)
 import Dispatch
 import Foundation
+import Locking
 internal import NDEF
 internal import NFCSession
 
@@ -52,7 +53,7 @@ public final class NFCNDEFReaderSession: NFCReaderSession, @unchecked Sendable {
     self.inner = inner
     self.forwarder = forwarder
     super.init(control: inner)
-    forwarder.session.object = self
+    forwarder.session.withLock { $0 = WeakReference(self) }
   }
 
   /// Polls again: the tags found so far become invalid, and a tag still in the field is found again.
@@ -83,12 +84,15 @@ public final class NFCNDEFReaderSession: NFCReaderSession, @unchecked Sendable {
 /// NFCSession's delegate for one Core NFC session: hands each call on, in Core NFC's types, on
 /// the session's queue (where NFCSession calls it).
 private final class NDEFForwarder: NFCSession.NFCNDEFReaderSessionDelegate, Sendable {
-  let delegate: WeakBox<AnyObject>
-  let session = WeakBox<NFCNDEFReaderSession>(nil)
-  init(_ delegate: any NFCNDEFReaderSessionDelegate) { self.delegate = WeakBox(delegate) }
+  let delegate: WeakReference<any NFCNDEFReaderSessionDelegate>
+  /// The Core NFC session, set once, just after it is made (it is made around NFCSession's
+  /// session, which is made with this forwarder); behind a lock, so that the write in its
+  /// initialiser and the reads on the session's queue are ordered.
+  let session = Locked<WeakReference<NFCNDEFReaderSession>?>(nil)
+  init(_ delegate: any NFCNDEFReaderSessionDelegate) { self.delegate = WeakReference(delegate) }
 
   private var target: (NFCNDEFReaderSession, any NFCNDEFReaderSessionDelegate)? {
-    guard let session = session.object, let delegate = delegate.object as? any NFCNDEFReaderSessionDelegate else { return nil }
+    guard let session = session.withLock({ $0?.object }), let delegate = delegate.object else { return nil }
     return (session, delegate)
   }
 
@@ -97,8 +101,8 @@ private final class NDEFForwarder: NFCSession.NFCNDEFReaderSessionDelegate, Send
     delegate.readerSessionDidBecomeActive(session)
   }
   func readerSession(_ inner: NFCSession.NFCNDEFReaderSession, didInvalidateWithError error: NFCSession.NFCReaderError) {
-    guard let session = session.object else { return }
-    (delegate.object as? any NFCNDEFReaderSessionDelegate)?.readerSession(session, didInvalidateWithError: NFCReaderError(error))
+    guard let session = session.withLock({ $0?.object }) else { return }
+    delegate.object?.readerSession(session, didInvalidateWithError: NFCReaderError(error))
     session.ended()
   }
   func readerSession(_ inner: NFCSession.NFCNDEFReaderSession, didDetectNDEFs messages: [NDEFMessage]) {

@@ -161,11 +161,4 @@ extension NFCReaderError.Code {
   /// True when `error` is an ``NFCReaderError`` with `code`: what `catch NFCReaderError.x` matches.
   public static func ~= (code: Self, error: any Error) -> Bool { (error as? NFCReaderError)?.code == code }
 }
-
-/// Core NFC's error for any failure a session or tag command reports.
-func coreNFCError(_ error: any Error) -> NFCReaderError {
-  if let error = error as? NFCReaderError { return error }
-  if let error = error as? NFCSession.NFCReaderError { return NFCReaderError(error) }
-  return NFCReaderError(.readerSessionInvalidationErrorSessionTerminatedUnexpectedly, message: "\(error)")
-}
 #endif

@@ -84,11 +84,4 @@ extension NFCSession.NFCTagReaderSession: SessionControl {}
 enum ReaderInjection {
   @TaskLocal static var poller: (any TagPoller)?
 }
-
-/// A weak reference to a delegate or session that need not be `Sendable` (see ``NFCReaderSession``):
-/// written while the Core NFC session is made, before it begins; read on the session's queue.
-final class WeakBox<Object: AnyObject>: @unchecked Sendable {
-  weak var object: Object?
-  init(_ object: Object?) { self.object = object }
-}
 #endif

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Dispatch
 import Foundation
+import Locking
 internal import NFCSession
 
 /// The delegate of an ``NFCTagReaderSession``, as Core NFC declares it. Its methods run on the
@@ -61,7 +62,7 @@ public final class NFCTagReaderSession: NFCReaderSession, @unchecked Sendable { 
     self.inner = inner
     self.forwarder = forwarder
     super.init(control: inner)
-    forwarder.session.object = self
+    forwarder.session.withLock { $0 = WeakReference(self) }
   }
 
   /// Polls again: the tags found so far become invalid, and a tag still in the field is found again.
@@ -86,12 +87,15 @@ public final class NFCTagReaderSession: NFCReaderSession, @unchecked Sendable { 
 
 /// NFCSession's delegate for one Core NFC tag session (see `NDEFForwarder`).
 private final class TagForwarder: NFCSession.NFCTagReaderSessionDelegate, Sendable {
-  let delegate: WeakBox<AnyObject>
-  let session = WeakBox<NFCTagReaderSession>(nil)
-  init(_ delegate: any NFCTagReaderSessionDelegate) { self.delegate = WeakBox(delegate) }
+  let delegate: WeakReference<any NFCTagReaderSessionDelegate>
+  /// The Core NFC session, set once, just after it is made (it is made around NFCSession's
+  /// session, which is made with this forwarder); behind a lock, so that the write in its
+  /// initialiser and the reads on the session's queue are ordered.
+  let session = Locked<WeakReference<NFCTagReaderSession>?>(nil)
+  init(_ delegate: any NFCTagReaderSessionDelegate) { self.delegate = WeakReference(delegate) }
 
   private var target: (NFCTagReaderSession, any NFCTagReaderSessionDelegate)? {
-    guard let session = session.object, let delegate = delegate.object as? any NFCTagReaderSessionDelegate else { return nil }
+    guard let session = session.withLock({ $0?.object }), let delegate = delegate.object else { return nil }
     return (session, delegate)
   }
 
@@ -100,8 +104,8 @@ private final class TagForwarder: NFCSession.NFCTagReaderSessionDelegate, Sendab
     delegate.tagReaderSessionDidBecomeActive(session)
   }
   func tagReaderSession(_ inner: NFCSession.NFCTagReaderSession, didInvalidateWithError error: NFCSession.NFCReaderError) {
-    guard let session = session.object else { return }
-    (delegate.object as? any NFCTagReaderSessionDelegate)?.tagReaderSession(session, didInvalidateWithError: NFCReaderError(error))
+    guard let session = session.withLock({ $0?.object }) else { return }
+    delegate.object?.tagReaderSession(session, didInvalidateWithError: NFCReaderError(error))
     session.ended()
   }
   func tagReaderSession(_ inner: NFCSession.NFCTagReaderSession, didDetect tags: [NFCSession.NFCTag]) {

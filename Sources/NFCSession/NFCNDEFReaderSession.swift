@@ -60,9 +60,9 @@ extension NFCNDEFReaderSessionDelegate {
 /// The time limit counts seconds without a tag (201), not the whole session: Core NFC's is 60 s
 /// from ``begin()``, which suits a phone sheet, not a reader on a desk.
 public final class NFCNDEFReaderSession: Sendable {
-  private let weakDelegate: WeakDelegate
+  private let weakDelegate: WeakReference<any NFCNDEFReaderSessionDelegate>
   /// The delegate, held weakly as in Core NFC.
-  public var delegate: (any NFCNDEFReaderSessionDelegate)? { weakDelegate.value }
+  public var delegate: (any NFCNDEFReaderSessionDelegate)? { weakDelegate.object }
   /// The queue delegate calls and completion handlers run on.
   public var queue: DispatchQueue { engine.queue }
   /// True: the session ends after the first tag read (Core NFC ignores it when the delegate
@@ -86,7 +86,7 @@ public final class NFCNDEFReaderSession: Sendable {
   /// Core NFC's initialiser, with the reader (`poller`) the session polls and its time limit.
   public init(delegate: any NFCNDEFReaderSessionDelegate, queue: DispatchQueue?, invalidateAfterFirstRead: Bool,
               poller: any TagPoller, timeout: Double = 60) {
-    weakDelegate = WeakDelegate(delegate)
+    weakDelegate = WeakReference(delegate)
     self.invalidateAfterFirstRead = invalidateAfterFirstRead
     engine = SessionEngine(poller: poller, timeout: timeout, queue: queue)
   }
@@ -189,13 +189,4 @@ public final class NFCNDEFReaderSession: Sendable {
     delegate?.readerSession(self, didDetectNDEFs: messages)
     engine.invalidate(NFCReaderError(.readerSessionInvalidationErrorFirstNDEFTagRead, "the session ends after the first NDEF tag read"))
   }
-}
-
-/// A weak reference to a delegate that need not be `Sendable`: the reference itself is read and
-/// cleared atomically by the runtime, and the session calls the referent only on its queue (other
-/// threads only test it for nil).
-final class WeakDelegate: @unchecked Sendable {
-  private weak let stored: (any NFCNDEFReaderSessionDelegate)?
-  init(_ value: any NFCNDEFReaderSessionDelegate) { stored = value }
-  var value: (any NFCNDEFReaderSessionDelegate)? { stored }
 }

@@ -45,9 +45,9 @@ public final class NFCTagReaderSession: Sendable {
 
   /// The kinds of tag this session reports; others are passed over.
   public let pollingOption: PollingOption
-  private let weakDelegate: WeakTagDelegate
+  private let weakDelegate: WeakReference<any NFCTagReaderSessionDelegate>
   /// The delegate, held weakly as in Core NFC.
-  public var delegate: (any NFCTagReaderSessionDelegate)? { weakDelegate.value }
+  public var delegate: (any NFCTagReaderSessionDelegate)? { weakDelegate.object }
   /// The queue delegate calls and completion handlers run on.
   public var queue: DispatchQueue { engine.queue }
   let engine: SessionEngine
@@ -63,7 +63,7 @@ public final class NFCTagReaderSession: Sendable {
   public init(pollingOption: PollingOption, delegate: any NFCTagReaderSessionDelegate, queue: DispatchQueue? = nil,
               poller: any TagPoller, timeout: Double = 60) {
     self.pollingOption = pollingOption
-    weakDelegate = WeakTagDelegate(delegate)
+    weakDelegate = WeakReference(delegate)
     engine = SessionEngine(poller: poller, timeout: timeout, queue: queue)
   }
 
@@ -120,11 +120,4 @@ public final class NFCTagReaderSession: Sendable {
     queue.async { [self] in delegate?.tagReaderSession(self, didDetect: tags) }
     return .waitForRestart
   }
-}
-
-/// The tag session's ``WeakDelegate``.
-final class WeakTagDelegate: @unchecked Sendable {
-  private weak let stored: (any NFCTagReaderSessionDelegate)?
-  init(_ value: any NFCTagReaderSessionDelegate) { stored = value }
-  var value: (any NFCTagReaderSessionDelegate)? { stored }
 }

@@ -164,15 +164,6 @@ let ultralightATR: [UInt8] = [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x
   }
 }
 
-/// Core NFC's `readingAvailable` against the machine's pcscd (two vpcd readers): run by `make test`.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["NFCTAG_E2E"] == "1",
-                "needs the machine's pcscd with vsmartcard-vpcd: run `make test`"))
-struct LiveReadingAvailable {
-  @Test func trueWithPcscdAndItsReaders() {
-    #expect(readingAvailable())
-  }
-}
-
 /// Commands that carry a password by their own form are masked whoever sends
 /// them (`nfctag send` too), and so are their answers' data.
 @Suite struct TraceMasksPasswordCommands {

@@ -16,8 +16,6 @@ static inline const SCARD_IO_REQUEST *CPCSC_pciT0(void) { return SCARD_PCI_T0; }
 static inline const SCARD_IO_REQUEST *CPCSC_pciT1(void) { return SCARD_PCI_T1; }
 /// The protocol control information for raw mode.
 static inline const SCARD_IO_REQUEST *CPCSC_pciRaw(void) { return SCARD_PCI_RAW; }
-/// `SCARD_AUTOALLOCATE`, an untyped `(DWORD)(-1)`.
-static inline DWORD CPCSC_autoAllocate(void) { return SCARD_AUTOALLOCATE; }
 /// `SCARD_CTL_CODE(code)`: the platform's control-code formula.
 static inline DWORD CPCSC_ctlCode(DWORD code) { return SCARD_CTL_CODE(code); }
 

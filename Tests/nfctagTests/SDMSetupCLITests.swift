@@ -40,18 +40,10 @@ import ProvisionCommands
     return Int(image[600]) | Int(image[601]) << 8
   }
 
-  func json(_ text: String) throws -> [String: Any] {
-    try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-  }
+  func json(_ text: String) throws -> [String: Any] { try jsonObject(text) }
 
-  /// The URL of the tag's one URI record, read as a phone reads it (`nfctag read`: ISOSelectFile,
-  /// ISOReadBinary, SDM applied).
-  func tap(_ reader: String) throws -> String {
-    let r = try runTool(["read", "--reader", reader, "--format", "json", "--quiet"])
-    #expect(r.status == 0, "\(r.stderr)")
-    let records = try #require(try json(r.stdout)["records"] as? [[String: Any]])
-    return try #require(records.first?["uri"] as? String)
-  }
+  /// The URL of the tag's one URI record, read as a phone reads it (``tappedURL(_:)``).
+  func tap(_ reader: String) throws -> String { try tappedURL(reader) }
 
   /// The longest URLs: a file of 251 to 256 bytes is read back in two ReadData, as the reader's
   /// 250-byte answers allow (NT4H2421Gx datasheet §10.8.1: no `91 AF` chain for ReadData); in one
@@ -355,4 +347,18 @@ import ProvisionCommands
     #expect(Array(writes[2].prefix(9)) == [0x02, 0, 0, 0, 2, 0, 0] + Array(plan.ndefFile.prefix(2)))
     #expect(read.count == plan.ndefFile.count && read.prefix(2) == plan.ndefFile.prefix(2))
   }
+}
+
+/// `text` as a JSON object.
+func jsonObject(_ text: String) throws -> [String: Any] {
+  try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+}
+
+/// The URL of the tag's one URI record on `reader`, read as a phone reads it (`nfctag read`:
+/// ISOSelectFile, ISOReadBinary, SDM applied).
+func tappedURL(_ reader: String) throws -> String {
+  let r = try runTool(["read", "--reader", reader, "--format", "json", "--quiet"])
+  #expect(r.status == 0, "\(r.stderr)")
+  let records = try #require(try jsonObject(r.stdout)["records"] as? [[String: Any]])
+  return try #require(records.first?["uri"] as? String)
 }

@@ -26,17 +26,10 @@ import Testing
   func image(_ name: String) -> URL { directory.appendingPathComponent("\(name).bin") }
   func reader(_ name: String) -> String { "sim:ntag424dna:" + image(name).path }
 
-  func json(_ text: String) throws -> [String: Any] {
-    try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-  }
+  func json(_ text: String) throws -> [String: Any] { try jsonObject(text) }
 
-  /// The URL a phone reads (`nfctag read`: ISOSelectFile, ISOReadBinary, SDM applied).
-  func tap(_ reader: String) throws -> String {
-    let r = try runTool(["read", "--reader", reader, "--format", "json", "--quiet"])
-    #expect(r.status == 0, "\(r.stderr)")
-    let records = try #require(try json(r.stdout)["records"] as? [[String: Any]])
-    return try #require(records.first?["uri"] as? String)
-  }
+  /// The URL a phone reads (``tappedURL(_:)``).
+  func tap(_ reader: String) throws -> String { try tappedURL(reader) }
 
   /// An accepted shape: its template, the parameter names to verify it with, and file data.
   struct Accepted: CustomTestStringConvertible, Sendable {

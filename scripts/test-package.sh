@@ -51,7 +51,7 @@ provision_checks() {  # provision_checks WHERE BIN: nfctag's hand-over to nfctag
   check "a provision usage error from $1 is one line, exit 64 (through nfctag-provision)" \
     equals "$(env -u NFCTAG_UNSET_SECRET "$2" provision --count 1 --url 'https://e.com/{n}' --protect \
              --secret-env NFCTAG_UNSET_SECRET 2>&1; echo "exit $?")" \
-    "nfctag: the environment variable NFCTAG_UNSET_SECRET (the provisioning secret) is not set
+    "nfctag: the environment variable NFCTAG_UNSET_SECRET (the provisioning secret, --secret-env) is not set
 exit 64"
   check "nfctag ledger status from $1 runs (a missing ledger: exit 66)" \
     equals "$("$2" ledger status /nonexistent/l.sqlite >/dev/null 2>&1; echo $?)" "66"

@@ -34,7 +34,7 @@ import Testing
     #expect(try plan.settings.changeData() == bytes("40 EEEE D1 FE00 1F0000 440000 440000 200000 6A0000"))
   }
 
-  /// Issue 31 items 8 and 9: what no verifier here can check is refused by the planner itself,
+  /// What no verifier here can check is refused by the planner itself,
   /// with what is wrong (NTAG424's `SUNTemplateRule`): placeholders outside the query, run
   /// together or inside a value; plain `{uid}`/`{ctr}` mirrors; `{picc}` without `{cmac}` and
   /// `{cmac}` without `{picc}`.
@@ -80,7 +80,7 @@ import Testing
     #expect(throws: NTAG424Error.self) {
       try SDMPlan.plan(template: "https://e.com/?p={picc}&e={enc:32}&c={cmac}", fileData: "too short")
     }
-    // Issue 31 item 10: {enc:N} without its data (it encrypted zeros) is refused.
+    // {enc:N} without its data (it encrypted zeros) is refused.
     #expect(throws: NTAG424Error.self) { try SDMPlan.plan(template: "https://e.com/?p={picc}&e={enc:32}&c={cmac}") }
   }
 

@@ -58,7 +58,7 @@ import Testing
     }
   }
 
-  /// Issue 31 item 11: surrounding whitespace (a pasted URL, a trailing newline) is not part of
+  /// Surrounding whitespace (a pasted URL, a trailing newline) is not part of
   /// the URL, and a value's percent-encoded characters are the characters (RFC 3986 §2.1).
   @Test func whitespaceIsTrimmedAndValuesArePercentDecoded() throws {
     let plain = "https://ntag.nxp.com/424?e=EF963FF7828658A599F3041510671E88&c=94EED9EE65337086"

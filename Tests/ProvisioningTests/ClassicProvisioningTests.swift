@@ -86,7 +86,7 @@ import Testing
     // The message fits in sector 1: one TLV length, the data, the length again.
     #expect(tag.memoryGeneration - generation <= 4, "\(tag.memoryGeneration - generation) blocks written")
     #expect(formatted.exchangeCount < factory.exchangeCount / 2, "\(formatted.exchangeCount) vs \(factory.exchangeCount) APDUs")
-    // Pinned (docs/performance.md): detection to the LED command (issue 31 item 18), a 42-byte
+    // Pinned (docs/performance.md): detection to the LED command (docs/provisioning.md), a 42-byte
     // URL message on a 1K (the factory card's 143 include the 32 of the format's check that
     // every sector opens before its first write); the formatted card's 28 include the 6 of the format check (sector 0,
     // the last NDEF trailer), whose reads of sector 0 the status query and the write reuse (37

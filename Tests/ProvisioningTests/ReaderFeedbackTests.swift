@@ -9,7 +9,7 @@ import Provisioning
 import ProvisioningLedger
 import Testing
 
-/// Issue 31 item 18: on an ACR122U every tag `provision` is done with gets the LEDs and the
+/// On an ACR122U every tag `provision` is done with gets the LEDs and the
 /// buzzer (`FF 00 40 …`, ACR122U API V2.04 §6.2) as its last command, whatever its family: Type 1,
 /// Type 2, Type 4 (a Type 4 tag, an NTAG 424 DNA) and MIFARE Classic.
 @Suite struct ReaderFeedbackTests {

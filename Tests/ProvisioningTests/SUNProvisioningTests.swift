@@ -144,7 +144,7 @@ import Testing
     #expect(Set(seen.steps) == ["written", "keys 4/5"], "\(seen.steps)")
   }
 
-  /// Exchanges per tag: detection (2) and the LED command (1, issue 31 item 18) around the 424
+  /// Exchanges per tag: detection (2) and the LED command (1, docs/provisioning.md) around the 424
   /// DNA's 13 (select, GetKeyVersion, authentication ×2, WriteData, ChangeFileSettings, ChangeKey
   /// ×5, select, ReadData).
   @Test func exchangesPerTagArePinned() throws {
@@ -170,7 +170,7 @@ import Testing
     #expect(url == "https://e.com/1?p={picc}&c={cmac}")
   }
 
-  /// Issue 31 items 8–10: the job's template is checked by `sdm setup`'s rule before any row,
+  /// The job's template is checked by `sdm setup`'s rule before any row,
   /// each row placeholder standing for a value wherever it is (host, path, a parameter).
   @Test func theTemplateIsCheckedByTheSetupRule() throws {
     let parameters = try SUNTemplate.check("https://{sku}.e.com/{id}/{n:04}?u={uid}&sig={picc}&m={cmac}")

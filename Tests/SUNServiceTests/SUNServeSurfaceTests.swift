@@ -4,7 +4,7 @@ import Logging
 import Testing
 @testable import SUNService
 
-/// What `sdm serve` shows around the verdicts (issue 31 item 25): the documented `replayed:`
+/// What `sdm serve` shows around the verdicts: the documented `replayed:`
 /// reason for a provisioning baseline's replay, `# HELP` lines in the metrics, and a bind failure
 /// worded as the system's message.
 @Suite struct SUNServeSurface {

@@ -213,7 +213,7 @@ import Testing
     expectNoSecret(text)
   }
 
-  /// Issue 31 item 11: a query with a trailing newline or spaces, or percent-encoded digits,
+  /// A query with a trailing newline or spaces, or percent-encoded digits,
   /// is the same tap (RFC 3986 §2.1), not "has 36 hex digits".
   @Test func whitespaceAndPercentEncodedDigitsAreTheTap() async throws {
     let (verifier, _, cleanup) = try T.verifier()

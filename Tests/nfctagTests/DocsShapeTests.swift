@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The README a user reads in two minutes, and an architecture map whose lines a reader can
-/// follow (issue 32): at most 120 lines, the first commands a user with a reader types within its
-/// first 30, and no line of docs/architecture.md over 200 characters.
+/// follow (CONTRIBUTING.md, docs/architecture.md): at most 120 lines, the first commands a user
+/// with a reader types within its first 30, and no line of docs/architecture.md over 200 characters.
 @Suite struct DocsShape {
   func lines(_ path: String) throws -> [Substring] {
     let text = try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)

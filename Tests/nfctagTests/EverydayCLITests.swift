@@ -5,7 +5,7 @@ import Testing
 @testable import NFCTagCLI
 import ProvisionCommands
 
-/// Everyday command-line behaviour (issue 31, items 20 to 24): an empty Wi-Fi key, negative
+/// Everyday command-line behaviour: an empty Wi-Fi key, negative
 /// numbers for options, Wi-Fi keys masked in every output format, `ndef decode ""`, and help
 /// texts that name what exists.
 @Suite struct EverydayCommandLine {

@@ -4,7 +4,7 @@ import Testing
 @testable import NFCTagCLI
 
 /// A key pasted where a file or variable name belongs, or as an extra argument, is never printed
-/// back (issue 31, item 13): the error says that a key goes in a file or an environment variable.
+/// back: the error says that a key goes in a file or an environment variable.
 /// In process (`runTool`) and through both programs (nfctag hands `sdm` and `keys` over to
 /// nfctag-provision, which prints the line the user sees).
 @Suite struct KeysNeverEchoed {

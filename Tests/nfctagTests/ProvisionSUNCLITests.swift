@@ -127,7 +127,7 @@ struct ProvisionSUNCLITests {
     #expect(unset.status == 64, "\(unset.stderr)")
     let missing = try runTool(["provision", rows.path, "--sdm-url", url, "--master-key-file", directory.appendingPathComponent("none").path])
     #expect(missing.status == 66, "\(missing.stderr)")
-    // Issue 31 items 8–10: a template `sdm setup` would refuse, by the same rule, 64 before any
+    // A template `sdm setup` would refuse, by the same rule, 64 before any
     // row or tag, naming what is wrong; {enc:N} without a column (the same data on every tag) too.
     for (template, why) in [("https://e.com/{id}?p={picc}", "--sdm-url: {picc} needs {cmac}"),
                             ("https://e.com/{id}?c={cmac}", "--sdm-url: {cmac} needs {picc}"),
@@ -168,7 +168,7 @@ struct ProvisionSUNCLITests {
     #expect(status.stdout.hasSuffix("failed:      1\nfailed tags: 1\n"), "\(status.stdout)")
   }
 
-  /// Issue 31 item 10: `{enc:N:COLUMN}` encrypts each row's own characters (it encrypted zeros);
+  /// `{enc:N:COLUMN}` encrypts each row's own characters (it encrypted zeros);
   /// a row whose value is not N/2 printable characters is refused before any tag.
   @Test func encryptedFileDataComesFromARowColumn() throws {
     try Data((Self.masterHex + "\n").utf8).write(to: keyFile)

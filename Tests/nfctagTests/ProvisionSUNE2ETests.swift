@@ -85,7 +85,7 @@ struct ProvisionSUNEndToEnd {
                            "--ledger", ledger.path, "--reader", e2eReader, "--timeout", "20", "--json"], timeout: 120)
     #expect(r.status == 0, "\(r.stderr)")
     #expect(waitForExit(feed) == 0)
-    // Issue 31 item 18: each tag gets the ACR122U's LED and beep, and leaves on it: the card's
+    // Each tag gets the ACR122U's LED and beep, and leaves on it: the card's
     // reset (its authentications ended) comes before the signal, not after it, where it met a
     // card that was leaving and pcscd never showed the next one.
     let feederLog = try String(contentsOf: dir.appendingPathComponent("feeder-11.log"), encoding: .utf8)

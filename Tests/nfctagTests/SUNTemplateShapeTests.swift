@@ -124,7 +124,7 @@ import Testing
     #expect(server.stop().status == 0)
   }
 
-  /// The rule the help states is the rule applied (issue 31 item 9): `sdm setup --url`'s help
+  /// The rule the help states is the rule applied: `sdm setup --url`'s help
   /// states NTAG424's `SUNTemplateRule.statement`; `provision --help` no longer offers `{ctr}` or a
   /// bare `{enc:N}`.
   @Test func theHelpStatesTheRuleApplied() throws {

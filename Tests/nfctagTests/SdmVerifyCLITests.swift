@@ -40,7 +40,7 @@ import Testing
     #expect(r.stderr.contains("factory key"))
   }
 
-  /// Issue 31 item 11: a URL pasted with spaces or a newline around it, or with percent-encoded
+  /// A URL pasted with spaces or a newline around it, or with percent-encoded
   /// digits, is the tag's URL.
   @Test func whitespaceAndPercentEncodingAreNotDigits() throws {
     let encoded = Self.sun1.replacingOccurrences(of: "e=EF96", with: "e=%45%46%396")

@@ -130,7 +130,7 @@ tsan: tsan-build pcscd
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel \
 	  $(foreach s,$(TSAN_SUITES),--filter '$(s)') $(foreach s,$(TSAN_SKIP),--skip '$(s)') 2>&1 | tee .build-tsan/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build-tsan/test.log; \
-	  if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
+	  if grep -qE "^(WARNING|SUMMARY): ThreadSanitizer" .build-tsan/test.log; then echo "tsan: ThreadSanitizer reported a race"; exit 1; fi; \
 	  exit $$status
 
 ## tsan-build: the build make tsan runs its suites on (.build-tsan); no pcscd (CI builds it beside

@@ -23,11 +23,17 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PRODUCTS = ["NDEF", "PCSC", "NFCSession", "NFCReaders", "NFCEmulator", "NFCTestSupport", "CoreNFC"]
 
 
 def swift():
     return os.environ.get("SWIFT", "swift")
+
+
+def library_products():
+    """The manifest's library products, read from `swift package dump-package` (never a copied list)."""
+    manifest = json.loads(subprocess.run([swift(), "package", "dump-package"], cwd=ROOT, capture_output=True,
+                                         text=True, check=True).stdout)
+    return [product["name"] for product in manifest["products"] if "library" in product["type"]]
 
 
 def modules_dir():
@@ -53,7 +59,7 @@ def usr_top(usr):
 
 
 def main():
-    products = sys.argv[1:] or PRODUCTS
+    products = sys.argv[1:] or library_products()
     modules = modules_dir()
     ours = {os.path.basename(p)[:-len(".swiftmodule")] for p in glob.glob(os.path.join(modules, "*.swiftmodule"))}
     includes = ["-I", modules] + [arg for d in glob.glob(os.path.join(ROOT, "Sources", "*", "include"))

@@ -7,7 +7,8 @@
 # The paragraph names project modules and packages (`CSV.swift`, `SQLiteNIO`, …); words after a
 # name in parentheses or backquotes say what for and are ignored, and so is "nothing". The platform's
 # own modules (Glibc, Darwin, Dispatch, Synchronization, Foundation) are not listed: which programs
-# may link Foundation is the package test's check (`nm`), not this one.
+# may link Foundation is the package test's check (`nm`), not this one. Then it checks that the C
+# library and tests for an OS appear only in each module's Platform.swift (see the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 table=docs/architecture.md
@@ -73,3 +74,34 @@ if [ "$problems" -gt 0 ]; then
   exit 1
 fi
 echo "check-imports: every import in Sources/ matches docs/architecture.md's module list"
+
+# Platform code lives in one file per module, its `Platform.swift` (docs/platforms.md): no other
+# Swift file under Sources/ imports the C library (Glibc, Musl, Darwin, ucrt, WinSDK), names it
+# (`Glibc.write`), or tests for it or for an OS (`canImport(Glibc|Darwin|Musl)`,
+# `os(Linux|macOS|Windows)`). A module has at most one Platform.swift. Tests of what is not the OS
+# (`canImport(FoundationEssentials)`) stay where they are. CoreNFC is the one exception: each of its
+# files is wrapped whole in `#if os(Linux)` (line 1), because on Apple platforms `import CoreNFC` is
+# Apple's framework; that line chooses the product, not the C library, and any other test for an OS
+# in CoreNFC still fails.
+platform_problems=0
+for dir in Sources/*/; do
+  module=$(basename "$dir")
+  count=$(find "$dir" -name Platform.swift | wc -l)
+  if [ "$count" -gt 1 ]; then
+    echo "check-imports: $module has $count Platform.swift files; a module has one"
+    platform_problems=$((platform_problems + 1))
+  fi
+done
+while IFS= read -r hit; do
+  file=${hit%%:*}; rest=${hit#*:}; line=${rest%%:*}; text=${rest#*:}
+  [ "$(basename "$file")" = Platform.swift ] && continue
+  if [ "${file#Sources/CoreNFC/}" != "$file" ] && [ "$line" = 1 ] && [ "$text" = "#if os(Linux)" ]; then continue; fi
+  echo "check-imports: $file:$line: platform code outside the module's Platform.swift: $text"
+  platform_problems=$((platform_problems + 1))
+done < <(grep -rnE '(canImport|os)\((Glibc|Darwin|Musl|Linux|macOS|Windows)\)|^[[:space:]]*(@[A-Za-z_]+[[:space:]]+)*((public|package|internal|private|fileprivate)[[:space:]]+)?import[[:space:]]+(Glibc|Darwin|Musl|ucrt|WinSDK)([^A-Za-z0-9_]|$)|(^|[^A-Za-z0-9_.])(Glibc|Darwin|Musl|ucrt|WinSDK)\.[A-Za-z_]' \
+           --include='*.swift' Sources || true)
+if [ "$platform_problems" -gt 0 ]; then
+  echo "check-imports: $platform_problems place(s) hold platform code outside a Platform.swift; move it there (docs/platforms.md)"
+  exit 1
+fi
+echo "check-imports: platform code in Sources/ is in each module's Platform.swift only"

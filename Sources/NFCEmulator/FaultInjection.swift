@@ -1,9 +1,4 @@
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One fault to inject at one APDU: what `nfctag emulate --fault KIND[:SECONDS]@N` asks for.
 ///
@@ -171,7 +166,7 @@ public final class FaultyCard: VirtualCard {
       return refused ? answer : Self.failure
     case .slow:
       let answer = base.transmit(apdu)
-      usleep(UInt32(clamping: Int(fault.seconds * 1_000_000)))
+      LibC.sleep(microseconds: Int(fault.seconds * 1_000_000))
       return answer
     }
   }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A memory image file: the raw memory in address order. Written back atomically (temporary file,
 /// then rename) whenever the tag's memory changed, in the form it was loaded in: a short form that
 /// is the start of the whole image (a FeliCa Lite-S's 14 user blocks) stays short. The images of
@@ -53,30 +47,29 @@ public final class ImageFile {
   /// Writes `image` to `path` atomically: a temporary file beside it, fsync, then rename.
   public static func write(_ image: [UInt8], to path: String) throws(EmulatorError) {
     let temporary = path + ".tmp"
-    let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw EmulatorError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
+    let fd = LibC.createFile(temporary)
+    guard fd >= 0 else { throw EmulatorError("cannot write \(temporary): \(LibC.lastErrorText)") }
     var offset = 0
     let ok = image.withUnsafeBytes { raw -> Bool in
       while offset < raw.count {
-        let n = writeFile(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+        let n = LibC.writeBytes(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
         if n <= 0 { return false }
         offset += n
       }
       return true
     }
-    fsync(fd)
-    close(fd)
-    guard ok, rename(temporary, path) == 0 else { throw EmulatorError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    LibC.syncAndClose(fd)
+    guard ok, LibC.renameFile(temporary, to: path) else { throw EmulatorError("cannot write \(path): \(LibC.lastErrorText)") }
   }
 
   static func readFile(_ path: String) -> [UInt8]? {
-    let fd = openFile(path, O_RDONLY)
+    let fd = LibC.openForReading(path)
     guard fd >= 0 else { return nil }
-    defer { close(fd) }
+    defer { LibC.closeFile(fd) }
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      let n = chunk.withUnsafeMutableBytes { LibC.readBytes(fd, into: $0) }
       if n <= 0 { break }
       out += chunk[0..<n]
       if out.count > 1 << 20 { break }  // no tag has a megabyte
@@ -90,8 +83,3 @@ extension VirtualTagKind {
   /// that shorter image is not a short form to keep).
   fileprivate var imageEndsWithUID: Bool { self == .type4 || self == .ntag424dna }
 }
-
-// `ImageFile.open(path:kind:uid:)` hides the C function inside the type, so these file-level
-// forwarders name the C calls without a module prefix (Glibc on Linux, Darwin on macOS).
-private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
-private func writeFile(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }

@@ -1,9 +1,4 @@
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The virtual tag kinds, by the names the command line uses. One table, so new models add a row;
 /// each model's factory lives beside it (Type1/, Type2/, …), or, for a model in another module
@@ -176,7 +171,7 @@ public final class SimulatedAPDUTransport: APDUTransport {
     let reply = card.transmit(apdu)
     let wait = latency.microseconds(command: apdu, response: reply)
     modelledMicroseconds += wait
-    if wait > 0 { usleep(UInt32(clamping: wait)) }
+    if wait > 0 { LibC.sleep(microseconds: wait) }
     answered += 1
     afterCommand?()
     if let removeAfter, answered >= removeAfter { isRemoved = true }

@@ -1,11 +1,6 @@
 import Dispatch
 import Locking
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A feed in process: tag after tag arrives when the poll loop asks for one, is identified,
 /// talked to through a ``FeedTransport``, and leaves when its ``TagDeparture`` says (right after
@@ -88,7 +83,7 @@ final class FeedSlot: SimulatedSlot {
       switch step {
       case .deliver(let transport):
         let wait = latency.arrivalMicroseconds
-        if wait > 0 { usleep(UInt32(wait)) }
+        if wait > 0 { LibC.sleep(microseconds: wait) }
         return [try detect(transport)]
       case .again: continue
       case .cancelled: throw .cancelled
@@ -211,7 +206,7 @@ final class FeedTransport: APDUTransport, Sendable {
       return (reply, wait)
     }
     guard let exchange else { throw .tagRemoved }
-    if exchange.wait > 0 { usleep(UInt32(clamping: exchange.wait)) }
+    if exchange.wait > 0 { LibC.sleep(microseconds: exchange.wait) }
     slot.state.withLock { s in
       guard let current = s.current, current.index == index else { return }
       current.departure.answered(apdu, at: TagDeparture.now())

@@ -1,11 +1,6 @@
 import Dispatch
 import Locking
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `--reader sim:…` (``SimulatorSpec``): the emulator's reader face in process, as a poller. Only
 /// the card transport differs from a PC/SC reader: `detect` is the reader driver's identification
@@ -169,7 +164,7 @@ final class SingleTagSlot: SimulatedSlot, APDUTransport {
     }
     let wait = latency.arrivalMicroseconds
     arrival.withLock { $0 += wait }
-    if wait > 0 { usleep(UInt32(wait)) }
+    if wait > 0 { LibC.sleep(microseconds: wait) }
     return [try detect(self)]
   }
 

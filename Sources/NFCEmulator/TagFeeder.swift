@@ -1,10 +1,5 @@
 import Locking
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What a tag feeder presents: `count` factory-fresh tags, one after another, each leaving the
 /// field after the host's feedback command or an idle hand (``TagDeparture``).
@@ -162,12 +157,11 @@ public final class TagFeeder {
     var prefix = path.hasPrefix("/") ? "/" : ""
     for component in path.split(separator: "/") {
       prefix += component
-      if mkdir(prefix, 0o755) != 0, errno != EEXIST {
-        throw EmulatorError("cannot create \(prefix): \(String(cString: strerror(errno)))")
+      if !LibC.makeDirectory(prefix) {
+        throw EmulatorError("cannot create \(prefix): \(LibC.lastErrorText)")
       }
       prefix += "/"
     }
-    var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { throw EmulatorError("\(path) is not a directory") }
+    guard LibC.isDirectory(path) else { throw EmulatorError("\(path) is not a directory") }
   }
 }

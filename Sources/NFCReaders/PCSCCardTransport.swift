@@ -1,9 +1,4 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Locking
 import NFCTransport
 import PCSC
@@ -87,7 +82,7 @@ public final class PCSCCardTransport: APDUTransport, Sendable {
     while true {
       if cardIsGone() { return true }
       if DispatchTime.now() >= deadline { return false }
-      usleep(50_000)
+      LibC.sleep(microseconds: 50_000)
     }
   }
 

@@ -2,11 +2,6 @@ import Locking
 import Logging
 import NFCTransport
 import PCSC
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension PollError {
   /// The poll error a PC/SC failure amounts to.
@@ -91,7 +86,7 @@ public final class PCSCTagPoller: TagPoller {
           throw PollError(error)
         }
         logger?.debug("connect refused (\(error.error.description)): trying again", metadata: ["reader": "\(readerName)"])
-        usleep(200_000)
+        LibC.sleep(microseconds: 200_000)
       }
     }
   }
@@ -146,7 +141,7 @@ public final class PCSCTagPoller: TagPoller {
     var states = [ReaderState(reader: readerName)]  // UNAWARE: the first call answers at once
     func pastDeadline() -> Bool { deadline.map { monotonicMilliseconds() >= $0 } ?? false }
     func pause() throws(PollError) {
-      usleep(300_000)
+      LibC.sleep(microseconds: 300_000)
       if isCancelled { throw .cancelled }
       if pastDeadline() { throw .timeout }
     }
@@ -202,7 +197,7 @@ extension PCSCTagPoller {
       try contextForWaits.waitForStatusChange(&pnp, timeoutMilliseconds: 0)
     } catch {
       if error.error != .timeout {
-        usleep(300_000)
+        LibC.sleep(microseconds: 300_000)
         if deadline.map({ monotonicMilliseconds() >= $0 }) ?? false { throw .timeout }
         return
       }
@@ -212,7 +207,7 @@ extension PCSCTagPoller {
     // then ever come (a pcscd restart registers its readers before its clients reconnect).
     // (A listed reader that is unavailable brings the caller back here: the pause bounds that loop.)
     if (try? contextForWaits.listReaders())?.contains(readerName) == true {
-      usleep(100_000)
+      LibC.sleep(microseconds: 100_000)
       return
     }
     while true {
@@ -227,7 +222,7 @@ extension PCSCTagPoller {
           if deadline.map({ monotonicMilliseconds() >= $0 }) ?? false { throw .timeout }
         case .cancelled: throw .cancelled
         default:
-          usleep(300_000)
+          LibC.sleep(microseconds: 300_000)
           return
         }
       }

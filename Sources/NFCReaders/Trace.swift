@@ -1,11 +1,6 @@
 import Locking
 import Logging
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An APDUTransport that logs every exchange with its duration. Secrets never reach the log: an
 /// exchange inside ``SecretExchange/run(_:)`` shows only its headers, and a command that carries a

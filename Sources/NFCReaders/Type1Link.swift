@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import NFCTransport
 
 /// Type 1 (Topaz) commands through an ACR122U's PN532.
@@ -112,7 +107,7 @@ public final class ACR122UType1Link: Transceiver {
     writes.append((PN53xCIU.Register.command, 0x08))
     try writeRegisters(writes)
     let wait = command.first == 0x54 ? writeWaitMicroseconds.erase : command.first == 0x1B ? writeWaitMicroseconds.noErase : 0
-    if wait > 0 { usleep(wait) }
+    if wait > 0 { LibC.sleep(microseconds: Int(wait)) }
     try writeRegisters([(PN53xCIU.Register.manualRCV, 0x20)])
     let values = try readRegisters([PN53xCIU.Register.fifoLevel] + Array(repeating: PN53xCIU.Register.fifoData, count: Self.answerFIFOBytes))
     guard let level = values.first, values.count == 1 + Self.answerFIFOBytes else { throw .malformedResponse(values) }

@@ -3,11 +3,6 @@ import Logging
 import NFCEmulator
 import NFCReaders
 import NFCTransport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The readers a session opens by name: PC/SC readers and the in-process simulator. This is the
 /// one place a reader is chosen, for sessions and for the `nfctag` tool alike: NFCReaders'
@@ -118,7 +113,7 @@ public enum SessionReaders {
   }
 
   private static func processEnvironment(_ variable: String) -> String? {
-    getenv(variable).map { String(cString: $0) }
+    LibC.environmentValue(variable)
   }
 }
 

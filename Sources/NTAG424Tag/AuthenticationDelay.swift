@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How long ``NTAG424DNA/authenticate(keyNumber:key:rndA:)`` keeps trying while the tag answers
 /// AuthenticateEV2First with `91 AD`.
 ///
@@ -43,6 +37,6 @@ public struct AuthenticationDelayPolicy: Sendable {
 
   /// Sleeps the calling thread.
   public static let sleep: @Sendable (Double) -> Void = { seconds in
-    if seconds > 0 { usleep(UInt32(clamping: Int(seconds * 1_000_000))) }
+    if seconds > 0 { LibC.sleep(microseconds: Int(seconds * 1_000_000)) }
   }
 }

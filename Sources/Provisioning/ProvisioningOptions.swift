@@ -1,9 +1,4 @@
 import NFCSession
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// How a run treats each tag beyond writing its message.
 public struct ProvisioningOptions: Sendable {
@@ -47,15 +42,11 @@ public struct ProvisioningOptions: Sendable {
 
 /// Now as ISO 8601 UTC with milliseconds (`2026-11-24T10:15:02.123Z`), the ledger's time format.
 public func iso8601Now() -> String {
-  var now = timespec()
-  clock_gettime(CLOCK_REALTIME, &now)
-  var seconds = now.tv_sec
-  var parts = tm()
-  gmtime_r(&seconds, &parts)
+  let now = LibC.utcNow()
   func pad(_ value: Int32, _ width: Int) -> String {
     let digits = String(value)
     return String(repeating: "0", count: max(0, width - digits.count)) + digits
   }
-  return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-    + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+  return "\(pad(now.year, 4))-\(pad(now.month, 2))-\(pad(now.day, 2))T"
+    + "\(pad(now.hour, 2)):\(pad(now.minute, 2)):\(pad(now.second, 2)).\(pad(now.millisecond, 3))Z"
 }

@@ -1,9 +1,4 @@
 // libpq's password file (~/.pgpass, PGPASSFILE).
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// libpq's password file: one `hostname:port:database:username:password` a line, `*` matching
 /// anything in the first four fields, `\:` and `\\` for a colon or a backslash, `#` starting a
@@ -21,29 +16,26 @@ public enum PostgresPassFile {
   /// `explicit`: the path came from `PGPASSFILE` (a missing file is then worth a note).
   public static func lookup(path: String, host: String, port: Int, database: String, user: String,
                             explicit: Bool) -> (password: String?, notes: [String]) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    let descriptor = LibC.openForReading(path)
     guard descriptor >= 0 else {
-      return (nil, explicit ? ["password file \(path) cannot be opened (errno \(errno))"] : [])
+      return (nil, explicit ? ["password file \(path) cannot be opened (errno \(LibC.lastError))"] : [])
     }
-    defer { close(descriptor) }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+    defer { LibC.closeFile(descriptor) }
+    guard let info = LibC.fileStatus(descriptor), info.isRegular else {
       return (nil, ["password file \(path) is not a regular file: not used"])
     }
-    guard info.st_mode & (S_IRWXG | S_IRWXO) == 0 else {
+    guard !info.groupOrOthersHaveAccess else {
       return (nil, ["password file \(path) has group or world access: not used (its mode must be 0600 or stricter)"])
     }
-    guard info.st_size <= maximumSize else {
+    guard info.size <= maximumSize else {
       return (nil, ["password file \(path) is larger than \(maximumSize) bytes: not used"])
     }
-    var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+    var bytes = [UInt8](repeating: 0, count: info.size)
     var filled = 0
     while filled < bytes.count {
       let count = bytes.withUnsafeMutableBytes { buffer -> Int in
-        guard let base = buffer.baseAddress else { return 0 }
-        return read(descriptor, base + filled, buffer.count - filled)
+        LibC.readBytes(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
       }
-      if count < 0 && errno == EINTR { continue }
       guard count > 0 else { break }
       filled += count
     }

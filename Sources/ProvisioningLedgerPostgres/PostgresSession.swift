@@ -1,9 +1,4 @@
 // One connection to the server, used synchronously: transactions, reconnection with backoff.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Locking
 import PostgresNIO
 import ProvisioningLedger
@@ -109,7 +104,7 @@ final class PostgresSession: Sendable {
             throw failure
           case .retry where attempt < Self.maximumAttempts:
             rollBack(connection, &state)
-            usleep(UInt32(1_000 * min(attempt, 10)))
+            LibC.sleep(microseconds: 1_000 * min(attempt, 10))
           case .retry:
             rollBack(connection, &state)
             throw .unavailable("PostgreSQL at \(settings): gave up after \(attempt) attempts lost to other stations' transactions")
@@ -244,9 +239,7 @@ final class PostgresSession: Sendable {
 
   static func sleep(_ duration: Duration) {
     let (seconds, attoseconds) = duration.components
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    LibC.sleep(seconds: Int(seconds), nanoseconds: Int(attoseconds / 1_000_000_000))
   }
 
   static func seconds(_ duration: Duration) -> String {

@@ -1,9 +1,4 @@
 // Where the shared ledger lives: a postgres:// URL and libpq's environment variables.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ProvisioningLedger
 
 /// How to reach the PostgreSQL server that holds a shared ledger: what libpq would use for the same
@@ -126,27 +121,22 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
   /// This process's environment.
   public static func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
-    var cursor = environ
-    while let entry = cursor.pointee {
-      let text = String(cString: entry)
+    for text in LibC.environmentEntries() {
       if let equals = text.firstIndex(of: "=") {
         result[String(text[..<equals])] = String(text[text.index(after: equals)...])
       }
-      cursor += 1
     }
     return result
   }
 
   static func operatingSystemUser() -> String? {
-    guard let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name else { return nil }
-    let text = String(cString: name)
+    guard let text = LibC.effectiveUser()?.name else { return nil }
     return text.isEmpty ? nil : text
   }
 
   static func homeDirectory(_ environment: [String: String]) -> String? {
     if let home = environment["HOME"], !home.isEmpty { return home }
-    guard let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir else { return nil }
-    return String(cString: dir)
+    return LibC.effectiveUser()?.home
   }
 }
 

@@ -1,9 +1,4 @@
 // A statement sent and waited for, and what its failure means.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Locking
 import PostgresNIO
 import ProvisioningLedger
@@ -87,7 +82,7 @@ enum PostgresFailure: Error {
       return "cannot connect to \(error.host):\(error.port)"
     }
     if let error = error as? IOError {
-      return String(cString: strerror(error.errnoCode)).lowercased()
+      return LibC.errorText(error.errnoCode).lowercased()
     }
     if let error = error as? ChannelError {
       switch error {

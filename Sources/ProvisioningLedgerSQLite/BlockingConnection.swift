@@ -1,10 +1,5 @@
 import ProvisioningLedger
 import SQLiteNIO
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One SQLite connection used synchronously: the blocking strategy of ``SQLiteLedger``.
 ///
@@ -58,20 +53,21 @@ final class BlockingConnection: Sendable {
   /// `create`, created: `No such file or directory`, `Permission denied`, `Not a directory`…;
   /// nil when the file system shows none (SQLite's own reason is used then).
   static func whyNotOpened(path: String, create: Bool) -> String? {
-    func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
-    var info = stat()
-    if stat(path, &info) == 0 {
-      if info.st_mode & S_IFMT == S_IFDIR { return reason(EISDIR) }
-      return access(path, R_OK | W_OK) != 0 ? reason(errno) : nil
+    func reason(_ code: Int32) -> String { LibC.errorText(code) }
+    switch LibC.isDirectory(path) {
+    case .success(true): return reason(LibC.isADirectory)
+    case .success(false): return LibC.cannotReadAndWrite(path).map(reason)
+    case .failure(let missing):
+      guard create, missing.code == LibC.noSuchFile else { return reason(missing.code) }
     }
-    let missing = errno
-    guard create, missing == ENOENT else { return reason(missing) }
     // A new file needs a folder that exists and can be written.
     let folder = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
     let parent = folder.isEmpty ? "/" : folder
-    if stat(parent, &info) != 0 { return reason(errno) }
-    if info.st_mode & S_IFMT != S_IFDIR { return reason(ENOTDIR) }
-    return access(parent, W_OK | X_OK) != 0 ? reason(errno) : nil
+    switch LibC.isDirectory(parent) {
+    case .failure(let error): return reason(error.code)
+    case .success(false): return reason(LibC.notADirectory)
+    case .success(true): return LibC.cannotCreateIn(parent).map(reason)
+    }
   }
 
   private init(path: String, pool: NIOThreadPool, loop: MultiThreadedEventLoopGroup, connection: SQLiteConnection) {

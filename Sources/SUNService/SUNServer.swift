@@ -1,11 +1,6 @@
 import Hummingbird
 import Logging
 import ServiceLifecycle
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The HTTP face of a ``SUNVerifier``: `GET /verify` and `GET /metrics`, on Hummingbird, run in a
 /// swift-service-lifecycle group that shuts down gracefully on SIGTERM and SIGINT (requests in
@@ -47,7 +42,7 @@ public enum SUNServer {
     let text = "\(error)"
     guard text.hasSuffix(")"), let open = text.range(of: " (errno: ", options: .backwards),
           let code = Int32(text[open.upperBound...].dropLast()), code > 0 else { return text }
-    return String(cString: strerror(code))
+    return LibC.errorText(code)
   }
 
   /// The Prometheus text format's content type (version 0.0.4).

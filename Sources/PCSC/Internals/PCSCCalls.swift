@@ -1,9 +1,4 @@
 import CPCSC
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The seam every PC/SC call goes through: the only place that names `SCard*` functions.
 ///
@@ -44,8 +39,8 @@ struct LivePCSCCalls: PCSCCalls {
 
   func getStatusChange(_ context: SCARDCONTEXT, timeout: DWORD, states: inout [ReaderState]) -> PCSCError? {
     // The C structures point at the reader names, which must outlive the call.
-    let names = states.map { strdup($0.reader) }
-    defer { names.forEach { free($0) } }
+    let names = states.map { LibC.duplicateCString($0.reader) }
+    defer { names.forEach { LibC.freeCString($0) } }
     var c = states.enumerated().map { index, state in
       var s = SCARD_READERSTATE()
       s.szReader = UnsafePointer(names[index])

@@ -1,10 +1,15 @@
+// The C library for NFCEmulatorVPCD: the module's only file that imports it or tests for an OS.
+// A port changes this file (docs/platforms.md): the socket to vpcd (``VPCDSocket``) and the few
+// calls the bridge makes besides (``LibC``).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#else
+#error("NFCEmulatorVPCD: no C library for this platform yet (docs/platforms.md)")
 #endif
 
-/// The card side's TCP connection to vpcd: the only file of the bridge that calls the socket API.
+/// The card side's TCP connection to vpcd: the only type of the bridge that calls the socket API.
 ///
 /// Every receive re-arms `TCP_QUICKACK`, so the kernel acknowledges what arrived at once instead of
 /// after the delayed-ACK timer (40 ms on Linux). It matters because vpcd 3.3 (Debian's
@@ -29,9 +34,9 @@ struct VPCDSocket {
   /// waits): the kernel then drops our SYN, and a blocking `connect` would retry for minutes.
   /// - Returns: the connected socket with `TCP_NODELAY` set, or nil.
   static func connect(host: String, port: UInt16, timeout: Double) -> VPCDSocket? {
-    let fd = socket(AF_INET, SocketPlatform.stream, 0)
+    let fd = socket(AF_INET, LibC.stream, 0)
     guard fd >= 0 else { return nil }
-    SocketPlatform.noSigPipe(fd)
+    LibC.noSigPipe(fd)
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -76,7 +81,7 @@ struct VPCDSocket {
     var offset = 0
     return bytes.withUnsafeBytes { raw -> Bool in
       while offset < raw.count {
-        let n = send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, SocketPlatform.sendFlags)
+        let n = send(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset, LibC.sendFlags)
         if n <= 0 {
           if errno == EINTR { continue }
           return false
@@ -136,4 +141,36 @@ private func closeDescriptor(_ fd: Int32) { _ = close(fd) }
 
 private func connectDescriptor(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
   connect(fd, address, length)
+}
+
+/// The C library calls the bridge makes outside ``VPCDSocket``, and the socket constants that
+/// differ between Glibc and Darwin, named in one place.
+///
+/// Linux imports `SOCK_STREAM` as an enum and has `MSG_NOSIGNAL`; macOS imports `SOCK_STREAM` as
+/// an `Int32` and has no `MSG_NOSIGNAL`, so there the socket itself gets `SO_NOSIGPIPE`.
+enum LibC {
+  /// Suspends the calling thread for `microseconds` (`usleep`, POSIX.1-2001), clamped to what
+  /// `useconds_t` holds.
+  static func sleep(microseconds: Int) {
+    usleep(UInt32(clamping: microseconds))
+  }
+
+  #if canImport(Glibc)
+  /// `SOCK_STREAM` as `socket(2)` takes it.
+  static let stream = Int32(SOCK_STREAM.rawValue)
+  /// Flags for `send(2)`: a closed peer is an error, not a SIGPIPE.
+  static let sendFlags = Int32(MSG_NOSIGNAL)
+  /// Nothing to do on Linux: `sendFlags` covers SIGPIPE.
+  static func noSigPipe(_ fd: Int32) {}
+  #else
+  /// `SOCK_STREAM` as `socket(2)` takes it.
+  static let stream = SOCK_STREAM
+  /// Flags for `send(2)`: SIGPIPE is off on the socket itself (see ``noSigPipe(_:)``).
+  static let sendFlags: Int32 = 0
+  /// Makes a closed peer an error, not a SIGPIPE (macOS has no `MSG_NOSIGNAL`). macOS: to verify.
+  static func noSigPipe(_ fd: Int32) {
+    var one: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+  }
+  #endif
 }

@@ -62,7 +62,7 @@ let package = Package(
                                                .product(name: "Logging", package: "swift-log")]),
     // Core NFC look-alike reader sessions: the one road from a program to a tag, on a PC/SC
     // reader or the in-process simulator (`sim:`, NFCEmulator).
-    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "PCSC", "Locking", "NFCEmulator",
+    .target(name: "NFCSession", dependencies: ["NFCTags", "NDEF", "NFCTransport", "Hex", "NFCReaders", "Locking", "NFCEmulator",
                                                .product(name: "Logging", package: "swift-log")]),
     // The NTAG 424 DNA's command vocabulary without cryptography: GetVersion, file settings and
     // access rights parsed and built, the plain frames. nfctag links it (`info`); NTAG424 re-exports it.
@@ -200,7 +200,7 @@ let package = Package(
 #if os(Linux)
 package.products.append(.library(name: "CoreNFC", targets: ["CoreNFC"]))
 package.targets += [
-  .target(name: "CoreNFC", dependencies: ["NFCSession", "NDEF", "Locking"]),
+  .target(name: "CoreNFC", dependencies: ["NFCSession", "NFCTags", "NDEF", "Locking"]),
   // Apple's three flows as Core NFC code (`import CoreNFC`), the reader from NFC_READER.
   .executableTarget(name: "CoreNFCRead", dependencies: ["CoreNFC"], path: "Examples/CoreNFCRead"),
   .executableTarget(name: "CoreNFCWrite", dependencies: ["CoreNFC"], path: "Examples/CoreNFCWrite"),

@@ -139,29 +139,15 @@ class TagObject: NFCNDEFTag, @unchecked Sendable {  // only `let`s, of Sendable 
   var isAvailable: Bool { ndef.isAvailable }
 
   func queryNDEFStatus(completionHandler: @escaping (NFCNDEFStatus, Int, (any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try queryStatus() }
-    onQueue(queue) {
-      switch result {
-      case .success(let (status, capacity)): completionHandler(status, capacity, nil)
-      case .failure(let error): completionHandler(.notSupported, 0, error)
-      }
-    }
+    deliver({ completionHandler($0.0, $0.1, $1) }, orElse: (.notSupported, 0)) { try queryStatus() }
   }
-
   func readNDEF(completionHandler: @escaping (NFCNDEFMessage?, (any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try readMessage() }
-    onQueue(queue) { completionHandler(try? result.get(), result.error) }
+    deliver(completionHandler, orElse: nil) { try readMessage() }
   }
-
   func writeNDEF(_ ndefMessage: NFCNDEFMessage, completionHandler: @escaping ((any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try writeMessage(ndefMessage) }
-    onQueue(queue) { completionHandler(result.error) }
+    deliver(completionHandler) { try writeMessage(ndefMessage) }
   }
-
-  func writeLock(completionHandler: @escaping ((any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try lock() }
-    onQueue(queue) { completionHandler(result.error) }
-  }
+  func writeLock(completionHandler: @escaping ((any Error)?) -> Void) { deliver(completionHandler) { try lock() } }
 
   func queryNDEFStatus() async throws -> (NFCNDEFStatus, Int) { try queryStatus() }
   func readNDEF() async throws -> NFCNDEFMessage { try readMessage() }
@@ -196,8 +182,7 @@ final class MiFareTagObject: TagObject, NFCMiFareTag, @unchecked Sendable {  // 
   var historicalBytes: Data? { nil }
 
   func sendMiFareCommand(commandPacket: Data, completionHandler: @escaping (Data, (any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try send(commandPacket) }
-    onQueue(queue) { completionHandler((try? result.get()) ?? Data(), result.error) }
+    deliver(completionHandler, orElse: Data()) { try send(commandPacket) }
   }
   func sendMiFareCommand(commandPacket: Data) async throws -> Data { try send(commandPacket) }
 
@@ -216,13 +201,7 @@ final class ISO7816TagObject: TagObject, NFCISO7816Tag, @unchecked Sendable {  /
   var historicalBytes: Data? { tag.historicalBytes.isEmpty ? nil : Data(tag.historicalBytes) }
 
   func sendCommand(apdu: NFCISO7816APDU, completionHandler: @escaping (Data, UInt8, UInt8, (any Error)?) -> Void) {
-    let result = Result { () throws(NFCReaderError) in try send(apdu) }
-    onQueue(queue) {
-      switch result {
-      case .success(let (data, sw1, sw2)): completionHandler(data, sw1, sw2, nil)
-      case .failure(let error): completionHandler(Data(), 0, 0, error)
-      }
-    }
+    deliver({ completionHandler($0.0, $0.1, $0.2, $1) }, orElse: (Data(), 0, 0)) { try send(apdu) }
   }
   func sendCommand(apdu: NFCISO7816APDU) async throws -> (Data, UInt8, UInt8) { try send(apdu) }
 
@@ -257,6 +236,40 @@ private struct UncheckedClosure: @unchecked Sendable {
   let body: () -> Void
   init(_ body: @escaping () -> Void) { self.body = body }
 }
+
+extension TagObject {
+  /// A completion-handler form: runs `command` now, on the calling thread (as NFCSession's tags
+  /// run commands, one at a time in the order they are called; the async form runs the same
+  /// call), and hands its value, or `empty` and its error, to `handler` on the session's queue.
+  func deliver<T>(_ handler: @escaping (T, (any Error)?) -> Void, orElse empty: T, _ command: () throws -> T) {
+    deliver({ (result: Result<T, any Error>) in
+      switch result {
+      case .success(let value): handler(value, nil)
+      case .failure(let error): handler(empty, error)
+      }
+    }, command)
+  }
+
+  /// ``deliver(_:orElse:_:)`` for a command that answers nothing: the handler gets its error.
+  func deliver(_ handler: @escaping ((any Error)?) -> Void, _ command: () throws -> Void) {
+    deliver({ handler($1) }, orElse: (), command)
+  }
+
+  /// ``deliver(_:orElse:_:)`` for a result handler.
+  func deliver<T>(_ handler: @escaping (Result<T, any Error>) -> Void, _ command: () throws -> T) {
+    let result = Result { try command() }
+    onQueue(queue) { handler(result) }
+  }
+}
+
+/// A completion handler's value and error as a `Result`: the result-handler forms are the
+/// completion-handler forms through this.
+func outcome<T>(_ value: T, _ error: (any Error)?) -> Result<T, any Error> {
+  error.map { .failure($0) } ?? .success(value)
+}
+
+/// ``outcome(_:_:)`` for a handler that gets an error only.
+func outcome(_ error: (any Error)?) -> Result<Void, any Error> { outcome((), error) }
 
 extension Result {
   var error: Failure? {

@@ -167,7 +167,13 @@ public final class NFCISO15693Tag: NFCNDEFTag {
   /// that sets the flag without the code byte is a malformed response (102 too): see
   /// `ISO15693Response`.
   public func sendRequest(requestFlags: UInt8 = 0x02, commandCode: UInt8, data: [UInt8] = []) throws(NFCReaderError) -> (flags: UInt8, data: [UInt8]) {
-    let reply = try connection.transceive([requestFlags, commandCode] + data)
+    try send(ISO15693Requests(flags: requestFlags).frame(commandCode, data))
+  }
+
+  /// Sends a request frame (NFCTags' `ISO15693Requests` builds them) and returns the answer's
+  /// flags and data, as ``sendRequest(requestFlags:commandCode:data:)`` does.
+  package func send(_ frame: [UInt8]) throws(NFCReaderError) -> (flags: UInt8, data: [UInt8]) {
+    let reply = try connection.transceive(frame)
     guard !reply.isEmpty else {
       throw NFCReaderError(.readerTransceiveErrorTagResponseError, "the tag answered nothing")
     }
@@ -188,29 +194,29 @@ public final class NFCISO15693Tag: NFCNDEFTag {
 
   /// READ SINGLE BLOCK (20h).
   public func readSingleBlock(requestFlags: UInt8 = 0x02, blockNumber: UInt8) throws(NFCReaderError) -> [UInt8] {
-    try sendRequest(requestFlags: requestFlags, commandCode: 0x20, data: [blockNumber]).data
+    try send(ISO15693Requests(flags: requestFlags).readSingleBlock(blockNumber)).data
   }
 
   /// WRITE SINGLE BLOCK (21h).
   public func writeSingleBlock(requestFlags: UInt8 = 0x02, blockNumber: UInt8, dataBlock: [UInt8]) throws(NFCReaderError) {
-    _ = try sendRequest(requestFlags: requestFlags, commandCode: 0x21, data: [blockNumber] + dataBlock)
+    _ = try send(ISO15693Requests(flags: requestFlags).writeSingleBlock(blockNumber, dataBlock))
   }
 
   /// GET SYSTEM INFORMATION (2Bh).
   public func getSystemInfo(requestFlags: UInt8 = 0x02) throws(NFCReaderError) -> NFCISO15693SystemInfo {
-    let answer = try sendRequest(requestFlags: requestFlags, commandCode: 0x2B).data
+    let answer = try send(ISO15693Requests(flags: requestFlags).getSystemInformation()).data
     do { return try Type5SystemInfo(parsing: answer) } catch { throw NFCReaderError(error) }
   }
 
   /// A custom command (A0h–DFh) of the tag's manufacturer: the manufacturer code is inserted.
   public func customCommand(requestFlags: UInt8 = 0x02, customCommandCode: UInt8, customRequestParameters: [UInt8] = []) throws(NFCReaderError) -> [UInt8] {
-    guard (0xA0...0xDF).contains(customCommandCode) else {
-      throw NFCReaderError(.readerErrorInvalidParameter, "custom commands are A0h to DFh")
-    }
     guard let manufacturer = icManufacturerCode else {
       throw NFCReaderError(.readerErrorInvalidParameter, "the UID does not name a manufacturer")
     }
-    return try sendRequest(requestFlags: requestFlags, commandCode: customCommandCode,
-                           data: [manufacturer] + customRequestParameters).data
+    guard let frame = ISO15693Requests(flags: requestFlags).custom(customCommandCode, manufacturer: manufacturer,
+                                                                   customRequestParameters) else {
+      throw NFCReaderError(.readerErrorInvalidParameter, "custom commands are A0h to DFh")
+    }
+    return try send(frame).data
   }
 }

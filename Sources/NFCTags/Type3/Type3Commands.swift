@@ -3,9 +3,8 @@ import NFCTransport
 /// The Type 3 command layer: Polling (00h), Check (06h, Read Without Encryption) and Update (08h,
 /// Write Without Encryption), one function each, answers validated.
 ///
-/// Frames are `LEN CODE IDm …` and answers `LEN CODE+1 IDm SF1 SF2 …`, LEN counting itself.
-/// Service codes go little-endian in the service list (000Bh → `0B 00`); a block list element is
-/// `80 nn` for block numbers below 256, else `00 lo hi`.
+/// Frames are `LEN packet` (the packet built by ``FeliCaPackets``) and answers `LEN CODE+1 IDm SF1
+/// SF2 …`, LEN counting itself.
 /// Source: nfcpy `tt3.py` `send_cmd_recv_rsp`, `ServiceCode.pack`,
 /// `BlockCode.pack`, `read_without_encryption`, `write_without_encryption`, `polling`.
 struct Type3Commands {
@@ -30,7 +29,8 @@ struct Type3Commands {
   /// Polling (00h): `06 00 SC SC RC TSN` → `12 01 IDm PMm` or `14 01 IDm PMm SC`.
   /// - Returns: IDm, PMm and the system code when the tag sent one (request code 01).
   func polling(systemCode: UInt16, requestCode: UInt8) throws(TagError) -> (idm: [UInt8], pmm: [UInt8], systemCode: [UInt8]?) {
-    let command: [UInt8] = [0x06, 0x00, UInt8(systemCode >> 8), UInt8(systemCode & 0xFF), requestCode, 0x00]
+    let command = [0x06] + FeliCaPackets.polling(systemCode: [UInt8(systemCode >> 8), UInt8(systemCode & 0xFF)],
+                                                 requestCode: requestCode, timeSlot: 0x00)
     let reply: [UInt8]
     do { reply = try link.transceive(command) } catch { throw .transceive(error, command: "Polling", address: nil) }
     guard reply.count == 18 || reply.count == 20, reply.first.map(Int.init) == reply.count, reply[1] == 0x01 else {
@@ -42,13 +42,13 @@ struct Type3Commands {
   /// Check (06h) of `blocks` in service `service`: 16 bytes per block, in list order.
   func check(_ blocks: [Int], service: UInt16 = Type3Commands.readService) throws(TagError) -> [UInt8] {
     let first = blocks.first
-    let list = try blockList(blocks, command: "Check")
-    let body: [UInt8] = [0x01, UInt8(service & 0xFF), UInt8(service >> 8), UInt8(blocks.count)] + list
-    let data = try exchange(code: 0x06, body: body, name: "Check", address: first)
-    guard data.count == 1 + 16 * blocks.count, data.first.map(Int.init) == blocks.count else {
+    let packet = FeliCaPackets(idm: idm).readWithoutEncryption(services: [FeliCaPackets.serviceCode(service)],
+                                                               blocks: try blockList(blocks, command: "Check"))
+    let data = try exchange(packet, name: "Check", address: first)
+    guard let read = FeliCaPackets.blockData(data[...], count: blocks.count) else {
       throw .transceive(.malformedResponse(data), command: "Check", address: first)
     }
-    return Array(data.dropFirst())
+    return read.flatMap { $0 }
   }
 
   /// Update (08h) of `blocks` in service `service` with `data` (16 bytes per block).
@@ -57,40 +57,35 @@ struct Type3Commands {
     guard data.count == 16 * blocks.count else {
       throw .unsupported("Update of \(blocks.count) block(s) with \(data.count) bytes; a block is 16 bytes")
     }
-    let list = try blockList(blocks, command: "Update")
-    let body: [UInt8] = [0x01, UInt8(service & 0xFF), UInt8(service >> 8), UInt8(blocks.count)] + list + data
-    let rest = try exchange(code: 0x08, body: body, name: "Update", address: first)
+    let packet = FeliCaPackets(idm: idm).writeWithoutEncryption(services: [FeliCaPackets.serviceCode(service)],
+                                                                blocks: try blockList(blocks, command: "Update"), data: data)
+    let rest = try exchange(packet, name: "Update", address: first)
     guard rest.isEmpty else { throw .transceive(.malformedResponse(rest), command: "Update", address: first) }
   }
 
-  private func blockList(_ blocks: [Int], command: String) throws(TagError) -> [UInt8] {
+  private func blockList(_ blocks: [Int], command: String) throws(TagError) -> [[UInt8]] {
     guard !blocks.isEmpty, blocks.count < 256 else { throw .unsupported("\(command) of \(blocks.count) blocks") }
-    var out: [UInt8] = []
+    var list: [[UInt8]] = []
     for block in blocks {
-      guard block >= 0, block <= 0xFFFF else { throw .unsupported("\(command) of block \(block)") }
-      if block < 256 {
-        out += [0x80, UInt8(block)]
-      } else {
-        out += [0x00, UInt8(block & 0xFF), UInt8(block >> 8)]
-      }
+      guard let element = FeliCaPackets.blockListElement(block) else { throw .unsupported("\(command) of block \(block)") }
+      list.append(element)
     }
-    return out
+    return list
   }
 
-  /// Sends `LEN code IDm body`, checks LEN, the answer code, the echoed IDm and SF1 SF2, and
-  /// returns what follows the status flags.
-  private func exchange(code: UInt8, body: [UInt8], name: String, address: Int?) throws(TagError) -> [UInt8] {
-    let length = 2 + idm.count + body.count
+  /// Sends `LEN packet`, checks LEN, the answer code, the echoed IDm and SF1 SF2, and returns
+  /// what follows the status flags.
+  private func exchange(_ packet: [UInt8], name: String, address: Int?) throws(TagError) -> [UInt8] {
+    let length = 1 + packet.count
     guard length <= 0xFF, length <= link.capabilities.maxCommandLength else {
       throw .unsupported("a \(name) frame of \(length) bytes does not fit this link")
     }
-    let command = [UInt8(length), code] + idm + body
     let reply: [UInt8]
-    do { reply = try link.transceive(command) } catch { throw .transceive(error, command: name, address: address) }
-    guard reply.count >= 12, Int(reply[0]) == reply.count, reply[1] == code &+ 1 else {
+    do { reply = try link.transceive([UInt8(length)] + packet) } catch { throw .transceive(error, command: name, address: address) }
+    guard reply.count >= 12, Int(reply[0]) == reply.count, reply[1] == packet[0] &+ 1 else {
       throw .transceive(.malformedResponse(reply), command: name, address: address)
     }
-    guard Array(reply[2..<10]) == idm else {
+    guard FeliCaPackets(idm: idm).answer(Array(reply.dropFirst()), to: packet[0], minimum: 2) != nil else {
       throw .transceive(.malformedResponse(reply), command: "\(name) (answer from another IDm, \(hexString(reply[2..<10])))",
                         address: address)
     }

@@ -25,9 +25,19 @@ extension Type5Tag {
     return b
   }
 
+  /// `count` blocks from `first`, within blocks 0–255.
+  private func blockRange(from first: Int, count: Int, _ name: String) throws(TagError) -> ISO15693BlockRange {
+    guard count >= 1, count <= 256 else { throw .unsupported("\(name) of \(count) blocks") }
+    _ = try blockByte(first + count - 1, name)
+    guard let range = ISO15693BlockRange(first: Int(try blockByte(first, name)), count: count) else {
+      throw .unsupported("\(name) of \(count) blocks from block \(first)")
+    }
+    return range
+  }
+
   /// READ SINGLE BLOCK (20h), uncached.
   public func readBlock(_ block: Int) throws(TagError) -> [UInt8] {
-    let data = try exchange([Self.requestFlags, 0x20, try blockByte(block, "READ SINGLE BLOCK")],
+    let data = try exchange(Self.requests.readSingleBlock(try blockByte(block, "READ SINGLE BLOCK")),
                             name: "READ SINGLE BLOCK", block: block)
     guard data.count == blockSize else {
       throw .transceive(.malformedResponse(data), command: "READ SINGLE BLOCK", address: block)
@@ -37,10 +47,8 @@ extension Type5Tag {
 
   /// READ MULTIPLE BLOCKS (23h): `count` blocks from `first`, uncached.
   public func readBlocks(from first: Int, count: Int) throws(TagError) -> [UInt8] {
-    guard count >= 1, count <= 256 else { throw .unsupported("READ MULTIPLE BLOCKS of \(count) blocks") }
-    _ = try blockByte(first + count - 1, "READ MULTIPLE BLOCKS")
-    let data = try exchange([Self.requestFlags, 0x23, try blockByte(first, "READ MULTIPLE BLOCKS"), UInt8(count - 1)],
-                            name: "READ MULTIPLE BLOCKS", block: first)
+    let range = try blockRange(from: first, count: count, "READ MULTIPLE BLOCKS")
+    let data = try exchange(Self.requests.readMultipleBlocks(range), name: "READ MULTIPLE BLOCKS", block: first)
     guard data.count == count * blockSize else {
       throw .transceive(.malformedResponse(data), command: "READ MULTIPLE BLOCKS", address: first)
     }
@@ -53,7 +61,7 @@ extension Type5Tag {
       throw .unsupported("WRITE SINGLE BLOCK of \(data.count) bytes; a block is \(blockSize) bytes")
     }
     do {
-      _ = try exchange([Self.requestFlags, 0x21, try blockByte(block, "WRITE SINGLE BLOCK")] + data,
+      _ = try exchange(Self.requests.writeSingleBlock(try blockByte(block, "WRITE SINGLE BLOCK"), data),
                        name: "WRITE SINGLE BLOCK", block: block)
     } catch .transceive(.nak(let code), let command, let address) {
       throw .writeRefused(.nak(code), command: command, address: address)
@@ -63,7 +71,7 @@ extension Type5Tag {
   /// LOCK BLOCK (22h): permanent. A block that is already locked (error 11h) counts as done.
   public func lockBlock(_ block: Int) throws(TagError) {
     do {
-      _ = try exchange([Self.requestFlags, 0x22, try blockByte(block, "LOCK BLOCK")], name: "LOCK BLOCK", block: block)
+      _ = try exchange(Self.requests.lockBlock(try blockByte(block, "LOCK BLOCK")), name: "LOCK BLOCK", block: block)
     } catch {
       if case .transceive(.nak(0x11), _, _) = error { return }
       throw error
@@ -72,12 +80,10 @@ extension Type5Tag {
 
   /// GET MULTIPLE BLOCK SECURITY STATUS (2Ch): one byte per block, bit 0 = locked.
   public func securityStatus(from first: Int, count: Int) throws(TagError) -> [UInt8] {
-    guard count >= 1, count <= 256 else { throw .unsupported("GET MULTIPLE BLOCK SECURITY STATUS of \(count) blocks") }
-    let data = try exchange([Self.requestFlags, 0x2C, try blockByte(first, "GET MULTIPLE BLOCK SECURITY STATUS"),
-                             UInt8(count - 1)], name: "GET MULTIPLE BLOCK SECURITY STATUS", block: first)
-    guard data.count == count else {
-      throw .transceive(.malformedResponse(data), command: "GET MULTIPLE BLOCK SECURITY STATUS", address: first)
-    }
+    let name = "GET MULTIPLE BLOCK SECURITY STATUS"
+    let data = try exchange(Self.requests.blockSecurityStatus(try blockRange(from: first, count: count, name)),
+                            name: name, block: first)
+    guard data.count == count else { throw .transceive(.malformedResponse(data), command: name, address: first) }
     return data
   }
 }

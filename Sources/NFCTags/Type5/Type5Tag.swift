@@ -53,8 +53,8 @@ public final class Type5Tag: NDEFTagPlatform, TLVPlatform {
   public let chip: Type5Chip?
   private var identified = false
 
-  /// Flags for every request: high data rate, not addressed.
-  static let requestFlags: UInt8 = 0x02
+  /// Every request: high data rate (flags 02h), not addressed.
+  static let requests = ISO15693Requests(flags: 0x02)
 
   public init(identifier: [UInt8], link: any Transceiver) {
     self.identifier = identifier
@@ -80,7 +80,7 @@ public final class Type5Tag: NDEFTagPlatform, TLVPlatform {
       return
     }
     do {
-      let answer = try exchange([Self.requestFlags, 0x2B], name: "GET SYSTEM INFORMATION", block: nil)
+      let answer = try exchange(Self.requests.getSystemInformation(), name: "GET SYSTEM INFORMATION", block: nil)
       systemInfo = try Type5SystemInfo(parsing: answer)
       if let size = systemInfo?.blockSize, size < 1 || size > 32 { systemInfo?.blockSize = nil }
       identified = true

@@ -94,7 +94,7 @@ package final class CommandContext: Sendable {
   /// - Throws: 70 when this context has none: a bug.
   package func handOver(_ command: any ParsableCommand) throws {
     guard let handOver else {
-      throw CLIFailure(ExitStatus.software, "provision and ledger are not available in this program")
+      throw CLIFailure(.internalError("provision and ledger are not available in this program"))
     }
     try handOver(command, self)
   }

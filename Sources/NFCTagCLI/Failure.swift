@@ -26,6 +26,37 @@ package func exitStatus(for code: NFCReaderError.Code) -> Int32 {
   }
 }
 
+/// The one table from what went wrong to its exit status (docs/exit-codes.md): every failure a
+/// command throws itself is a ``FailureReason`` and leaves through here.
+package func exitStatus(for reason: FailureReason) -> Int32 {
+  switch reason {
+  case .invalidCommandLine, .invalidValue, .needsConfirmation, .secretOnCommandLine: return ExitStatus.usage
+  case .malformedInput, .unsupported, .notAuthentic: return ExitStatus.dataError
+  case .unreadableFile: return ExitStatus.noInput
+  case .readerUnavailable, .serviceUnavailable, .missingProgram: return ExitStatus.unavailable
+  case .internalError: return ExitStatus.software
+  case .unwritableFile: return ExitStatus.cantCreate
+  case .readBackMismatch: return ExitStatus.ioError
+  case .tagRefused: return ExitStatus.noPermission
+  case .interrupted: return ExitStatus.interrupted
+  }
+}
+
+extension FailureReason {
+  /// The one line (without the `nfctag: ` prefix) that says what went wrong: the words its site gave.
+  package var line: String {
+    switch self {
+    case .invalidCommandLine(let line), .invalidValue(let line), .needsConfirmation(let line),
+         .secretOnCommandLine(let line), .malformedInput(let line), .unsupported(let line), .notAuthentic(let line),
+         .unreadableFile(let line), .unwritableFile(let line), .readerUnavailable(let line),
+         .serviceUnavailable(let line), .missingProgram(let line), .readBackMismatch(let line),
+         .tagRefused(let line), .internalError(let line):
+      return line
+    case .interrupted: return "cancelled"
+    }
+  }
+}
+
 /// The one entry point from any failure to one line and its exit status. The libraries' messages
 /// say what happened; the advice that names this tool's options and commands is added here. A
 /// ``MappedFailure`` (a type of a module this one does not import: the ledger's, provisioning's,
@@ -37,21 +68,21 @@ package func cliFailure(for error: any Error, platform: TagPlatform? = nil) -> C
   if let failure = error as? CLIFailure { return failure }
   if let mapped = error as? any MappedFailure { return mapped.cliFailure }
   if let emulator = error as? EmulatorError, case .kindNotLinked = emulator.reason {
-    return cliFailure(for: emulator, otherwise: ExitStatus.unavailable, emulator.message)
+    return CLIFailure(.missingProgram(emulator.message))
   }
   let nfc = NFCReaderError(error)
-  return CLIFailure(exitStatus(for: nfc.code), sanitizeLine(nfc.message) + advice(for: nfc, platform: platform))
+  return CLIFailure(status: exitStatus(for: nfc.code), line: sanitizeLine(nfc.message) + advice(for: nfc, platform: platform))
 }
 
 /// A virtual tag's set-up failure (`emulate`, `--reader sim:`): a kind whose model this program
-/// does not link (``EmulatorError/Reason/kindNotLinked(_:)``: the NTAG 424 DNA in nfctag) is 69
-/// with the library's line as it is, a fact with no advice; any other failure is `status` with
-/// `line`, as the caller words it (a bad `sim:` spec 64, an image the model refuses 65, a feed's
-/// image folder 73).
-package func cliFailure(for error: EmulatorError, otherwise status: Int32, _ line: String) -> CLIFailure {
+/// does not link (``EmulatorError/Reason/kindNotLinked(_:)``: the NTAG 424 DNA in nfctag) is a
+/// missing program (69) with the library's line as it is, a fact with no advice; any other
+/// failure is `reason`, as the caller words it (a bad `sim:` spec, an image the model refuses, a
+/// feed's image folder).
+package func cliFailure(for error: EmulatorError, otherwise reason: FailureReason) -> CLIFailure {
   switch error.reason {
-  case .kindNotLinked: return CLIFailure(ExitStatus.unavailable, error.message)
-  case .failed: return CLIFailure(status, line)
+  case .kindNotLinked: return CLIFailure(.missingProgram(error.message))
+  case .failed: return CLIFailure(reason)
   }
 }
 

@@ -76,8 +76,8 @@ package func misplacedKeyFailure(option: String, alternative: String?) -> CLIFai
   let isVariable = option.hasSuffix("-env")
   let (kind, other) = isVariable ? ("variable", "file") : ("file", "variable")
   let instead = alternative.map { ", or in a \(other) and give its name to \($0)" } ?? ""
-  return CLIFailure(ExitStatus.usage, "the value of \(option) looks like a key (not shown), not a \(kind) name; \(keyPlacementAdvice): "
-                    + "put it in a \(kind) and give its name to \(option)\(instead)")
+  return CLIFailure(.secretOnCommandLine("the value of \(option) looks like a key (not shown), not a \(kind) name; \(keyPlacementAdvice): "
+                                         + "put it in a \(kind) and give its name to \(option)\(instead)"))
 }
 
 /// Reads the secret file `path` given to `option` ("-": the context's standard input), or fails:
@@ -87,7 +87,7 @@ package func readSecretInputOrFail(_ path: String, option: String, alternative: 
                                    in context: CommandContext) throws(CLIFailure) -> [UInt8] {
   guard let bytes = readInput(path, standardInput: context.inputDescriptor) else {
     if looksLikeKeyMaterial(path) { throw misplacedKeyFailure(option: option, alternative: alternative) }
-    throw CLIFailure(ExitStatus.noInput, "cannot read \(inputName(sanitizeLine(path))) (\(option)): \(String(cString: strerror(errno)))")
+    throw CLIFailure(.unreadableFile("cannot read \(inputName(sanitizeLine(path))) (\(option)): \(String(cString: strerror(errno)))"))
   }
   return bytes
 }
@@ -98,7 +98,7 @@ package func secretVariableOrFail(_ name: String, option: String, alternative: S
                                   in context: CommandContext) throws(CLIFailure) -> String {
   if let value = context.environment(name) { return value }
   if looksLikeKeyMaterial(name) { throw misplacedKeyFailure(option: option, alternative: alternative) }
-  throw CLIFailure(ExitStatus.usage, "the environment variable \(sanitizeLine(name)) (\(what), \(option)) is not set")
+  throw CLIFailure(.invalidValue("the environment variable \(sanitizeLine(name)) (\(what), \(option)) is not set"))
 }
 
 private func isHexDigit(_ scalar: Unicode.Scalar) -> Bool {

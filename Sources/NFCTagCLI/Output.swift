@@ -134,7 +134,7 @@ package func inputName(_ path: String) -> String { path == "-" ? "standard input
 /// Reads `path` ("-" for the context's standard input) or fails with exit 66 naming the file.
 package func readInputOrFail(_ path: String, in context: CommandContext) throws(CLIFailure) -> [UInt8] {
   guard let bytes = readInput(path, standardInput: context.inputDescriptor) else {
-    throw CLIFailure(ExitStatus.noInput, "cannot read \(inputName(path)): \(String(cString: strerror(errno)))")
+    throw CLIFailure(.unreadableFile("cannot read \(inputName(path)): \(String(cString: strerror(errno)))"))
   }
   return bytes
 }

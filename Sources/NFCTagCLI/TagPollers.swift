@@ -23,7 +23,7 @@ package func makeTagPoller(spec: String?, logger: Logger?, exchangeTimeout: Doub
   } catch {
     guard let emulator = error.underlyingError as? EmulatorError else { throw cliFailure(for: error) }
     let advice = emulator.workingFace.map { ": use sim:KIND@\($0.rawValue)" } ?? ""
-    throw cliFailure(for: emulator, otherwise: ExitStatus.usage, error.message + advice)
+    throw cliFailure(for: emulator, otherwise: .invalidValue(error.message + advice))
   }
 }
 

@@ -16,7 +16,7 @@ extension ReaderFaceKind: ExpressibleByArgument {}
 /// `nfctag`) is the one reason to hand the command over: ``run(in:)`` decides it once, before
 /// anything is started (no vpcd connection, no image file), and `nfctag` then `exec`s
 /// nfctag-provision with the same command line, which registers the 424 DNA and runs
-/// ``emulate(in:)``.
+/// ``perform(in:)``.
 package struct EmulateCommand: ToolCommand {
   package static let configuration = CommandConfiguration(
     commandName: "emulate",
@@ -98,41 +98,19 @@ package struct EmulateCommand: ToolCommand {
   /// nfctag-provision). The one place that decides, before anything is started.
   package func run(in context: CommandContext) throws {
     if !kindsNotLinked.isEmpty { return try context.handOver(self) }
-    try emulate(in: context)
+    try perform(in: context)
   }
 
   /// Shows the tag (or the feed) to pcscd through vpcd until it leaves or Ctrl-C: the work
   /// itself, in whichever program runs it. A kind not linked here ends with one line and 69.
-  package func emulate(in context: CommandContext) throws {
+  /// The steps: the tag (``openTag(_:image:uid:)``), the reader face in front of it
+  /// (``makeFace(_:showing:faults:in:)``), then the bridge to vpcd until the tag leaves.
+  package func perform(in context: CommandContext) throws {
     if feed != nil { return try runFeed(in: context) }
     guard let kind = VirtualTagKind(rawValue: tag), let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
-    let uidBytes = uid?.bytes
-    let virtualTag: any VirtualTag
-    var imageFile: ImageFile? = nil
-    do {
-      if let image {
-        let (file, loaded) = try ImageFile.open(path: image, kind: kind, uid: uidBytes)
-        imageFile = file
-        virtualTag = loaded
-      } else {
-        virtualTag = try kind.makeTag(uid: uidBytes)
-      }
-    } catch {
-      throw cliFailure(for: error, otherwise: ExitStatus.dataError, error.description)
-    }
-    var face: any VirtualCard
+    let (virtualTag, imageFile) = try Self.openTag(kind, image: image, uid: uid?.bytes)
     let faults = faults
-    let refusing = faults.contains { $0.kind == .nak } ? FaultInjectingTag(virtualTag) : nil
-    do {
-      face = try (reader ?? kind.defaultFace).makeFace(tag: refusing ?? virtualTag)
-      if faults.contains(where: { $0.kind != .drop }) {
-        let faulty = FaultyCard(face, tag: refusing, faults: faults)
-        faulty.onInject = { context.errors.write("nfctag: fault \($0) injected\n") }
-        face = faulty
-      }
-    } catch {
-      throw CLIFailure(ExitStatus.usage, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? ""))
-    }
+    let face = try Self.makeFace(reader ?? kind.defaultFace, showing: virtualTag, faults: faults, in: context)
     let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
     let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier))) in Virtual PCD 00 \(slot) via \(host):\(port); Ctrl-C to stop\n"
     // The bridge owns the face, the tag and the image file from here on (they are sent to it).
@@ -146,6 +124,35 @@ package struct EmulateCommand: ToolCommand {
     let end = try bridge.run(firstConnectTimeout: 5) { context.errors.write(banner) }
     if case .removedAfterCommands(let n) = end { context.errors.write("nfctag: tag removed after \(n) commands\n") }
     if case .droppedAt(let n) = end { context.errors.write("nfctag: fault drop@\(n) injected: connection to vpcd closed\n") }
+  }
+
+  /// The tag: `--image` loaded (or created with factory content), or a new tag of `kind`.
+  static func openTag(_ kind: VirtualTagKind, image: String?, uid: [UInt8]?) throws -> (tag: any VirtualTag, file: ImageFile?) {
+    do {
+      if let image {
+        let (file, loaded) = try ImageFile.open(path: image, kind: kind, uid: uid)
+        return (loaded, file)
+      }
+      return (try kind.makeTag(uid: uid), nil)
+    } catch {
+      throw cliFailure(for: error, otherwise: .malformedInput(error.description))
+    }
+  }
+
+  /// The reader face `face` in front of `virtualTag`, with `--fault`'s faults (but `drop`, which
+  /// the bridge injects) between them.
+  static func makeFace(_ face: ReaderFaceKind, showing virtualTag: any VirtualTag, faults: [InjectedFault],
+                       in context: CommandContext) throws -> any VirtualCard {
+    let refusing = faults.contains { $0.kind == .nak } ? FaultInjectingTag(virtualTag) : nil
+    do {
+      let card = try face.makeFace(tag: refusing ?? virtualTag)
+      guard faults.contains(where: { $0.kind != .drop }) else { return card }
+      let faulty = FaultyCard(card, tag: refusing, faults: faults)
+      faulty.onInject = { context.errors.write("nfctag: fault \($0) injected\n") }
+      return faulty
+    } catch {
+      throw CLIFailure(.invalidValue(error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")))
+    }
   }
 }
 
@@ -165,6 +172,6 @@ extension VPCDBridgeError: MappedFailure {
     case .unreachable: advice = ": is pcscd running with vsmartcard-vpcd? (`make pcscd` in the source tree starts it)"
     case .slotInUse: advice = " (a second `nfctag emulate`?): stop that one or pick another --vpcd port"
     }
-    return CLIFailure(ExitStatus.unavailable, message + advice)
+    return CLIFailure(.serviceUnavailable(message + advice))
   }
 }

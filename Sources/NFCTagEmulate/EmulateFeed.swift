@@ -30,8 +30,8 @@ extension EmulateCommand {
     do {
       feeder = try TagFeeder(settings: settings, face: reader)
     } catch {
-      let status = error.workingFace == nil && imageDir != nil ? ExitStatus.cantCreate : ExitStatus.usage
-      throw cliFailure(for: error, otherwise: status, error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? ""))
+      let line = error.description + (error.workingFace.map { ": use --reader \($0.rawValue)" } ?? "")
+      throw cliFailure(for: error, otherwise: error.workingFace == nil && imageDir != nil ? .unwritableFile(line) : .invalidValue(line))
     }
     let progress = Locked(FeedProgress(count: count, quiet: quiet, errors: context.errors))
     let slot = port >= 35963 ? format2(Int(port) - 35963) : "??"
@@ -60,7 +60,7 @@ extension EmulateCommand {
       progress.withLock { $0.connected(banner: banner) }
     }
     if case .stopped = end { progress.withLock { $0.say("nfctag: stopped\n") } }
-    if let failure = progress.withLock({ $0.saveFailure }) { throw CLIFailure(ExitStatus.cantCreate, failure) }
+    if let failure = progress.withLock({ $0.saveFailure }) { throw CLIFailure(.unwritableFile(failure)) }
   }
 }
 

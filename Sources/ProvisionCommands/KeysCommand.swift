@@ -3,8 +3,9 @@ import NFCTagCLI
 
 /// `nfctag keys versions|change`: an NTAG 424 DNA's five application keys.
 ///
-/// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``),
-/// which links swift-crypto.
+/// The declarations: options only. nfctag-provision, which links swift-crypto, parses and performs
+/// them (nfctag hands `keys` over by name, before parsing: its `HandOver.commands`); `run(in:)`
+/// hands the command to the context (``CommandContext/handOver(_:)``).
 package struct KeysCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "keys",

@@ -17,7 +17,9 @@ package enum LedgerExportFormat: String, ExpressibleByArgument, CaseIterable, Se
 /// `nfctag ledger status|export|release`: what a provisioning ledger holds, its audit report,
 /// and freeing a row by hand. Works the same on a ledger file and on a PostgreSQL ledger.
 ///
-/// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``).
+/// The declarations: options only. nfctag-provision parses and performs them (nfctag hands
+/// `ledger` over by name, before parsing: its `HandOver.commands`); `run(in:)` hands the command
+/// to the context (``CommandContext/handOver(_:)``).
 package struct LedgerCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "ledger",

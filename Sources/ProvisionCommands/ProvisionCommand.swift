@@ -11,8 +11,9 @@ package enum MirrorArgument: String, ExpressibleByArgument, CaseIterable, Sendab
 
 /// `nfctag provision`: a row per tag from a rows file (or a count), verified, recorded in a ledger.
 ///
-/// The declaration: options and their checks. The run is nfctag-provision's
-/// (``CommandContext/handOver(_:)``).
+/// The declaration: options and their checks. nfctag-provision parses and performs it (nfctag
+/// hands `provision` over by name, before parsing: its `HandOver.commands`); `run(in:)` hands the
+/// command to the context (``CommandContext/handOver(_:)``).
 package struct ProvisionCommand: ToolCommand {
   package static let configuration = CommandConfiguration(
     commandName: "provision",

@@ -36,8 +36,9 @@ package enum SDMOutputFormat: String, ExpressibleByArgument, CaseIterable, Senda
 
 /// `nfctag sdm`: NTAG 424 DNA Secure Dynamic Messaging (SUN).
 ///
-/// The declarations: options only. The runs are nfctag-provision's (``CommandContext/handOver(_:)``),
-/// which links swift-crypto.
+/// The declarations: options only. nfctag-provision, which links swift-crypto, parses and performs
+/// them (nfctag hands `sdm` over by name, before parsing: its `HandOver.commands`); `run(in:)`
+/// hands the command to the context (``CommandContext/handOver(_:)``).
 package struct SDMCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "sdm",

@@ -38,14 +38,36 @@ extension KeysCommand.Change: PerformedCommand {
   /// ISOSelectFile, AuthenticateEV2First with key 0, ChangeKey (NT4H2421Gx datasheet §10.6.1;
   /// for keys 1–4 the new key XOR the old one with the new key's CRC32, for key 0 the new key,
   /// which ends the session), then GetKeyVersion in Plain to check the version the tag now holds.
+  /// Three steps: the keys read (``oneKeyChange(in:)``), the change on the tag, the version
+  /// checked and printed (``report(_:key:version:in:)``). `--all`: ``performAll(in:)``.
   func perform(in context: CommandContext) throws {
     context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
     if all { return try performAll(in: context) }
-    guard let key else { throw CLIFailure(ExitStatus.usage, "give the key to change with --key N, or --all") }
+    let change = try oneKeyChange(in: context)
+    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
+      try tag.selectApplication()
+      try tag.authenticate(keyNumber: 0, key: change.authKey)
+      try tag.changeKey(keyNumber: change.number, to: change.newKey, version: change.version, oldKey: change.oldKey)
+      return try tag.keyVersion(keyNumber: change.number)
+    }
+    try report(outcome, key: change.number, version: change.version, in: context)
+  }
+
+  /// One key's change, its keys read before the tag is looked for: the new key, and the key it
+  /// replaces (key 0's is the authentication key; keys 1–4 the factory key when not given, with a
+  /// warning).
+  struct OneKeyChange: Sendable {
+    let number: UInt8, version: UInt8
+    let newKey: AESKey, oldKey: AESKey, authKey: AESKey
+  }
+
+  /// `--key`'s change: the new key, the old key and key 0 from their files or variables.
+  private func oneKeyChange(in context: CommandContext) throws -> OneKeyChange {
+    guard let key else { throw CLIFailure(.invalidCommandLine("give the key to change with --key N, or --all")) }
     let number = UInt8(key), newVersion = UInt8(version)
     guard let newKey = try SDMKeys.key(file: newKeyFile, env: newKeyEnv, role: "the new key",
                                        options: ("--new-key-file", "--new-key-env"), in: context) else {
-      throw CLIFailure(ExitStatus.usage, "give the new key with --new-key-file or --new-key-env")
+      throw CLIFailure(.invalidCommandLine("give the new key with --new-key-file or --new-key-env"))
     }
     let oldKey = try SDMKeys.key(file: oldKeyFile, env: oldKeyEnv, role: "the old key",
                                  options: ("--old-key-file", "--old-key-env"), in: context)
@@ -59,15 +81,16 @@ extension KeysCommand.Change: PerformedCommand {
       context.console.warning("no current value of key \(number) given (--old-key-file or --old-key-env): using the factory key 00…00")
     }
     let previous = number == 0 ? authKey : (oldKey ?? .factory)
-    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
-      try tag.selectApplication()
-      try tag.authenticate(keyNumber: 0, key: authKey)
-      try tag.changeKey(keyNumber: number, to: newKey, version: newVersion, oldKey: previous)
-      return try tag.keyVersion(keyNumber: number)
-    }
+    return OneKeyChange(number: number, version: newVersion, newKey: newKey, oldKey: previous, authKey: authKey)
+  }
+
+  /// The version the tag reports after the change, checked (74 when it is not the new one), then
+  /// the change printed.
+  private func report(_ outcome: NTAG424TagSession.Outcome<UInt8>, key number: UInt8, version newVersion: UInt8,
+                      in context: CommandContext) throws {
     context.console.info("exchanges: \(outcome.exchanges)")
     guard outcome.value == newVersion else {
-      throw CLIFailure(ExitStatus.ioError, "key \(number) was changed, but the tag reports version \(hexString([outcome.value])), not \(hexString([newVersion])): check it with `nfctag keys versions`")
+      throw CLIFailure(.readBackMismatch("key \(number) was changed, but the tag reports version \(hexString([outcome.value])), not \(hexString([newVersion])): check it with `nfctag keys versions`"))
     }
     let output = StandardOutput(context.output)
     if json {
@@ -93,19 +116,7 @@ extension KeysCommand.Change {
   /// which keys changed (each holds the old version or the new one, with its key).
   func performAll(in context: CommandContext) throws {
     let newVersion = UInt8(version)
-    guard let newKeys = try NTAG424Keys.five(file: newKeysFile, env: newKeysEnv, role: "the new keys",
-                                             options: ("--new-keys-file", "--new-keys-env"), in: context) else {
-      throw CLIFailure(ExitStatus.usage, "--all needs the new keys: --new-keys-file or --new-keys-env")
-    }
-    let current: [AESKey]
-    if let old = try NTAG424Keys.five(file: oldKeysFile, env: oldKeysEnv, role: "the current keys",
-                                      options: ("--old-keys-file", "--old-keys-env"), in: context) {
-      current = old
-    } else {
-      let authKey = try NTAG424Keys.authKey(auth, in: context)
-      context.console.warning("no current values of keys 1-4 given (--old-keys-file or --old-keys-env): using the factory key 00…00")
-      current = [authKey, .factory, .factory, .factory, .factory]
-    }
+    let (newKeys, current) = try allKeys(in: context)
     let console = context.console
     let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
       try tag.selectApplication()
@@ -134,6 +145,26 @@ extension KeysCommand.Change {
     }
     output.flush()
   }
+
+  /// `--all`'s keys, read before the tag is looked for: the five new ones, and the five current
+  /// ones (`--old-keys-*`, or key 0 from `--auth-key-*` and the factory key for keys 1–4, with a
+  /// warning).
+  private func allKeys(in context: CommandContext) throws(CLIFailure) -> (new: [AESKey], current: [AESKey]) {
+    guard let newKeys = try NTAG424Keys.five(file: newKeysFile, env: newKeysEnv, role: "the new keys",
+                                             options: ("--new-keys-file", "--new-keys-env"), in: context) else {
+      throw CLIFailure(.invalidCommandLine("--all needs the new keys: --new-keys-file or --new-keys-env"))
+    }
+    let current: [AESKey]
+    if let old = try NTAG424Keys.five(file: oldKeysFile, env: oldKeysEnv, role: "the current keys",
+                                      options: ("--old-keys-file", "--old-keys-env"), in: context) {
+      current = old
+    } else {
+      let authKey = try NTAG424Keys.authKey(auth, in: context)
+      context.console.warning("no current values of keys 1-4 given (--old-keys-file or --old-keys-env): using the factory key 00…00")
+      current = [authKey, .factory, .factory, .factory, .factory]
+    }
+    return (newKeys, current)
+  }
 }
 
 extension NTAG424Keys {
@@ -146,7 +177,7 @@ extension NTAG424Keys {
       return try (0...4).map { (n: Int) throws(CLIFailure) -> AESKey in
         guard let key = try SDMKeys.key(file: nil, env: "\(prefix)\(n)", role: "key \(n) of \(role)",
                                         options: (options.file, options.env), in: context) else {
-          throw CLIFailure(ExitStatus.software, "no key read")
+          throw CLIFailure(.internalError("no key read"))
         }
         return key
       }
@@ -158,7 +189,7 @@ extension NTAG424Keys {
       var line = lines.indices.contains(n) ? Array(lines[n]) : []
       while let last = line.last, last == 0x0D || last == 0x20 || last == 0x09 { line.removeLast() }
       guard line.count == 32, let bytes = parseHex(String(decoding: line, as: UTF8.self)), let key = try? AESKey(bytes: bytes) else {
-        throw CLIFailure(ExitStatus.usage, "\(role) (\(options.file) \(secretSourceName(file, option: options.file))): line \(n + 1), key \(n), must be 32 hex digits")
+        throw CLIFailure(.invalidValue("\(role) (\(options.file) \(secretSourceName(file, option: options.file))): line \(n + 1), key \(n), must be 32 hex digits"))
       }
       return key
     }

@@ -71,7 +71,7 @@ extension LedgerCommand.Release: PerformedCommand {
 private func writeReport(_ text: String, to path: String, ledger: String) throws(CLIFailure) {
   var target = stat(), source = stat()
   if stat(path, &target) == 0, stat(ledger, &source) == 0, target.st_dev == source.st_dev, target.st_ino == source.st_ino {
-    throw CLIFailure(ExitStatus.usage, "--output names the ledger itself")
+    throw CLIFailure(.invalidValue("--output names the ledger itself"))
   }
   let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
   guard fd >= 0 else { throw cannotWrite(path) }
@@ -89,5 +89,5 @@ private func writeReport(_ text: String, to path: String, ledger: String) throws
 }
 
 private func cannotWrite(_ path: String) -> CLIFailure {
-  CLIFailure(ExitStatus.cantCreate, "cannot write \(sanitizeLine(path)): \(String(cString: strerror(errno)))")
+  CLIFailure(.unwritableFile("cannot write \(sanitizeLine(path)): \(String(cString: strerror(errno)))"))
 }

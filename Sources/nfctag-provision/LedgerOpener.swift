@@ -53,16 +53,16 @@ enum LedgerOpener {
 
   /// The job when the ledger holds exactly one.
   static func onlyJob(_ jobs: [String]) throws(CLIFailure) -> String {
-    guard let first = jobs.first else { throw CLIFailure(ExitStatus.dataError, "the ledger holds no job") }
+    guard let first = jobs.first else { throw CLIFailure(.malformedInput("the ledger holds no job")) }
     guard jobs.count == 1 else {
-      throw CLIFailure(ExitStatus.usage, "the ledger holds \(jobs.count) jobs (\(jobList(jobs))): name one with --job")
+      throw CLIFailure(.invalidCommandLine("the ledger holds \(jobs.count) jobs (\(jobList(jobs))): name one with --job"))
     }
     return first
   }
 
   static func unknownJob(_ name: String, among jobs: [String]) -> CLIFailure {
     let known = jobs.isEmpty ? "it holds no job" : "its jobs: \(jobList(jobs))"
-    return CLIFailure(ExitStatus.dataError, sanitizeLine("the ledger has no job \(name) (\(known))"))
+    return CLIFailure(.malformedInput(sanitizeLine("the ledger has no job \(name) (\(known))")))
   }
 
   private static func jobList(_ jobs: [String]) -> String {
@@ -84,7 +84,7 @@ enum LedgerOpener {
       problem = EISDIR
     }
     guard problem != 0 else { return }
-    throw CLIFailure(ExitStatus.noInput, "cannot read the ledger \(sanitizeLine(path)): \(String(cString: strerror(problem)))")
+    throw CLIFailure(.unreadableFile("cannot read the ledger \(sanitizeLine(path)): \(String(cString: strerror(problem)))"))
   }
 }
 

@@ -65,7 +65,7 @@ private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate, S
       let connection = tag.ndefTag.connection
       console.info("reader: \(sanitizeLine(connection.readerName)); tag: \(sanitizeLine(connection.cardName)), UID \(hexString(connection.identifier, separator: ":"))")
       guard case .iso7816(let iso) = tag else {
-        throw CLIFailure(ExitStatus.dataError, "not an NTAG 424 DNA: the tag is not an ISO 7816 (Type 4) tag")
+        throw CLIFailure(.unsupported("not an NTAG 424 DNA: the tag is not an ISO 7816 (Type 4) tag"))
       }
       let link = ISO7816TagLink(iso)
       let tag = NTAG424DNA(link: link)
@@ -98,7 +98,7 @@ private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate, S
     outcome.withLock {
       if $0 == nil {
         $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
-                      ? CLIFailure(ExitStatus.interrupted, "cancelled") : cliFailure(for: error))
+                      ? CLIFailure(.interrupted) : cliFailure(for: error))
       }
     }
     done.signal()
@@ -107,7 +107,7 @@ private final class NTAG424Delegate<T: Sendable>: NFCTagReaderSessionDelegate, S
   /// Blocks until the session ended.
   func wait() throws(CLIFailure) -> NTAG424TagSession.Outcome<T> {
     done.wait()
-    let result = outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
+    let result = outcome.withLock { $0 } ?? .failure(CLIFailure(.internalError("the session ended without a result")))
     return try result.get()
   }
 }

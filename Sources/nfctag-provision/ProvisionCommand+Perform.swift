@@ -3,82 +3,108 @@ import Locking
 import Logging
 import NFCSession
 import NFCTagCLI
-import NTAG424
 import ProvisionCommands
 import Provisioning
 import ProvisioningLedger
 
 extension ProvisionCommand: PerformedCommand {
-  /// `--mirror` as Provisioning's mode.
-  var mirrorMode: MirrorMode? { mirror.flatMap { MirrorMode(rawValue: $0.rawValue) } }
-
-  /// Runs the job; a failure is thrown.
+  /// Runs the job, in five steps; a failure is thrown.
+  /// 1. ``checkJob(in:)``: the rows, the template, every row checked, the secrets; nothing
+  ///    touched yet (`ProvisionCommand+Job.swift`).
+  /// 2. ``openLedger(for:in:)``: the ledger opened (created when new), the job's settings checked,
+  ///    its rows imported.
+  /// 3. ``makePollers(logger:in:)``: the readers.
+  /// 4. ``run(_:on:pollers:logger:in:)``: one session per reader until the job is done, Ctrl-C,
+  ///    or every session ends, with the reporter's lines.
+  /// 5. ``finish(_:ledger:in:)``: what the ledger holds now, and the exit status.
+  ///
+  /// A ledger file this run creates is removed again when the job is refused before any tag was
+  /// written (or the run cannot start): a refused job leaves nothing behind. A ledger that was
+  /// there before is never removed.
   func perform(in context: CommandContext) throws {
-    // 1. The job, checked whole before any tag is touched: a --sdm-url template by the rule
-    // `sdm setup` applies (64), then every row.
-    if let sdmUrl {
-      do { _ = try SUNTemplate.check(sdmUrl) } catch {
-        throw CLIFailure(ExitStatus.usage, sanitizeLine("--sdm-url: \(error)"))
-      }
-    }
-    if let rows, access(rows, R_OK) != 0 {
-      throw CLIFailure(ExitStatus.noInput, "cannot read the rows file \(rows): \(String(cString: strerror(errno)))")
-    }
-    let rowsFile = rows.map { RowsFile.load(path: $0) } ?? RowsFile.counted(count ?? 0)
-    let (template, settings) = try makeTemplate(in: context)
-    let validation = JobValidation(rows: rowsFile, template: template, mirror: mirrorMode)
-    if !validation.problems.isEmpty {
-      for problem in validation.problems { context.say(sanitizeLine(problem.description)) }
-      throw ExitCode(ExitStatus.dataError)
-    }
-    if let sdmUrl {
-      let problems = Self.sunProblems(rows: rowsFile, template: template, validation: validation, source: sdmUrl, lock: lock)
-      if !problems.isEmpty {
-        for problem in problems { context.say(sanitizeLine(problem)) }
-        throw ExitCode(ExitStatus.dataError)
-      }
-    }
-    let secret = try readSecret(in: context)
-    let sun = try readMasterKey(in: context).map { SUNProvisioning(masterKey: $0, lock: lock) }
+    let job = try checkJob(in: context)
+    let ledger = try openLedger(for: job, in: context)
+    var keepNewFile = false
+    defer { ledger.close(removingNewFile: !keepNewFile) }
+    let logger = trace ? context.trace.logger() : nil
+    let pollers = try makePollers(logger: logger, in: context)
+    let outcome = run(job, on: ledger, pollers: pollers, logger: logger, in: context)
+    keepNewFile = outcome.end != .refused
+    try finish(outcome, ledger: ledger, in: context)
+  }
 
-    // 2. The ledger, with the rows imported (idempotent).
+  /// Step 2: the ledger `--ledger` names (by default beside the rows file), the job's settings
+  /// recorded or compared (``checkSettings(_:in:)``), then the rows imported (idempotent: a rerun
+  /// imports nothing new). A ledger file created here is removed again when this step fails.
+  private func openLedger(for checked: ProvisionJob, in context: CommandContext) throws -> ProvisionLedger {
     let jobName = job ?? rows.map(baseName) ?? "nfctag-provision"
     let location = ledger ?? (rows.map { $0 + ".ledger.sqlite" } ?? "nfctag-provision.sqlite")
-    // A ledger file this run creates is removed again when the job is refused before any tag
-    // was written (or the run cannot start): a refused job leaves nothing behind. A ledger that
-    // was there before is never removed.
     let newFile = LedgerOpener.fileToBeCreated(location)
-    var discardNewFile = newFile != nil
-    defer { if discardNewFile, let newFile { LedgerOpener.removeLedgerFile(newFile) } }
-    let book = try LedgerOpener.openForProvisioning(location, job: jobName)
-    defer { book.close() }
-    try checkSettings(settings, in: book)
     do {
-      _ = try book.importRows(rowsFile.rows.map(\.ledgerInput))
+      let book = try LedgerOpener.openForProvisioning(location, job: jobName)
+      do {
+        try checkSettings(checked.settings, in: book)
+        try importRows(checked.rows, into: book, in: context)
+        let before = try LedgerOpener.ledgerCall { () throws(LedgerError) in try book.counts() }
+        return ProvisionLedger(book: book, location: location, jobName: jobName, before: before, newFile: newFile)
+      } catch {
+        book.close()
+        throw error
+      }
+    } catch {
+      if let newFile { LedgerOpener.removeLedgerFile(newFile) }
+      throw error
+    }
+  }
+
+  /// Records the job's settings on its first run (or, with --allow-template-change, replaces
+  /// them); a run with other settings is refused (65) before anything is imported or written.
+  private func checkSettings(_ settings: JobSettings, in book: any Ledger) throws(CLIFailure) {
+    let check = try LedgerOpener.ledgerCall { () throws(LedgerError) in
+      try book.recordSettings(settings.encoded, replacing: allowTemplateChange)
+    }
+    guard case .differs(let recorded) = check else { return }
+    let differences = settings.differences(from: JobSettings(decoding: recorded))
+    throw CLIFailure(.malformedInput(sanitizeLine(differences.joined(separator: "; ")
+      + ": rerun with the job's, or add --allow-template-change to go on with this run's")))
+  }
+
+  /// The rows into the ledger; 65 after one line per row when the ledger holds other rows under
+  /// the same ids.
+  private func importRows(_ rows: RowsFile, into book: any Ledger, in context: CommandContext) throws(CLIFailure) {
+    do {
+      _ = try book.importRows(rows.rows.map(\.ledgerInput))
     } catch .rowsDiffer(let lines) {
       for line in lines { context.say(sanitizeLine(line)) }
-      throw CLIFailure(ExitStatus.dataError, "the ledger holds other rows under the same ids: use another --ledger or --job")
+      throw CLIFailure(.malformedInput("the ledger holds other rows under the same ids: use another --ledger or --job"))
     } catch {
       throw cliFailure(for: error)
     }
-    let before = try LedgerOpener.ledgerCall { () throws(LedgerError) in try book.counts() }
+  }
 
-    // 3. The readers, one session each.
-    let logger = trace ? context.trace.logger() : nil
-    let pollers = try makePollers(logger: logger, in: context)
-    let content = JobContent(rows: rowsFile, template: template, mirror: mirrorMode, validation: validation)
-    let protection = secret.map { secret in
-      ProvisioningOptions.Protection(protectReads: protectReads) { uid in
-        let derived = derivePassword(secret: secret, uid: uid)
-        return (derived.pwd, derived.pack)
-      }
+  /// Step 3: one poller per `--reader` (every PC/SC reader for `all`; `NFC_READER` or the only
+  /// reader without one).
+  private func makePollers(logger: Logger?, in context: CommandContext) throws(CLIFailure) -> [any TagPoller] {
+    var specs: [String?] = reader.isEmpty ? [nil] : reader
+    if reader == ["all"] {
+      let names = try pcscReaderNames()
+      guard !names.isEmpty else { throw CLIFailure(.readerUnavailable("no reader is attached")) }
+      specs = names
     }
-    let options = ProvisioningOptions(station: station ?? hostName(), lock: lock, protection: protection,
-                                      timeout: timeout, feedback: !noFeedback, sun: sun,
-                                      recordedStatus: { failure in failure.exitStatus })
+    var pollers: [any TagPoller] = []
+    for spec in specs { pollers.append(try makeTagPoller(spec: spec, logger: logger, in: context)) }
+    return pollers
+  }
+
+  /// Step 4: the run (``ProvisioningRun``), its events on the reporter; the first Ctrl-C stops it
+  /// after the tag in hand, the second between two tag commands; PC/SC readers plugged in or out
+  /// meanwhile are reported (and, with `--reader all`, new ones join).
+  private func run(_ job: ProvisionJob, on ledger: ProvisionLedger, pollers: [any TagPoller], logger: Logger?,
+                   in context: CommandContext) -> ProvisionOutcome {
+    let content = JobContent(rows: job.rows, template: job.template, mirror: mirrorMode, validation: job.validation)
     let style: ProvisionReporter.Style = json ? .json : quiet ? .quiet : .text
-    let reporter = ProvisionReporter(style: style, total: before.total, alreadyDone: before.done, context: context)
-    let run = ProvisioningRun(ledger: book, content: content, options: options) { reporter.handle($0) }
+    let reporter = ProvisionReporter(style: style, total: ledger.before.total, alreadyDone: ledger.before.done, context: context)
+    let run = ProvisioningRun(ledger: ledger.book, content: content, options: runOptions(job)) { reporter.handle($0) }
     context.keepAlive(run)
     let interrupts = Locked(0)
     let interrupt = context.interrupts.listen {
@@ -93,127 +119,84 @@ extension ProvisionCommand: PerformedCommand {
       }
     }
     let end = run.run(pollers: pollers)
-    discardNewFile = discardNewFile && end == .refused
     watch.stop()
     interrupt.stop()
+    return ProvisionOutcome(run: run, end: end, reporter: reporter)
+  }
 
-    // 4. What the ledger says now.
-    let after = (try? book.counts()) ?? before
-    let remaining = after.total - after.done
-    reporter.finish(remaining: remaining)
-    for (row, uid) in run.rowsNotGivenBack {
-      context.say("row \(sanitizeLine(row)) stays claimed by tag \(uid): the ledger was unavailable to give it back; if the tag "
-        + "is gone, \(LedgerStatusText.releaseCommand(ledger: location, jobOption: jobName, row: row)) frees it")
+  /// What every tag gets beyond its row: the station's name, `--lock`, `--protect`'s password
+  /// derived per UID, `--timeout`, the reader's feedback, `--sdm-url`'s keys.
+  private func runOptions(_ job: ProvisionJob) -> ProvisioningOptions {
+    let protection = job.secret.map { secret in
+      ProvisioningOptions.Protection(protectReads: protectReads) { uid in
+        let derived = derivePassword(secret: secret, uid: uid)
+        return (derived.pwd, derived.pack)
+      }
     }
-    let tally = reporter.current
+    return ProvisioningOptions(station: station ?? hostName(), lock: lock, protection: protection,
+                               timeout: timeout, feedback: !noFeedback, sun: job.sun,
+                               recordedStatus: { failure in failure.exitStatus })
+  }
+
+  /// Step 5: the reporter's last line from what the ledger says now, one line per row left
+  /// claimed (with the command that frees it), then the exit status (``failure(ending:worstExit:)``).
+  private func finish(_ outcome: ProvisionOutcome, ledger: ProvisionLedger, in context: CommandContext) throws {
+    let after = (try? ledger.book.counts()) ?? ledger.before
+    outcome.reporter.finish(remaining: after.total - after.done)
+    for (row, uid) in outcome.run.rowsNotGivenBack {
+      context.say("row \(sanitizeLine(row)) stays claimed by tag \(uid): the ledger was unavailable to give it back; if the tag "
+        + "is gone, \(LedgerStatusText.releaseCommand(ledger: ledger.location, jobOption: ledger.jobName, row: row)) frees it")
+    }
+    if let failure = Self.failure(ending: outcome.end, worstExit: outcome.reporter.current.worstExit) { throw failure }
+  }
+
+  /// The exit status of a run that ended so (nil: 0, every row done): 65 refused, 69 the ledger
+  /// or every reader lost, else the highest status of a failed tag, or 130 (Ctrl-C) or 75
+  /// (`--timeout`) when no tag failed. `worstExit`: the highest exit status of a failed tag, 0 for none.
+  static func failure(ending end: ProvisioningEnd, worstExit: Int32) -> (any Error)? {
     switch end {
     case .complete:
-      return
+      return nil
     case .refused:
-      throw ExitCode(ExitStatus.dataError)
+      return ExitCode(ExitStatus.dataError)
     case .ledgerFailed(let why):
-      throw CLIFailure(ExitStatus.unavailable, sanitizeLine(why))
+      return CLIFailure(.serviceUnavailable(sanitizeLine(why)))
     case .stopped:
-      throw ExitCode(tally.worstExit > 0 ? tally.worstExit : ExitStatus.interrupted)
+      return ExitCode(worstExit > 0 ? worstExit : ExitStatus.interrupted)
     case .timedOut:
-      throw ExitCode(tally.worstExit > 0 ? tally.worstExit : ExitStatus.tempFail)
+      return ExitCode(worstExit > 0 ? worstExit : ExitStatus.tempFail)
     case .readersEnded(let why):
-      if tally.worstExit > 0 { throw ExitCode(tally.worstExit) }
-      throw CLIFailure(ExitStatus.unavailable, sanitizeLine(why))
+      if worstExit > 0 { return ExitCode(worstExit) }
+      return CLIFailure(.readerUnavailable(sanitizeLine(why)))
     }
   }
+}
 
-  /// The template, and the job's settings (what every tag gets) to record or compare.
-  private func makeTemplate(in context: CommandContext) throws(CLIFailure) -> (MessageTemplate, JobSettings) {
-    func settings(_ kind: JobSettings.TemplateKind, _ source: String) -> JobSettings {
-      JobSettings(kind: kind, template: source, mirror: mirrorMode, protect: protect, protectReads: protectReads, lock: lock)
-    }
-    do {
-      if let url { return (.url(try Template(url)), settings(.url, url)) }
-      if let text { return (.text(try Template(text)), settings(.text, text)) }
-      if let sdmUrl { return (.url(try Template(SUNTemplate.escaping(sdmUrl))), settings(.sdmURL, sdmUrl)) }
-      if let message {
-        let bytes = try readInputOrFail(message, in: context)
-        return (.message(try MessageJSONTemplate(parsing: bytes)), settings(.message, String(decoding: bytes, as: UTF8.self)))
-      }
-    } catch let failure as CLIFailure {
-      throw failure
-    } catch {
-      throw CLIFailure(ExitStatus.dataError, "the template: \(sanitizeLine("\(error)"))")
-    }
-    throw CLIFailure(ExitStatus.usage, "no template")
-  }
+/// The job's ledger, open (step 2): its settings checked, its rows imported.
+struct ProvisionLedger {
+  /// The ledger.
+  let book: any Ledger
+  /// Where it is: `--ledger`, or its default.
+  let location: String
+  /// The job's name in it: `--job`, or its default.
+  let jobName: String
+  /// Its counts before the run.
+  let before: LedgerCounts
+  /// The ledger file this run created, nil when the ledger was there before (or is PostgreSQL).
+  let newFile: String?
 
-  /// Records the job's settings on its first run (or, with --allow-template-change, replaces
-  /// them); a run with other settings is refused (65) before anything is imported or written.
-  private func checkSettings(_ settings: JobSettings, in book: any Ledger) throws(CLIFailure) {
-    let check = try LedgerOpener.ledgerCall { () throws(LedgerError) in
-      try book.recordSettings(settings.encoded, replacing: allowTemplateChange)
-    }
-    guard case .differs(let recorded) = check else { return }
-    let differences = settings.differences(from: JobSettings(decoding: recorded))
-    throw CLIFailure(ExitStatus.dataError, sanitizeLine(differences.joined(separator: "; ")
-      + ": rerun with the job's, or add --allow-template-change to go on with this run's"))
+  /// Closes the ledger, and removes the file this run created when `removingNewFile`.
+  func close(removingNewFile: Bool) {
+    book.close()
+    if removingNewFile, let newFile { LedgerOpener.removeLedgerFile(newFile) }
   }
+}
 
-  /// `--sdm-url`: every row's URL planned for the tag (with a stand-in UID) before any tag is
-  /// touched: one line per row the planner refuses.
-  static func sunProblems(rows: RowsFile, template: MessageTemplate, validation: JobValidation, source: String, lock: Bool) -> [String] {
-    let content = JobContent(rows: rows, template: template, mirror: nil, validation: validation)
-    let job = SUNProvisioning(masterKey: .factory, lock: lock)
-    let standIn = [UInt8](repeating: 0, count: 7)
-    var problems: [String] = []
-    for row in rows.rows {
-      do {
-        let message = try content.render(rowID: row.id, sequence: row.sequence, uid: standIn)
-        _ = try job.plan(url: try SUNProvisioning.urlTemplate(of: message))
-      } catch {
-        problems.append("\(row.label): --sdm-url: \(error)")
-        if problems.count == 20 { problems.append("(further rows not checked)"); break }
-      }
-    }
-    return problems
-  }
-
-  /// `--sdm-url`'s master key, from its file or variable; nil without --sdm-url. Errors name
-  /// the option and the source, never a digit of the key.
-  private func readMasterKey(in context: CommandContext) throws(CLIFailure) -> AESKey? {
-    guard sdmUrl != nil else { return nil }
-    return try SDMKeys.key(file: masterKeyFile, env: masterKeyEnv, role: "the master key",
-                           options: ("--master-key-file", "--master-key-env"), in: context)
-  }
-
-  private func readSecret(in context: CommandContext) throws(CLIFailure) -> ProvisioningSecret? {
-    guard protect else { return nil }
-    // The error names the secret's length and where it came from, never a byte of it.
-    func secret(_ text: String, from source: String) throws(CLIFailure) -> ProvisioningSecret {
-      do { return try ProvisioningSecret(text: text) } catch {
-        throw CLIFailure(ExitStatus.usage, sanitizeLine("\(error) (read from \(source))"))
-      }
-    }
-    if let secretFile {
-      let bytes = try readSecretInputOrFail(secretFile, option: "--secret-file", alternative: "--secret-env", in: context)
-      return try secret(String(decoding: bytes, as: UTF8.self), from: "the file \(secretSourceName(secretFile, option: "--secret-file"))")
-    }
-    if let secretEnv {
-      let value = try secretVariableOrFail(secretEnv, option: "--secret-env", alternative: "--secret-file",
-                                           what: "the provisioning secret", in: context)
-      return try secret(value, from: "the environment variable \(secretSourceName(secretEnv, option: "--secret-env"))")
-    }
-    return nil
-  }
-
-  private func makePollers(logger: Logger?, in context: CommandContext) throws(CLIFailure) -> [any TagPoller] {
-    var specs: [String?] = reader.isEmpty ? [nil] : reader
-    if reader == ["all"] {
-      let names = try pcscReaderNames()
-      guard !names.isEmpty else { throw CLIFailure(ExitStatus.unavailable, "no reader is attached") }
-      specs = names
-    }
-    var pollers: [any TagPoller] = []
-    for spec in specs { pollers.append(try makeTagPoller(spec: spec, logger: logger, in: context)) }
-    return pollers
-  }
+/// A run that ended (step 4): how, the rows it could not give back, and the reporter's tally.
+struct ProvisionOutcome {
+  let run: ProvisioningRun
+  let end: ProvisioningEnd
+  let reporter: ProvisionReporter
 }
 
 func baseName(_ path: String) -> String {

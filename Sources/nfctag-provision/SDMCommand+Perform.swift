@@ -47,7 +47,7 @@ extension SDMCommand.Verify: PerformedCommand {
       output.write(o.finish() + "\n")
       output.flush()
     }
-    return CLIFailure(ExitStatus.dataError, sanitizeLine(reason))
+    return CLIFailure(.notAuthentic(sanitizeLine(reason)))
   }
 
   static func text(_ message: SUNMessage) -> String {

@@ -12,12 +12,24 @@ import SUNService
 extension SDMCommand.Serve: PerformedCommand {
   /// Reads the master key once, opens the ledger (it must exist: `provision` made it), then serves
   /// until SIGTERM or SIGINT (0). 64 bad key, 66 unreadable key file or ledger, 65 not a ledger,
-  /// 69 ledger unreachable or the address cannot be listened on.
+  /// 69 ledger unreachable or the address cannot be listened on. Three steps: the key, the
+  /// ledger's counters (``openCounters()``), the service (``serve(_:in:)``).
   func perform(in context: CommandContext) throws {
     guard let master = try SDMKeys.key(file: masterKeyFile, env: masterKeyEnv, role: "the master key",
                                        options: ("--master-key-file", "--master-key-env"), in: context) else {
-      throw CLIFailure(ExitStatus.usage, "give the master key with one of --master-key-file or --master-key-env")
+      throw CLIFailure(.invalidCommandLine("give the master key with one of --master-key-file or --master-key-env"))
     }
+    let counters = try openCounters()
+    defer { counters.close() }
+    let verifier = SUNVerifier(keys: .master(master), counters: counters,
+                               names: SUNParameterNames(piccData: parameters.piccParam, mac: parameters.macParam,
+                                                        fileData: parameters.encParam))
+    try serve(verifier, in: context)
+  }
+
+  /// The last counter per UID, kept in the ledger: `--connections` connections to it (1 for a
+  /// file, 4 for PostgreSQL by default), with the job's counter baselines.
+  private func openCounters() throws(CLIFailure) -> SUNCounters {
     let first = try LedgerOpener.openExisting(ledger, job: job)
     let baselines = SUNCounters.baselines(of: try LedgerOpener.ledgerCall { () throws(LedgerError) in try first.records() })
     var ledgers: [any Ledger] = [first]
@@ -27,11 +39,12 @@ extension SDMCommand.Serve: PerformedCommand {
     case .postgres: wanted = connections ?? 4
     }
     while ledgers.count < wanted { ledgers.append(try LedgerOpener.openExisting(ledger, job: first.job.name)) }
-    let counters = SUNCounters(ledgers: ledgers, baselines: baselines)
-    defer { counters.close() }
-    let verifier = SUNVerifier(keys: .master(master), counters: counters,
-                               names: SUNParameterNames(piccData: parameters.piccParam, mac: parameters.macParam,
-                                                        fileData: parameters.encParam))
+    return SUNCounters(ledgers: ledgers, baselines: baselines)
+  }
+
+  /// Serves `verifier` on `--listen` until SIGTERM or SIGINT; the line `listening on HOST:PORT`
+  /// on standard output once it listens.
+  private func serve(_ verifier: SUNVerifier, in context: CommandContext) throws(CLIFailure) {
     var logger = Logger(label: "nfctag.sdm-serve")
     logger.logLevel = .error
     let sink = context.output
@@ -58,6 +71,6 @@ extension SDMCommand.Serve: PerformedCommand {
   /// 69: the service could not listen on `address` (in use, not an address of this machine, no
   /// permission), or stopped on an error.
   static func listenFailure(_ address: ListenAddress, _ error: any Error) -> CLIFailure {
-    CLIFailure(ExitStatus.unavailable, sanitizeLine("cannot listen on \(address.defaultValueDescription): \(SUNServer.reason(for: error))"))
+    CLIFailure(.serviceUnavailable(sanitizeLine("cannot listen on \(address.defaultValueDescription): \(SUNServer.reason(for: error))")))
   }
 }

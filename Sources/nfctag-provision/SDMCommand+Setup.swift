@@ -9,7 +9,8 @@ extension SDMCommand.Setup: PerformedCommand {
   /// Checks the template (NTAG424's `SUNTemplateRule`: only what `sdm verify` and `sdm serve`
   /// can check) and plans the NDEF file and its settings before anything else (64: the tag
   /// untouched), writes them with key 0, reads the file back as a phone does and verifies the SUN
-  /// it holds; prints done (0).
+  /// it holds; prints done (0). The steps: the plan, the keys, ``write(_:on:authKey:console:)``
+  /// on the tag, ``check(_:of:keys:uid:)`` of what it produced, ``report(_:plan:exchanges:in:)``.
   func perform(in context: CommandContext) throws {
     context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
     let plan: SDMPlan
@@ -17,7 +18,7 @@ extension SDMCommand.Setup: PerformedCommand {
       let parameters = try SUNTemplateRule.check(url)
       plan = try SDMPlan.plan(template: url, fileData: try fileData(for: parameters, in: context))
     } catch let error as NTAG424Error {
-      throw CLIFailure(ExitStatus.usage, sanitizeLine("--url: \(error)"))
+      throw CLIFailure(.invalidValue(sanitizeLine("--url: \(error)")))
     }
     let keys = try NTAG424Keys.sdmRoles(keys, in: context)
     let authKey = try NTAG424Keys.authKey(auth, in: context)
@@ -28,6 +29,12 @@ extension SDMCommand.Setup: PerformedCommand {
     let readBack = outcome.value
     console.info("exchanges: \(outcome.exchanges)")
     let result = try Self.check(readBack, of: plan, keys: keys, uid: outcome.uid)
+    report(result, plan: plan, exchanges: outcome.exchanges, in: context)
+  }
+
+  /// Prints what the tag produced: done, its URL, UID and counter, and the `sdm verify` options
+  /// its parameters need (one JSON object with `--json`).
+  private func report(_ result: (url: String, message: SUNMessage?), plan: SDMPlan, exchanges: Int, in context: CommandContext) {
     let output = StandardOutput(context.output)
     if json {
       var o = JSONObjectWriter()
@@ -36,7 +43,7 @@ extension SDMCommand.Setup: PerformedCommand {
       if let uid = result.message?.uid { o.string("uid", hexString(uid)) }
       if let counter = result.message?.readCounter { o.number("counter", Int(counter)) }
       o.bool("verified", result.message != nil)
-      o.number("exchanges", outcome.exchanges)
+      o.number("exchanges", exchanges)
       output.write(o.finish() + "\n")
     } else {
       var lines = ["done: the tag produced an authentic SUN URL", "url:       \(result.url)"]
@@ -52,11 +59,11 @@ extension SDMCommand.Setup: PerformedCommand {
   /// (64 without), refused without it (64); 66 when the file cannot be read. Never printed.
   func fileData(for parameters: SUNTemplateParameters, in context: CommandContext) throws(CLIFailure) -> String? {
     guard let digits = parameters.fileDataDigits else {
-      if encDataFile != nil { throw CLIFailure(ExitStatus.usage, "--enc-data-file goes with an {enc:N} placeholder in --url") }
+      if encDataFile != nil { throw CLIFailure(.invalidCommandLine("--enc-data-file goes with an {enc:N} placeholder in --url")) }
       return nil
     }
     guard let encDataFile else {
-      throw CLIFailure(ExitStatus.usage, "--url has {enc:\(digits)}: give the \(digits / 2) characters it encrypts with --enc-data-file (its first line)")
+      throw CLIFailure(.invalidCommandLine("--url has {enc:\(digits)}: give the \(digits / 2) characters it encrypts with --enc-data-file (its first line)"))
     }
     let bytes = try readInputOrFail(encDataFile, in: context)
     var line = Array(bytes.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
@@ -114,7 +121,7 @@ extension SDMCommand.Setup: PerformedCommand {
   static func check(_ bytes: [UInt8], of plan: SDMPlan, keys: SDMKeys.Source,
                     uid: [UInt8]) throws(CLIFailure) -> (url: String, message: SUNMessage?) {
     func fail(_ why: String) -> CLIFailure {
-      CLIFailure(ExitStatus.ioError, sanitizeLine("the read-back does not hold the SUN URL: \(why); the tag is set up, check it with `nfctag read` and `nfctag sdm verify`"))
+      CLIFailure(.readBackMismatch(sanitizeLine("the read-back does not hold the SUN URL: \(why); the tag is set up, check it with `nfctag read` and `nfctag sdm verify`")))
     }
     let url: String
     do { url = try plan.url(inReadBack: bytes) } catch { throw fail(error.description) }
@@ -130,11 +137,11 @@ extension SDMCommand.Setup: PerformedCommand {
       } else {
         reason = "\(error)"
       }
-      throw CLIFailure(ExitStatus.dataError, sanitizeLine(
-        "the tag is set up, but the URL it produced does not verify with the keys given: \(reason) (--meta-key-* is key 2's value, --file-key-* key 1's)"))
+      throw CLIFailure(.notAuthentic(sanitizeLine(
+        "the tag is set up, but the URL it produced does not verify with the keys given: \(reason) (--meta-key-* is key 2's value, --file-key-* key 1's)")))
     }
     if let mirrored = message.uid, mirrored != uid {
-      throw CLIFailure(ExitStatus.dataError, "the URL the tag produced holds UID \(hexString(mirrored)), not the tag's \(hexString(uid))")
+      throw CLIFailure(.notAuthentic("the URL the tag produced holds UID \(hexString(mirrored)), not the tag's \(hexString(uid))"))
     }
     return (url, message)
   }

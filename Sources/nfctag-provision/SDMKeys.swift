@@ -47,7 +47,7 @@ struct SDMKeys {
     var line = Array(text.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
     while let last = line.last, last == 0x0D || last == 0x20 || last == 0x09 { line.removeLast() }
     guard line.count == 32, let bytes = parseHex(String(decoding: line, as: UTF8.self)), let key = try? AESKey(bytes: bytes) else {
-      throw CLIFailure(ExitStatus.usage, "\(role) (\(origin)) must be 32 hex digits on the first line")
+      throw CLIFailure(.invalidValue("\(role) (\(origin)) must be 32 hex digits on the first line"))
     }
     return key
   }

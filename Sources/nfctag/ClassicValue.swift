@@ -72,11 +72,11 @@ extension NFCTool {
         claim = try tag.mifareClassicSectorClaim(ofBlock: block)
       } catch {
         guard case .malformed? = error.underlyingError as? TagError else { throw error }
-        throw CLIFailure(ExitStatus.usage, "block \(block): \(error.message); what it gives the block's sector is unknown: "
-                         + "add --yes to write it anyway; nothing was written")
+        throw CLIFailure(.needsConfirmation("block \(block): \(error.message); what it gives the block's sector is unknown: "
+                                            + "add --yes to write it anyway; nothing was written"))
       }
       guard let claim else { return }
-      throw CLIFailure(ExitStatus.usage, "block \(block) is in \(claim): add --yes to overwrite it; nothing was written")
+      throw CLIFailure(.needsConfirmation("block \(block) is in \(claim): add --yes to overwrite it; nothing was written"))
     }
   }
 }

@@ -1,15 +1,48 @@
 import NFCTagCLI
 
-/// nfctag's handler of `provision`, `ledger`, `sdm`, `keys` and `emulate` of a kind nfctag does not link (`ntag424dna`): once the command line is parsed and valid, it is
-/// handed as it is to nfctag-provision with `execv`. The same process goes on in the other
-/// program, so its pid, Ctrl-C, standard streams and exit status are the command's own.
+/// nfctag's hand-over: the commands whose work is nfctag-provision's go to that program with
+/// `execv`, the command line as it is. The same process goes on in the other program, so its pid,
+/// Ctrl-C, standard streams and exit status are the command's own.
 ///
 /// nfctag-provision holds the provisioning modules (the ledgers' SQLite and PostgreSQL clients,
 /// swift-crypto, Foundation, SwiftNIO); nfctag itself does not link them, which keeps its cold
 /// start short (docs/performance.md).
+///
+/// Two ways in, one verb ("hand over" is the `exec`; "perform" is the work, nfctag-provision's):
+/// - by name, before anything parses the command line: a line whose command is one of
+///   ``commands`` (``handOverNamedCommand(_:)``). nfctag-provision parses it, with the same
+///   declarations (ProvisionCommands), so its help and usage errors read the same;
+/// - after parsing: `emulate` of a tag kind nfctag does not link (`ntag424dna`), which only the
+///   parsed `--tag` tells (`EmulateCommand.run(in:)`, through the context's hand-over, ``exec()``).
 enum HandOver {
-  /// The file name of the program that runs `provision`, `ledger`, `sdm`, `keys` and `emulate --tag ntag424dna`.
+  /// The commands nfctag hands over whole, by their name (the command line's first argument):
+  /// nfctag-provision's subcommands but `emulate` (handed over for some tag kinds only) and the
+  /// hidden `virtual-card` (nfctag starts it itself). nfctag keeps their declarations for its
+  /// help, man page and completions only.
+  static let commands: Set<String> = ["provision", "ledger", "sdm", "keys"]
+
+  /// The file name of the program that performs ``commands`` and `emulate --tag ntag424dna`.
   static let program = "nfctag-provision"
+
+  /// True when `arguments` (the command line without the program's name) name one of
+  /// ``commands``: their first argument is its name. `nfctag help provision`, `nfctag --help`
+  /// and completion requests name none: nfctag answers them, as it does a completion script
+  /// asked for after a command's name (ArgumentParser writes the root command's, which is
+  /// nfctag's).
+  static func namesHandedOverCommand(_ arguments: some Collection<String>) -> Bool {
+    guard let first = arguments.first, commands.contains(first) else { return false }
+    return !arguments.contains { $0.hasPrefix("--generate-completion-script") }
+  }
+
+  /// nfctag's first step: a command line that names one of ``commands`` goes to nfctag-provision
+  /// as it is, before anything parses it; this process is replaced and the call never returns.
+  /// Returns nil for any other line, and the failure when nfctag-provision cannot be run: nfctag
+  /// then parses the line itself (help and usage errors need no nfctag-provision) and throws
+  /// the failure for a line that parses.
+  static func handOverNamedCommand(_ arguments: some Collection<String>) -> CLIFailure? {
+    guard namesHandedOverCommand(arguments) else { return nil }
+    do { try exec() } catch { return error }
+  }
 
   /// Where nfctag-provision is looked for, for nfctag at `executable` (its real, absolute path):
   /// next to it (a build tree), then in `../libexec/nfctag/` (make install's and the Debian
@@ -24,12 +57,12 @@ enum HandOver {
 
   /// Replaces this process with nfctag-provision and the same arguments; returns only by throwing.
   /// - Throws: 69 (one `nfctag: ` line) when no candidate can be run.
-  static func toProvisioningProgram() throws {
+  static func exec() throws(CLIFailure) -> Never {
     let paths = candidates(executable: ownPath())
     guard !paths.isEmpty else {
-      throw CLIFailure(ExitStatus.unavailable,
-                            "cannot run \(program), which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need: the path of nfctag itself is unknown "
-                            + "(/proc/self/exe cannot be read); run \(program) from where it is installed")
+      throw CLIFailure(.missingProgram(
+        "cannot run \(program), which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need: the path of nfctag itself is unknown "
+          + "(/proc/self/exe cannot be read); run \(program) from where it is installed"))
     }
     var problem = ENOENT
     for path in paths {
@@ -37,10 +70,10 @@ enum HandOver {
       problem = errno  // execv returned: this one cannot run
       if problem != ENOENT && problem != ENOTDIR { break }
     }
-    throw CLIFailure(ExitStatus.unavailable,
-                          "cannot run \(program), which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need (looked for "
-                          + paths.map(sanitizeLine).joined(separator: " and ") + "): "
-                          + String(cString: strerror(problem)) + "; reinstall nfctag")
+    throw CLIFailure(.missingProgram(
+      "cannot run \(program), which provision, ledger, sdm, keys and the virtual NTAG 424 DNA need (looked for "
+        + paths.map(sanitizeLine).joined(separator: " and ") + "): "
+        + String(cString: strerror(problem)) + "; reinstall nfctag"))
   }
 
   /// This program's own file, symbolic links resolved (`/proc/self/exe`); nil when it cannot be

@@ -39,7 +39,7 @@ private func inlineOrFile(data: String?, file: String?, in context: CommandConte
   switch (data, file) {
   case let (data?, nil): return Array(data.utf8)
   case let (nil, file?): return try readInputOrFail(file, in: context)
-  default: throw CLIFailure(ExitStatus.usage, "give exactly one of --data or --file")
+  default: throw CLIFailure(.invalidCommandLine("give exactly one of --data or --file"))
   }
 }
 
@@ -57,12 +57,12 @@ struct TextKind: MessageKind {
       if input.last == 0x0A { input.removeLast() }
       if input.last == 0x0D { input.removeLast() }
       guard let decoded = String(validating: input, as: UTF8.self) else {
-        throw CLIFailure(ExitStatus.dataError, "standard input is not UTF-8 text")
+        throw CLIFailure(.malformedInput("standard input is not UTF-8 text"))
       }
       text = decoded
     }
     let record = TextRecord(text: text, language: lang, encoding: utf16 ? .utf16 : .utf8)
-    do { try record.validate() } catch { throw CLIFailure(ExitStatus.usage, error.reason) }
+    do { try record.validate() } catch { throw CLIFailure(.invalidValue(error.reason)) }
     return NDEFMessage(records: [record.record])
   }
 }
@@ -75,17 +75,17 @@ struct URLKind: MessageKind {
   @Flag(help: "Refuse a URL without a scheme (https:, tel: and so on) instead of warning.") var strict = false
 
   func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
-    guard !url.isEmpty else { throw CLIFailure(ExitStatus.usage, "the URL is empty") }
+    guard !url.isEmpty else { throw CLIFailure(.invalidValue("the URL is empty")) }
     // A URI holds no control characters and no spaces (RFC 3986 §2): a control is refused, a
     // space (which phones may cut the link at) is written as given, with a warning.
     if let control = url.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
       let code = String(control.value, radix: 16, uppercase: true)
-      throw CLIFailure(ExitStatus.dataError, "the URL holds a control character (U+\(String(repeating: "0", count: 4 - code.count))\(code)), which a URI cannot hold")
+      throw CLIFailure(.malformedInput("the URL holds a control character (U+\(String(repeating: "0", count: 4 - code.count))\(code)), which a URI cannot hold"))
     }
     if url.contains(" ") { context.console.warning("'\(url)' holds a space, which a URI cannot hold: write it as %20") }
     if !hasScheme(url) {
       let problem = "'\(url)' has no scheme (such as https://): phones may not open it"
-      if strict { throw CLIFailure(ExitStatus.usage, problem) }
+      if strict { throw CLIFailure(.invalidValue(problem)) }
       context.console.warning(problem)
     }
     return NDEFMessage(records: [URIRecord(uri: url).record])
@@ -103,7 +103,7 @@ struct MIMEKind: MessageKind {
     let parts = type.split(separator: "/", omittingEmptySubsequences: false)
     guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
           type.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-      throw CLIFailure(ExitStatus.usage, "'\(type)' is not a media type (type/subtype)")
+      throw CLIFailure(.invalidValue("'\(type)' is not a media type (type/subtype)"))
     }
     return NDEFMessage(records: [MIMERecord(mediaType: type, data: try inlineOrFile(data: data, file: file, in: context)).record])
   }
@@ -121,7 +121,7 @@ struct ExternalKind: MessageKind {
     do {
       return NDEFMessage(records: [try ExternalTypeRecord(type: type, payload: payload).record])
     } catch {
-      throw CLIFailure(ExitStatus.usage, error.reason)
+      throw CLIFailure(.invalidValue(error.reason))
     }
   }
 }
@@ -133,7 +133,7 @@ struct AARKind: MessageKind {
 
   func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     guard !package.isEmpty, package.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
-      throw CLIFailure(ExitStatus.usage, "'\(package)' is not a package name")
+      throw CLIFailure(.invalidValue("'\(package)' is not a package name"))
     }
     return NDEFMessage(records: [AndroidApplicationRecord(packageName: package).record])
   }
@@ -150,7 +150,7 @@ struct SmartPosterKind: MessageKind {
     var poster = SmartPosterRecord(uri: url)
     if let title {
       let record = TextRecord(text: title, language: lang)
-      do { try record.validate() } catch { throw CLIFailure(ExitStatus.usage, error.reason) }
+      do { try record.validate() } catch { throw CLIFailure(.invalidValue(error.reason)) }
       poster.titles = [record]
     }
     return NDEFMessage(records: [poster.record])
@@ -172,19 +172,19 @@ struct WiFiKind: MessageKind {
 
   func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     guard password == nil else {
-      throw CLIFailure(ExitStatus.usage, "a Wi-Fi key on the command line is visible to every user of this machine: give it with --password-file FILE (- for standard input) or --password-env NAME")
+      throw CLIFailure(.secretOnCommandLine("a Wi-Fi key on the command line is visible to every user of this machine: give it with --password-file FILE (- for standard input) or --password-env NAME"))
     }
     guard passwordFile == nil || passwordEnv == nil else {
-      throw CLIFailure(ExitStatus.usage, "give the network key with one of --password-file or --password-env, not both")
+      throw CLIFailure(.invalidCommandLine("give the network key with one of --password-file or --password-env, not both"))
     }
     let key = try PasswordSource(file: passwordFile, environment: passwordEnv, what: "the network key",
                                  options: ("--password-file", "--password-env")).firstLine(in: context) ?? []
     // An empty file or variable is a mistake far more often than a wish for an open network:
     // that one is asked for with --auth open.
     if key.isEmpty, auth == nil, let option = passwordFile != nil ? "--password-file" : passwordEnv != nil ? "--password-env" : nil {
-      throw CLIFailure(ExitStatus.usage, "the network key (\(option)) is empty: give the key, or --auth open for an open network")
+      throw CLIFailure(.invalidValue("the network key (\(option)) is empty: give the key, or --auth open for an open network"))
     }
-    guard !ssid.isEmpty, ssid.utf8.count <= 32 else { throw CLIFailure(ExitStatus.usage, "the SSID must be 1 to 32 bytes") }
+    guard !ssid.isEmpty, ssid.utf8.count <= 32 else { throw CLIFailure(.invalidValue("the SSID must be 1 to 32 bytes")) }
     var credential = WiFiCredential(ssid: Array(ssid.utf8), networkKey: key)
     credential.authentication = try bits(auth ?? (key.isEmpty ? "open" : "wpa2-personal"), WiFiCredential.authenticationBit, "--auth")
     credential.encryption = try bits(encryption ?? (key.isEmpty ? "none" : "aes"), WiFiCredential.encryptionBit, "--encryption")
@@ -203,21 +203,21 @@ struct WiFiKind: MessageKind {
     let wpaCiphers = bit("tkip", WiFiCredential.encryptionBit) | bit("aes", WiFiCredential.encryptionBit)
     if authentication & ~(open | shared) == 0 {
       guard encryption & wpaCiphers == 0 else {
-        throw CLIFailure(ExitStatus.usage, "--auth open (or shared) does not go with TKIP or AES encryption: use --auth wpa2-personal")
+        throw CLIFailure(.invalidCommandLine("--auth open (or shared) does not go with TKIP or AES encryption: use --auth wpa2-personal"))
       }
       if encryption & ~none == 0, !key.isEmpty {
-        throw CLIFailure(ExitStatus.usage, "an open network takes no key: drop the key, or use --auth wpa2-personal")
+        throw CLIFailure(.invalidCommandLine("an open network takes no key: drop the key, or use --auth wpa2-personal"))
       }
-      if encryption & wep != 0, key.isEmpty { throw CLIFailure(ExitStatus.usage, "WEP needs a key") }
+      if encryption & wep != 0, key.isEmpty { throw CLIFailure(.invalidCommandLine("WEP needs a key")) }
     }
     if authentication & personal != 0 {
       guard encryption & wpaCiphers != 0, encryption & (none | wep) == 0 else {
-        throw CLIFailure(ExitStatus.usage, "WPA/WPA2-Personal needs --encryption tkip or aes")
+        throw CLIFailure(.invalidCommandLine("WPA/WPA2-Personal needs --encryption tkip or aes"))
       }
       let printable = key.allSatisfy { (0x20...0x7E).contains($0) }
       let hex64 = key.count == 64 && key.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
       guard hex64 || (printable && (8...63).contains(key.count)) else {
-        throw CLIFailure(ExitStatus.usage, "a WPA/WPA2 key is 8 to 63 printable ASCII characters or 64 hex digits (this one has \(key.count) bytes)")
+        throw CLIFailure(.invalidValue("a WPA/WPA2 key is 8 to 63 printable ASCII characters or 64 hex digits (this one has \(key.count) bytes)"))
       }
     }
   }
@@ -225,7 +225,7 @@ struct WiFiKind: MessageKind {
   private func bits(_ text: String, _ lookup: (String) -> UInt16?, _ option: String) throws(CLIFailure) -> UInt16 {
     var value: UInt16 = 0
     for name in text.lowercased().split(separator: "+") {
-      guard let bit = lookup(String(name)) else { throw CLIFailure(ExitStatus.usage, "unknown \(option) value '\(name)'") }
+      guard let bit = lookup(String(name)) else { throw CLIFailure(.invalidValue("unknown \(option) value '\(name)'")) }
       value |= bit
     }
     return value
@@ -242,7 +242,7 @@ struct JSONKind: MessageKind {
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as Windows editors write it
     do throws(MessageJSONError) { return try NDEFJSON.message(fromJSONText: bytes) } catch {
       let advice = error.reason.contains("networkKeyMasked") ? ": read the tag again with --show-secrets" : ""
-      throw CLIFailure(ExitStatus.dataError, "bad message JSON: \(error.reason)\(advice)")
+      throw CLIFailure(.malformedInput("bad message JSON: \(error.reason)\(advice)"))
     }
   }
 }
@@ -258,7 +258,7 @@ struct NDEFBytesKind: MessageKind {
   func makeMessage(in context: CommandContext) throws(CLIFailure) -> NDEFMessage {
     let given = try readInputOrFail(file, in: context)
     if given.isEmpty, input != .raw {
-      throw CLIFailure(ExitStatus.dataError, "no input: the empty NDEF message is an empty line (what dump prints for an empty tag)")
+      throw CLIFailure(.malformedInput("no input: the empty NDEF message is an empty line (what dump prints for an empty tag)"))
     }
     let bytes: [UInt8]
     if let input {
@@ -269,7 +269,7 @@ struct NDEFBytesKind: MessageKind {
       bytes = parseLenientHex(given) ?? given
     }
     do { return try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
-      throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
+      throw CLIFailure(.malformedInput("invalid NDEF message: \(error)"))
     }
   }
 }
@@ -285,10 +285,10 @@ func decodeInput(_ bytes: [UInt8], as encoding: ByteEncoding) throws(CLIFailure)
   switch encoding {
   case .raw: return bytes
   case .hex:
-    guard let decoded = parseLenientHex(bytes) else { throw CLIFailure(ExitStatus.dataError, "input is not hex") }
+    guard let decoded = parseLenientHex(bytes) else { throw CLIFailure(.malformedInput("input is not hex")) }
     return decoded
   case .base64:
-    guard let decoded = decodeBase64(bytes) else { throw CLIFailure(ExitStatus.dataError, "input is not base64") }
+    guard let decoded = decodeBase64(bytes) else { throw CLIFailure(.malformedInput("input is not base64")) }
     return decoded
   }
 }

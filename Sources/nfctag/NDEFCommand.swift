@@ -39,21 +39,21 @@ extension NDEFCommand {
 
     func run(in context: CommandContext) throws {
       if lines {
-        guard message == "-" else { throw CLIFailure(ExitStatus.usage, "--lines reads standard input: drop the argument") }
+        guard message == "-" else { throw CLIFailure(.invalidCommandLine("--lines reads standard input: drop the argument")) }
         let status = decodeLines(in: context)
         if status != ExitStatus.ok { throw ExitCode(status) }
         return
       }
       let raw: [UInt8] = message == "-" ? try readInputOrFail("-", in: context) : Array(message.utf8)
       if raw.isEmpty, input != .raw, message == "-" {
-        throw CLIFailure(ExitStatus.dataError, "no input on standard input: "
-                         + "the empty NDEF message is an empty line (what dump prints for an empty tag)")
+        throw CLIFailure(.malformedInput("no input on standard input: "
+                                         + "the empty NDEF message is an empty line (what dump prints for an empty tag)"))
       }
       // An argument given is explicit: "" is the empty message, in every encoding.
       let bytes = raw.isEmpty ? [] : try decodeInput(raw, as: input)
       let decoded: NDEFMessage
       do { decoded = try NDEFMessage.decodingAllowingEmpty(bytes) } catch {
-        throw CLIFailure(ExitStatus.dataError, "invalid NDEF message: \(error)")
+        throw CLIFailure(.malformedInput("invalid NDEF message: \(error)"))
       }
       let output = StandardOutput(context.output)
       output.write(format == .json ? messageJSON(decoded, showSecrets: showSecrets) + "\n" : messageTextOrEmpty(decoded, showSecrets: showSecrets))
@@ -110,7 +110,7 @@ struct EncodeKindCommand<Kind: MessageKind>: MessageKindCommand {
   func run(in context: CommandContext) throws {
     let bytes: [UInt8]
     do { bytes = try kind.makeMessage(in: context).encodedAllowingEmpty() } catch let error as NDEFError {
-      throw CLIFailure(ExitStatus.dataError, "cannot encode: \(error)")
+      throw CLIFailure(.malformedInput("cannot encode: \(error)"))
     }
     let out = StandardOutput(context.output)
     switch output {

@@ -6,11 +6,17 @@ import ProvisionCommands
 /// The `nfctag` command: read, write and emulate NFC Forum tags through PC/SC readers.
 @main
 struct NFCTool: ParsableCommand {
-  /// `provision`, `ledger`, `sdm` and `keys` run in nfctag-provision (``HandOver``); the command line is parsed
-  /// here, so help and usage errors come from this program.
+  /// `provision`, `ledger`, `sdm` and `keys` go to nfctag-provision by name, unparsed
+  /// (``HandOver/commands``); every other command line is parsed and run here.
   static func main() {
+    let cannotHandOver = HandOver.handOverNamedCommand(CommandLine.arguments.dropFirst())
     RemoteVirtualCard.register()  // `sim:ntag424dna` readers: the tag runs in nfctag-provision
-    mainInContext { _, _ in try HandOver.toProvisioningProgram() }
+    // The context's hand-over: `emulate` of a kind not linked here, or one of those commands when
+    // nfctag-provision cannot be run (its line parsed here: help and usage errors need no helper).
+    mainInContext { _, _ in
+      if let cannotHandOver { throw cannotHandOver }
+      try HandOver.exec()
+    }
   }
 
   static let configuration = CommandConfiguration(

@@ -19,7 +19,7 @@ struct PasswordSource {
   func password(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
     guard let line = try firstLine(in: context) else { return nil }
     guard let bytes = parseLenientHex(line.filter { $0 != 0x0D }), bytes.count == 4 else {
-      throw CLIFailure(ExitStatus.usage, "\(what) must be 4 bytes as 8 hex digits (for example 1a2b3c4d)")
+      throw CLIFailure(.invalidValue("\(what) must be 4 bytes as 8 hex digits (for example 1a2b3c4d)"))
     }
     return bytes
   }
@@ -82,7 +82,7 @@ extension NFCTool {
       func run(in context: CommandContext) throws {
         let source = PasswordSource(file: newPasswordFile, environment: newPasswordEnv, what: "the new password",
                                     options: ("--new-password-file", "--new-password-env"))
-        guard let pwd = try source.password(in: context) else { throw CLIFailure(ExitStatus.usage, "no new password given") }
+        guard let pwd = try source.password(in: context) else { throw CLIFailure(.invalidCommandLine("no new password given")) }
         let packBytes = pack.bytes
         let page = UInt8(clamping: fromPage)  // validate(): 0...255
         let reads = protectReads
@@ -101,7 +101,7 @@ extension NFCTool {
 
       func run(in context: CommandContext) throws {
         guard let current = try readerOptions.tagPassword(in: context) else {
-          throw CLIFailure(ExitStatus.usage, "give the current password with --tag-password-file or --tag-password-env")
+          throw CLIFailure(.invalidCommandLine("give the current password with --tag-password-file or --tag-password-env"))
         }
         try TagSession(options: readerOptions, context: context).withTag { tag in
           try tag.setPassword(current, pack: [0, 0], protectFrom: 0xFF, protectReads: false)

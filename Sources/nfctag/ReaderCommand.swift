@@ -85,14 +85,14 @@ struct ReaderTarget: ParsableArguments {
       transport = try ReaderCommandTransport(context: pcsc, reader: name)
     } catch .readerUnavailable(let why) {
       // Only a reader whose driver refuses escape commands without a card says so here.
-      throw CLIFailure(ExitStatus.unavailable, "\(why): put a tag on it and try again")
+      throw CLIFailure(.readerUnavailable("\(why): put a tag on it and try again"))
     }
     defer { transport.close() }
     let control = ACR122UControl(transport: transport)
     do {
       _ = try control.firmware()
     } catch {
-      throw CLIFailure(ExitStatus.dataError, "\(name) is not an ACR122U (it does not answer FF 00 48 with its firmware)")
+      throw CLIFailure(.unsupported("\(name) is not an ACR122U (it does not answer FF 00 48 with its firmware)"))
     }
     return try body(control)
   }

@@ -59,7 +59,7 @@ struct ReaderOptions: ParsableArguments {
     do {
       return try MIFAREClassicKeyList.parse(String(decoding: text, as: UTF8.self))
     } catch {
-      throw CLIFailure(ExitStatus.usage, error.description)
+      throw CLIFailure(.invalidValue(error.description))
     }
   }
 

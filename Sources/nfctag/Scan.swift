@@ -39,8 +39,8 @@ extension NFCTool {
         output.write(isJSON ? report.json(showSecrets: showSecrets) + "\n" : report.text(showSecrets: showSecrets))
         output.flush()
         // The tag was identified and reported; a refused read is 77, its NDEF content bad data (65).
-        if let refusal = report.refusal { throw CLIFailure(ExitStatus.noPermission, refusal) }
-        if let problem = report.messageError { throw CLIFailure(ExitStatus.dataError, sanitizeLine(problem)) }
+        if let refusal = report.refusal { throw CLIFailure(.tagRefused(refusal)) }
+        if let problem = report.messageError { throw CLIFailure(.malformedInput(sanitizeLine(problem))) }
       }
     }
 

@@ -52,19 +52,19 @@ extension NFCTool {
       let bytes = try readInputOrFail(commandsFile, in: context)
       let name = inputName(commandsFile)
       guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw CLIFailure(ExitStatus.dataError, "\(name) is not text")
+        throw CLIFailure(.malformedInput("\(name) is not text"))
       }
       var commands: [String] = []
       for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
         let command = line.trimmingASCIISpaces()
         if command.isEmpty || command.hasPrefix("#") { continue }
         if let problem = Self.problem(with: command, apdu: apdu) {
-          throw CLIFailure(ExitStatus.dataError, "line \(index + 1) of \(name) \(problem)")
+          throw CLIFailure(.malformedInput("line \(index + 1) of \(name) \(problem)"))
         }
         commands.append(String(command))
       }
       guard !commands.isEmpty || !self.commands.isEmpty else {
-        throw CLIFailure(ExitStatus.dataError, "\(name) holds no command")
+        throw CLIFailure(.malformedInput("\(name) holds no command"))
       }
       return commands
     }
@@ -113,14 +113,14 @@ struct Exchange: Sendable {
     switch tag {
     case .iso7816(let card):
       guard let parsed = NFCISO7816APDU(data: command) else {
-        throw CLIFailure(ExitStatus.usage, "\(hexString(command)) is not an ISO 7816 APDU")
+        throw CLIFailure(.invalidValue("\(hexString(command)) is not an ISO 7816 APDU"))
       }
       let (data, sw1, sw2) = try card.sendCommand(apdu: parsed)
       response = data + [sw1, sw2]
       endsInStatusWord = true
       meaning = statusWordMeaning(sw1, sw2)
     case _ where apdu:
-      throw CLIFailure(ExitStatus.dataError, "the tag in the field does not take ISO 7816 APDUs (it is not a Type 4 tag)")
+      throw CLIFailure(.unsupported("the tag in the field does not take ISO 7816 APDUs (it is not a Type 4 tag)"))
     case .miFare(let tag):
       response = try tag.sendMiFareCommand(command)
       meaning = type2AnswerMeaning(response)

@@ -63,7 +63,7 @@ extension NFCTool {
         return (bytes, tag.platformType, sectors)
       }
       context.trace.release()
-      guard let platform = info else { throw CLIFailure(ExitStatus.dataError, "the tag's platform is unknown") }
+      guard let platform = info else { throw CLIFailure(.unsupported("the tag's platform is unknown")) }
       let output = StandardOutput(context.output)
       switch format {
       case .raw: output.write(bytes)
@@ -200,7 +200,7 @@ extension NFCTool {
       }
       out.flush()
       if let page = info.readProtectedFrom {
-        throw CLIFailure(ExitStatus.noPermission, readProtectedReason(page))
+        throw CLIFailure(.tagRefused(readProtectedReason(page)))
       }
     }
   }

@@ -90,7 +90,7 @@ final class OneTagOutcome<T: Sendable>: Sendable {
     outcome.withLock {
       if $0 == nil {
         $0 = .failure(error.code == .readerSessionInvalidationErrorUserCanceled
-                      ? CLIFailure(ExitStatus.interrupted, "cancelled") : cliFailure(for: error))
+                      ? CLIFailure(.interrupted) : cliFailure(for: error))
       }
     }
     done.signal()
@@ -99,7 +99,7 @@ final class OneTagOutcome<T: Sendable>: Sendable {
   /// Blocks until the session ended.
   func wait() -> Result<T, CLIFailure> {
     done.wait()
-    return outcome.withLock { $0 } ?? .failure(CLIFailure(ExitStatus.software, "the session ended without a result"))
+    return outcome.withLock { $0 } ?? .failure(CLIFailure(.internalError("the session ended without a result")))
   }
 }
 

@@ -37,21 +37,21 @@ struct WriteImageCommand: ToolCommand {
     readerOptions.configureConsole(in: context)
     let image = try readInputOrFail(file, in: context)
     guard !image.isEmpty, image.count <= Self.largestImage else {
-      throw CLIFailure(ExitStatus.dataError, image.isEmpty ? "the image is empty"
-                       : "the image has \(image.count) bytes, more than any tag's memory")
+      throw CLIFailure(.malformedInput(image.isEmpty ? "the image is empty"
+                                       : "the image has \(image.count) bytes, more than any tag's memory"))
     }
     let (all, yes, verify) = (all, yes, !noVerify)
     let plan = try TagSession(options: readerOptions, context: context).withTag { tag -> MemoryRestorePlan in
       if tag.platformType == .type4 {
-        throw CLIFailure(ExitStatus.dataError, "a Type 4 tag is not memory-mapped (its message lives in a file): "
-                         + "write the message with `nfctag write ndef` instead")
+        throw CLIFailure(.unsupported("a Type 4 tag is not memory-mapped (its message lives in a file): "
+                                      + "write the message with `nfctag write ndef` instead"))
       }
       let plan = try tag.planMemoryRestore(image: image, includingSystemAreas: all)
       describe(plan, verify: verify, on: context.console)
       let permanent = plan.permanentChanges
       if !permanent.isEmpty && !yes {
-        throw CLIFailure(ExitStatus.usage, "--all would change \(permanent.joined(separator: ", ")) for ever "
-                         + "(lock, OTP, CC or configuration lock): add --yes to confirm; nothing was written")
+        throw CLIFailure(.needsConfirmation("--all would change \(permanent.joined(separator: ", ")) for ever "
+                                            + "(lock, OTP, CC or configuration lock): add --yes to confirm; nothing was written"))
       }
       try tag.restoreMemory(plan, verify: verify)
       return plan

@@ -150,13 +150,14 @@ import ProvisioningLedger
       let line = "the virtual NTAG 424 DNA is in the NTAG424Emulator module, which this program does not link"
       expectDocumented(error, "a virtual tag kind this program does not link")
       #expect(cliFailure(for: error).message == line)
-      for status in [ExitStatus.usage, ExitStatus.dataError, ExitStatus.cantCreate] {
-        let failure = cliFailure(for: error, otherwise: status, "bad simulator reader 'sim:\(kind.rawValue)': \(error)")
+      let given = "bad simulator reader 'sim:\(kind.rawValue)': \(error)"
+      for reason in [FailureReason.invalidValue(given), .malformedInput(given), .unwritableFile(given)] {
+        let failure = cliFailure(for: error, otherwise: reason)
         #expect(failure.code == ExitStatus.unavailable && failure.message == line)
       }
     case .failed:
       let error = EmulatorError("unknown tag kind 'nope' in 'sim:nope'")
-      let failure = cliFailure(for: error, otherwise: ExitStatus.usage, "bad simulator reader 'sim:nope': \(error)")
+      let failure = cliFailure(for: error, otherwise: .invalidValue("bad simulator reader 'sim:nope': \(error)"))
       #expect(failure.message == "bad simulator reader 'sim:nope': unknown tag kind 'nope' in 'sim:nope'")
       let statuses = Set(Self.rows.filter { $0.text.contains("bad `--reader sim:` spec") }.map(\.status))
       #expect(statuses == [failure.code])

@@ -1,10 +1,13 @@
 import Foundation
+import ArgumentParser
 import Testing
 @testable import nfctag
+@testable import nfctag_provision
 
-/// `provision` and `ledger` run in nfctag-provision, which nfctag `exec`s once the command line
-/// is parsed (docs/architecture.md); nfctag itself shows their help, usage errors and
-/// completions. No pcscd needed.
+/// `provision`, `ledger`, `sdm` and `keys` run in nfctag-provision, which nfctag `exec`s by the
+/// command's name before parsing (``HandOver/commands``, docs/architecture.md); nfctag-provision
+/// parses them with the same declarations, so their help and usage errors read the same, and
+/// nfctag still shows them in its own help, man page and completions. No pcscd needed.
 struct HandOverTests {
   /// Runs `body` with an nfctag that has no nfctag-provision next to it nor in ../libexec/nfctag:
   /// a hard link (a copy across file systems) in a folder of its own, since nfctag looks where
@@ -31,6 +34,54 @@ struct HandOverTests {
     #expect(HandOver.candidates(executable: "nfctag").isEmpty)
     #expect(HandOver.candidates(executable: "./nfctag").isEmpty)
     #expect(HandOver.candidates(executable: "bin/nfctag").isEmpty)
+  }
+
+  /// The one table: the commands nfctag hands over by name are nfctag-provision's, but `emulate`
+  /// (handed over for some tag kinds only, once parsed) and the hidden `virtual-card`; nfctag
+  /// declares each of them too (its help, man page and completions).
+  @Test func theHandedOverCommandsAreOneTable() {
+    func names(_ commands: [any ParsableCommand.Type]) -> Set<String> {
+      Set(commands.compactMap { $0.configuration.commandName })
+    }
+    let performed = names(NFCTagProvision.configuration.subcommands)
+    #expect(HandOver.commands == performed.subtracting(["emulate", "virtual-card"]))
+    #expect(HandOver.commands.isSubset(of: names(NFCTool.configuration.subcommands)))
+    // Their help lists nfctag's `--version`, which answers the same in both programs.
+    #expect(NFCTagProvision.configuration.version == NFCTool.configuration.version)
+  }
+
+  /// A command line is handed over when its first argument names one of the commands, whatever
+  /// follows (nfctag-provision parses it); nfctag answers the rest itself.
+  @Test func aCommandLineIsHandedOverByItsFirstArgument() {
+    for line in [["provision", "--count", "1"], ["ledger"], ["sdm", "verify", "--bogus"], ["keys", "--help"]] {
+      #expect(HandOver.namesHandedOverCommand(line), "\(line)")
+    }
+    for line in [[], ["--help"], ["help", "provision"], ["emulate", "--tag", "ntag424dna"], ["read"], ["--version"],
+                 ["---completion", "provision", "--", "--reader"], ["Provision"],
+                 ["provision", "--generate-completion-script", "bash"], ["sdm", "--generate-completion-script=zsh"]] {
+      #expect(!HandOver.namesHandedOverCommand(line), "\(line)")
+    }
+  }
+
+  /// Help and usage errors of a handed-over command come from nfctag-provision when it is there
+  /// and from nfctag when it is not: the same bytes and status either way.
+  @Test func helpAndUsageErrorsReadTheSameFromEitherProgram() throws {
+    let lines = [
+      ["provision", "--help"], ["provision", "--count", "1"], ["provision", "--bogus"], ["ledger"], ["ledger", "export", "--help"],
+      ["ledger", "status"], ["sdm", "--help"], ["sdm", "setup", "--help"], ["sdm", "verify"], ["sdm", "serve", "--help"],
+      ["keys", "change", "--help"], ["keys", "change", "--key", "9", "--key-version", "1"], ["keys", "-h"],
+      ["provision", "--version"], ["ledger", "status", "--version"], ["provision", "--generate-completion-script", "bash"],
+      ["sdm", "verify", "--experimental-dump-help"],
+    ]
+    try withLoneNFCTag { lone in
+      for arguments in lines {
+        let handedOver = try runNFCTag(arguments), parsedHere = try runProcess(lone, arguments)
+        #expect(handedOver.status == parsedHere.status, "\(arguments)")
+        #expect(handedOver.stdout == parsedHere.stdout, "\(arguments)")
+        #expect(handedOver.stderr == parsedHere.stderr, "\(arguments)")
+        #expect(handedOver.status == 0 || handedOver.status == 64, "\(arguments): \(handedOver.stderr)")
+      }
+    }
   }
 
   @Test func theHelperIsBuiltNextToNFCTag() {

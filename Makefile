@@ -19,7 +19,7 @@ DOCS         = $(wildcard docs/*.md)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?= all
 FUZZ_RUNS    ?=
-APT_PACKAGES = libpcsclite-dev libssl-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard curl
+APT_PACKAGES = libpcsclite-dev libssl-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard curl pkg-config gcc
 # What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
 # whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
 PACKAGE_TOOLS = dpkg-dev lintian man-db groff-base bsdextrautils zsh fish
@@ -66,8 +66,11 @@ package-deps:
 bench-deps:
 	$(call apt_install,$(BENCH_TOOLS))
 
-## pcscd: start pcscd (with the vpcd virtual reader) when none runs.
+## pcscd: build and install nfctag's own pcsc-lite driver (Drivers/ifd-nfctag: readers with real
+## names and SCardControl, docs/ifd-handler.md) when it changed, restarting a running pcscd then;
+## start pcscd (with the vpcd virtual reader and those readers) when none runs.
 pcscd: deps
+	@scripts/install-ifd-nfctag.sh
 	@scripts/start-pcscd.sh
 
 build: deps

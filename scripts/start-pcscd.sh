@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts pcscd when none runs, and waits until the vpcd virtual reader slots are listening.
+# Starts pcscd when none runs, and waits until the vpcd virtual reader slots (and nfctag's own
+# readers, when scripts/install-ifd-nfctag.sh installed them) are listening.
 set -euo pipefail
 # A pcscd that was killed may linger as a zombie until its parent reaps it: only a live one counts.
 pcscd_alive() { ps -C pcscd -o stat= 2>/dev/null | grep -qv '^Z'; }
@@ -33,10 +34,26 @@ PY
     start_detached $SUDO pcscd
   fi
 fi
+# listening on a port: state 0A in /proc/net/tcp (connecting would insert a card)
+listening() { grep -qiE ":$(printf %04X "$1") [0-9A-F]+:0000 0A" /proc/net/tcp /proc/net/tcp6 2>/dev/null; }
+waited=0
 for _ in $(seq 1 50); do
-  # listening on port 35963 (0x8C7B): state 0A in /proc/net/tcp (connecting would insert a card)
-  if grep -qiE ':8C7B [0-9A-F]+:0000 0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null; then exit 0; fi
+  if listening 35963; then waited=1; break; fi
   sleep 0.1
 done
-echo "pcscd runs but the vpcd slot 127.0.0.1:35963 does not listen: is vsmartcard-vpcd installed?" >&2
+if [ "$waited" = 0 ]; then
+  echo "pcscd runs but the vpcd slot 127.0.0.1:35963 does not listen: is vsmartcard-vpcd installed?" >&2
+  exit 1
+fi
+# nfctag's own driver (scripts/install-ifd-nfctag.sh, docs/ifd-handler.md), when installed: its
+# readers listen once pcscd has loaded them: wait for the last one of its list.
+conf=/etc/reader.conf.d/nfctag
+[ -f "$conf" ] || exit 0
+last=$(sed -n 's|^DEVICENAME *[^:]*:\([0-9]*\)$|\1|p' "$conf" | tail -1)
+[ -n "$last" ] || exit 0
+for _ in $(seq 1 50); do
+  if listening "$last"; then exit 0; fi
+  sleep 0.1
+done
+echo "pcscd runs but nfctag's reader 127.0.0.1:$last does not listen: see docs/ifd-handler.md" >&2
 exit 1

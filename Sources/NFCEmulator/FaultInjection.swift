@@ -147,6 +147,9 @@ public final class FaultyCard: VirtualCard {
   /// Resets the face; the APDU count goes on.
   public func reset() { base.reset() }
 
+  /// The face's answer: faults spoil APDUs, not reader control commands, which are not counted.
+  public func control(code: UInt32, _ data: [UInt8]) -> [UInt8]? { base.control(code: code, data) }
+
   /// Counts `apdu` and answers it: with the fault set for that count (garbage, `6F 00`, a NAK, a
   /// late answer), else as the face does.
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {

@@ -68,4 +68,13 @@ public protocol VirtualCard: AnyObject {
   /// Answers one command APDU with a response APDU (data + SW1 SW2, or a pseudo-APDU answer).
   /// Never empty.
   func transmit(_ apdu: [UInt8]) -> [UInt8]
+  /// Answers one reader control command (`SCardControl`: `code` as pcsc-lite numbers it, see
+  /// ``ReaderControlCode``), or nil when this reader does not take that code or data. nil by
+  /// default: a card that is not a reader face takes none.
+  func control(code: UInt32, _ data: [UInt8]) -> [UInt8]?
+}
+
+extension VirtualCard {
+  /// No control command: the default for cards that are not reader faces.
+  public func control(code: UInt32, _ data: [UInt8]) -> [UInt8]? { nil }
 }

@@ -1,11 +1,6 @@
 import Locking
 import NFCEmulator
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The card a ``VPCDBridge`` shows, and what runs after each APDU it answers. One value, so that
 /// the card and a hook that shares its state (the tag behind an image file) are handed over
@@ -96,6 +91,8 @@ public final class VPCDBridge: Sendable {
     var card: VPCDServedCard
     var next: (() -> VPCDServedCard?)?
     var count = 1
+    /// The last message was `10` (``VPCDFrame/controlFollows``): the next one is a control request.
+    var awaitingControl = false
   }
   private let served: Locked<Serving>
 
@@ -168,7 +165,7 @@ public final class VPCDBridge: Sendable {
         if !everConnected, monotonicSeconds() - start > firstConnectTimeout {
           throw VPCDBridgeError(reason: .unreachable, message: "cannot reach vpcd at \(host):\(port)")
         }
-        usleep(500_000)
+        LibC.sleep(microseconds: 500_000)
         continue
       }
       control.withLock { $0.socket = socket }
@@ -183,7 +180,7 @@ public final class VPCDBridge: Sendable {
         throw VPCDBridgeError(reason: .slotInUse, message: "vpcd at \(host):\(port) accepts no card: its slot already serves another one")
       case .peerClosed:
         everConnected = true
-        if !isStopping { usleep(500_000) }  // pcscd went away: reconnect
+        if !isStopping { LibC.sleep(microseconds: 500_000) }  // pcscd went away: reconnect
       case .departed(let removalSeen):
         everConnected = true
         let more: Bool = served.withLock { serving in
@@ -194,7 +191,7 @@ public final class VPCDBridge: Sendable {
           return true
         }
         if !more { return .allCardsLeft(served.withLock { $0.count }) }
-        if !removalSeen, !isStopping { usleep(500_000) }
+        if !removalSeen, !isStopping { LibC.sleep(microseconds: 500_000) }
       }
     }
     served.withLock { $0.card.onLeave?($0.card.departure) }
@@ -230,13 +227,15 @@ public final class VPCDBridge: Sendable {
       buffer += bytes
       for message in VPCDFrame.decode(&buffer) {
         defer { previous = message }
-        if message.count > 1, let dropAt, answered + 1 == dropAt { return .ended(.droppedAt(dropAt)) }
+        // A control request (after `10`) is no APDU: faults, --remove-after and departures count APDUs.
+        let apdu = message.count > 1 && !served.withLock { $0.awaitingControl }
+        if apdu, let dropAt, answered + 1 == dropAt { return .ended(.droppedAt(dropAt)) }
         guard let reply = handle(message) else { continue }
         guard socket.sendAll(VPCDFrame.encode(reply)) else { return .peerClosed }
-        if message.count > 1, let removeAfter, answered >= removeAfter {
+        if apdu, let removeAfter, answered >= removeAfter {
           return .ended(.removedAfterCommands(answered))
         }
-        if message.count > 1, served.withLock({ $0.card.departure?.leaving == true }) {
+        if apdu, served.withLock({ $0.card.departure?.leaving == true }) {
           return depart(socket, previous: message)
         }
       }
@@ -276,6 +275,14 @@ public final class VPCDBridge: Sendable {
     served.withLock { serving -> [UInt8]? in
       let served = serving.card
       let card = served.card
+      if serving.awaitingControl {
+        serving.awaitingControl = false
+        return Self.controlAnswer(card, message)
+      }
+      if message == [VPCDFrame.controlFollows] {
+        serving.awaitingControl = true
+        return [VPCDFrame.controlFollows]
+      }
       if message.count == 1, let code = message.first {
         switch code {
         case VPCDFrame.powerOff: card.powerOff(); return nil
@@ -288,11 +295,20 @@ public final class VPCDBridge: Sendable {
       var reply = card.transmit(message)
       if reply.isEmpty { reply = [0x6F, 0x00] }  // never send an empty reply: vpcd would eject the card
       let wait = latency.microseconds(command: message, response: reply)
-      if wait > 0 { usleep(UInt32(clamping: wait)) }
+      if wait > 0 { LibC.sleep(microseconds: wait) }
       answeredCount.add(1, ordering: .relaxed)
       served.afterCommand?()
       serving.card.departure?.answered(message, at: TagDeparture.now())
       return reply
     }
+  }
+
+  /// The answer to a control request (the code, 4 bytes big-endian, then the data): `00` and the
+  /// face's answer, `01` for a code or data it does not take, `02` when no code fits.
+  private static func controlAnswer(_ card: any VirtualCard, _ request: [UInt8]) -> [UInt8] {
+    guard request.count >= 4 else { return [VPCDFrame.controlMalformed] }
+    let code = request.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    guard let answer = card.control(code: code, Array(request.dropFirst(4))) else { return [VPCDFrame.controlUnsupported] }
+    return [VPCDFrame.controlAnswered] + answer.prefix(0xFFFE)
   }
 }

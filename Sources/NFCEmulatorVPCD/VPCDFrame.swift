@@ -4,6 +4,14 @@ public enum VPCDFrame {
   /// pcscd → card control codes (1-byte messages).
   public static let powerOff: UInt8 = 0x00, powerOn: UInt8 = 0x01, reset: UInt8 = 0x02, getATR: UInt8 = 0x04
 
+  /// nfctag's extension for `SCardControl`, which vpcd never sends (Drivers/ifd-nfctag,
+  /// docs/ifd-handler.md): `10` announces a control request and is answered `10`; the next message
+  /// is the control code (4 bytes, big-endian) and the data.
+  public static let controlFollows: UInt8 = 0x10
+  /// A control request's answer starts with one of these: answered (the answer follows), a code
+  /// or data the reader does not take, a request too short to hold a code.
+  public static let controlAnswered: UInt8 = 0x00, controlUnsupported: UInt8 = 0x01, controlMalformed: UInt8 = 0x02
+
   /// A framed message. A payload longer than a frame can say (65,535 bytes) becomes the status
   /// word `6F 00` instead: the bridge never traps on what a card model answers.
   public static func encode(_ payload: [UInt8]) -> [UInt8] {

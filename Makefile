@@ -76,7 +76,8 @@ pcscd: deps
 build: deps
 	$(SWIFT) build
 
-## test: the imports against docs/architecture.md's module list (scripts/check-imports.sh), then
+## test: the imports against docs/architecture.md's module list, and libc only in each module's
+## Platform.swift (scripts/check-imports.sh, docs/platforms.md), then
 ## every suite in four processes side by side (scripts/run-tests.sh: the libraries', the CLI's,
 ## and the end-to-end tests against the real pcscd and the virtual reader); beside them, a
 ## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only), after

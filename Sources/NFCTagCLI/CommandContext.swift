@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import Locking
 import NFCSession
@@ -78,8 +73,8 @@ package final class CommandContext: Sendable {
   /// and SIGTERM.
   package static func standard(handOver: HandOver? = nil) -> CommandContext {
     CommandContext(output: FileDescriptorSink(fd: 1), errors: FileDescriptorSink(fd: 2), inputDescriptor: 0,
-                   environment: { name in getenv(name).map { String(cString: $0) } },
-                   outputIsTerminal: isatty(1) != 0, errorsIsTerminal: isatty(2) != 0,
+                   environment: { name in LibC.environmentValue(name) },
+                   outputIsTerminal: LibC.isTerminal(1), errorsIsTerminal: LibC.isTerminal(2),
                    interrupts: .signals(), handOver: handOver)
   }
 

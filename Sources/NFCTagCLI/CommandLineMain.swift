@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 
 /// A command of the tool: it runs in a ``CommandContext`` and reaches nothing outside it, so that a
@@ -56,7 +51,7 @@ extension ParsableCommand {
   package static func mainInContext(handOver: CommandContext.HandOver? = nil) -> Never {
     let context = CommandContext.standard(handOver: handOver)
     let status = runCommandLine(Array(CommandLine.arguments.dropFirst()), in: context)
-    withExtendedLifetime(context) { Glibc.exit(status) }
+    withExtendedLifetime(context) { LibC.exitProcess(status) }
   }
 }
 

@@ -1,10 +1,5 @@
 import Dispatch
 import Locking
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where a command's Ctrl-C comes from: SIGINT and SIGTERM in a program (``signals()``), a call to
 /// ``interrupt()`` in a test (``manual()``). A command listens while it waits (``listen(_:)``);
@@ -33,8 +28,8 @@ package final class Interrupts: Sendable {
       state.next += 1
       state.actions[state.next] = action
       if catchesSignals, state.sources.isEmpty {
-        for sig in [SIGINT, SIGTERM] {
-          signal(sig, SIG_IGN)
+        for sig in LibC.interruptSignals {
+          LibC.ignoreSignal(sig)
           let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
           source.setEventHandler { [self] in interrupt() }
           source.resume()
@@ -57,8 +52,7 @@ package final class Interrupts: Sendable {
       guard state.actions.isEmpty, !state.sources.isEmpty else { return }
       for source in state.sources { source.cancel() }
       state.sources = []
-      signal(SIGINT, SIG_DFL)
-      signal(SIGTERM, SIG_DFL)
+      for sig in LibC.interruptSignals { LibC.restoreSignal(sig) }
     }
   }
 

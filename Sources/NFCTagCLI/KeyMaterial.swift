@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What an error says when a key was given where it does not belong (on the command line, in
 /// place of a file or variable name): every line that hides key material ends with it.
 package let keyPlacementAdvice = "a key goes in a file or an environment variable, never on the command line"
@@ -87,7 +81,7 @@ package func readSecretInputOrFail(_ path: String, option: String, alternative: 
                                    in context: CommandContext) throws(CLIFailure) -> [UInt8] {
   guard let bytes = readInput(path, standardInput: context.inputDescriptor) else {
     if looksLikeKeyMaterial(path) { throw misplacedKeyFailure(option: option, alternative: alternative) }
-    throw CLIFailure(.unreadableFile("cannot read \(inputName(sanitizeLine(path))) (\(option)): \(String(cString: strerror(errno)))"))
+    throw CLIFailure(.unreadableFile("cannot read \(inputName(sanitizeLine(path))) (\(option)): \(LibC.lastErrorText)"))
   }
   return bytes
 }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Locking
 
 /// Where a command's bytes go: standard output or standard error, a file descriptor in the
@@ -28,15 +23,7 @@ package struct FileDescriptorSink: OutputSink {
   package init(fd: Int32) { self.fd = fd }
 
   package func write(_ raw: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < raw.count {
-      let n = Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
-      if n < 0 {
-        if errno == EINTR { continue }
-        return  // closed (EPIPE): nothing more can be said
-      }
-      offset += n
-    }
+    LibC.writeAll(fd, raw)  // false: closed (EPIPE), nothing more can be said
   }
 }
 
@@ -109,11 +96,8 @@ package func readAll(fd: Int32) -> [UInt8]? {
   var out: [UInt8] = []
   var chunk = [UInt8](repeating: 0, count: 1 << 16)
   while true {
-    let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    if n < 0 {
-      if errno == EINTR { continue }
-      return nil
-    }
+    let n = chunk.withUnsafeMutableBytes { LibC.readBytes(fd, into: $0) }
+    if n < 0 { return nil }
     if n == 0 { return out }
     out.append(contentsOf: chunk[0..<n])
   }
@@ -122,9 +106,9 @@ package func readAll(fd: Int32) -> [UInt8]? {
 /// Reads a whole file, or for "-" the descriptor `standardInput`. nil when the file cannot be opened.
 package func readInput(_ path: String, standardInput: Int32 = 0) -> [UInt8]? {
   if path == "-" { return readAll(fd: standardInput) }
-  let fd = open(path, O_RDONLY)
+  let fd = LibC.openForReading(path)
   guard fd >= 0 else { return nil }
-  defer { close(fd) }
+  defer { LibC.closeFile(fd) }
   return readAll(fd: fd)
 }
 
@@ -134,7 +118,7 @@ package func inputName(_ path: String) -> String { path == "-" ? "standard input
 /// Reads `path` ("-" for the context's standard input) or fails with exit 66 naming the file.
 package func readInputOrFail(_ path: String, in context: CommandContext) throws(CLIFailure) -> [UInt8] {
   guard let bytes = readInput(path, standardInput: context.inputDescriptor) else {
-    throw CLIFailure(.unreadableFile("cannot read \(inputName(path)): \(String(cString: strerror(errno)))"))
+    throw CLIFailure(.unreadableFile("cannot read \(inputName(path)): \(LibC.lastErrorText)"))
   }
   return bytes
 }

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The folder of Markdown files that help texts name (json-format.md, exit-codes.md...), as it
 /// is where this program runs: `PREFIX/share/doc/nfctag` beside an installed `PREFIX/bin/nfctag`
 /// (make install, the Debian package), or the `docs/` folder of the checkout a build tree is in.

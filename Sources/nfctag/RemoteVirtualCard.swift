@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NFCEmulator
 
 /// The virtual tag of a `sim:` reader whose model nfctag does not link (the NTAG 424 DNA's, in

@@ -45,13 +45,6 @@ package struct CLIFailure: Error, CustomStringConvertible {
     self.message = line
   }
 
-  /// The old form, a status chosen where the failure is thrown: kept only until the last such
-  /// site (in nfctag-provision and nfctag's hand-over) throws a ``FailureReason``. Remove it then.
-  @available(*, deprecated, message: "throw CLIFailure(FailureReason): exitStatus(for:) chooses the status")
-  package init(_ code: Int32, _ message: String) {
-    self.init(status: code, line: message)
-  }
-
   package var description: String { message }
 }
 

@@ -39,6 +39,7 @@ package func exitStatus(for reason: FailureReason) -> Int32 {
   case .readBackMismatch: return ExitStatus.ioError
   case .tagRefused: return ExitStatus.noPermission
   case .interrupted: return ExitStatus.interrupted
+  case .nfcFailure(let code, _): return exitStatus(for: code)
   }
 }
 
@@ -50,7 +51,7 @@ extension FailureReason {
          .secretOnCommandLine(let line), .malformedInput(let line), .unsupported(let line), .notAuthentic(let line),
          .unreadableFile(let line), .unwritableFile(let line), .readerUnavailable(let line),
          .serviceUnavailable(let line), .missingProgram(let line), .readBackMismatch(let line),
-         .tagRefused(let line), .internalError(let line):
+         .tagRefused(let line), .nfcFailure(_, let line), .internalError(let line):
       return line
     case .interrupted: return "cancelled"
     }

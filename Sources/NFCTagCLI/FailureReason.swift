@@ -1,3 +1,5 @@
+import NFCSession
+
 /// What went wrong, in the words of the code that found it: a throw site names the reason
 /// (`throw CLIFailure(.malformedInput("input is not hex"))`) and never an exit status.
 /// ``exitStatus(for:)-(FailureReason)`` in Failure.swift is the one table from a reason to its
@@ -49,10 +51,16 @@ package enum FailureReason: Sendable, Equatable {
 
   // The tag.
 
-  /// What the tag reads back is not what was written or set: the transmission is suspect.
+  /// What the tag reads back is not what was written or set, or an answer that does not verify
+  /// (a response MAC, a command the tag found corrupted): the transmission is suspect.
   case readBackMismatch(String)
   /// The tag refused: read-protected, a password or key refused, a locked page.
   case tagRefused(String)
+  /// The tag or the link under a command failed as a Core NFC code says (removed, no answer, a
+  /// refusal the code names), in the words of a command layer that wraps it (an NTAG 424 DNA
+  /// command, a provisioning step): its status is the Core NFC table's,
+  /// ``exitStatus(for:)-(NFCReaderError.Code)``.
+  case nfcFailure(NFCReaderError.Code, String)
 
   // The run.
 

@@ -44,16 +44,18 @@ package struct EmulateCommand: ToolCommand {
   @Option(help: "A memory image file: loaded if it exists, created with factory content if not; writes persist to it.")
   package var image: String?
   @Option(help: "Where vpcd listens, HOST:PORT.") package var vpcd: String = "127.0.0.1:35963"
-  @Option(help: "Remove the tag after it has answered N commands (fault injection).") package var removeAfter: Int?
+  // .unconditional: the word after a number option is its value, so that a negative number
+  // reaches the option's check (a range error, 64) rather than "Missing value".
+  @Option(parsing: .unconditional, help: "Remove the tag after it has answered N commands (fault injection).") package var removeAfter: Int?
   @Option(help: ArgumentHelp("Spoil the Nth command: \(InjectedFault.kinds) (repeatable; see below).", valueName: "KIND@N"))
   package var fault: [String] = []
   @Option(help: "Per-command delay: none or acr122u.") package var latency: LatencyModel = .none
-  @Option(help: "The reader face: \(ReaderFaceKind.names) (acr122u by default; part3 for ISO 15693 tags).")
+  @Option(help: "The reader face: \(ReaderFaceKind.names) (acr122u by default, acr1552u for ISO 15693 tags; part3 is acr1552u).")
   package var reader: ReaderFaceKind?
-  @Option(help: "Present N tags one after another (a tag feeder for tests).") package var feed: Int?
+  @Option(parsing: .unconditional, help: "Present N tags one after another (a tag feeder for tests).") package var feed: Int?
   @Option(help: "With --feed: save each tag's final memory as DIR/NNNN-UID.bin.") package var imageDir: String?
-  @Option(help: "With --feed: picks the tags' UIDs (0 by default).") package var seed: UInt64?
-  @Option(help: "With --feed: a tag leaves after MS ms without a command (300 by default).") package var handMs: Int?
+  @Option(parsing: .unconditional, help: "With --feed: picks the tags' UIDs (0 by default).") package var seed: UInt64?
+  @Option(parsing: .unconditional, help: "With --feed: a tag leaves after MS ms without a command (300 by default).") package var handMs: Int?
   @Flag(help: "With --feed: no line per tag.") package var quiet = false
 
   package init() {}
@@ -111,8 +113,8 @@ package struct EmulateCommand: ToolCommand {
     let (virtualTag, imageFile) = try Self.openTag(kind, image: image, uid: uid?.bytes)
     let faults = faults
     let face = try Self.makeFace(reader ?? kind.defaultFace, showing: virtualTag, faults: faults, in: context)
-    let slot = port >= 35963 ? String(format2(Int(port) - 35963)) : "??"
-    let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier))) in Virtual PCD 00 \(slot) via \(host):\(port); Ctrl-C to stop\n"
+    let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier)))"
+      + " \(readerPhrase(preposition: "in", host: host, port: port)); Ctrl-C to stop\n"
     // The bridge owns the face, the tag and the image file from here on (they are sent to it).
     let served = VPCDServedCard(card: face) {
       do { try imageFile?.saveIfChanged(virtualTag) } catch { context.errors.write("nfctag: \(error)\n") }
@@ -157,6 +159,50 @@ package struct EmulateCommand: ToolCommand {
 }
 
 func format2(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+
+/// Where the start line says the tag is: "in READER via HOST:PORT", or "via HOST:PORT" when the
+/// reader's name is not known here (`preposition` is "in" or "to").
+func readerPhrase(preposition: String, host: String, port: UInt16) -> String {
+  let conf = readInput(nfctagReaderConf).map { String(decoding: $0, as: UTF8.self) }
+  let endpoint = "via \(host):\(port)"
+  return readerName(host: host, port: port, readerConf: conf).map { "\(preposition) \($0) \(endpoint)" } ?? endpoint
+}
+
+/// The readers `make pcscd` gives nfctag's own pcsc-lite driver (docs/ifd-handler.md).
+let nfctagReaderConf = "/etc/reader.conf.d/nfctag"
+
+/// The name pcscd gives the reader `--vpcd HOST:PORT` serves, when it is known: vpcd's two
+/// ("Virtual PCD 00 00" on 35963, "… 00 01" on 35964, its `reader.conf.d/vpcd`), or on this
+/// machine the entry of `readerConf` (nfctag's driver's reader.conf) whose DEVICENAME ends in
+/// `:PORT`, which pcscd names "FRIENDLYNAME NN 00", NN (hex) counting the driver's readers in
+/// the file's order (pcsc-lite's `RFSetReaderName`, readerfactory.c: docs/ifd-handler.md).
+func readerName(host: String, port: UInt16, readerConf: String?) -> String? {
+  if port == 35963 || port == 35964 { return "Virtual PCD 00 \(format2(Int(port) - 35963))" }
+  guard ["127.0.0.1", "localhost", "::1"].contains(host), let readerConf else { return nil }
+  var friendlyName: Substring?
+  var readers = 0
+  for line in readerConf.split(whereSeparator: \.isNewline) {
+    let words = line.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" })
+    guard words.count == 2, let value = words.last?.trimmingQuotesAndBlanks else { continue }
+    if words.first == "FRIENDLYNAME" { friendlyName = value }
+    guard words.first == "DEVICENAME" else { continue }
+    defer { readers += 1 }
+    if let colon = value.lastIndex(of: ":"), UInt16(value[value.index(after: colon)...]) == port, let friendlyName, readers < 256 {
+      let number = String(readers, radix: 16, uppercase: true)
+      return "\(friendlyName) \(number.count < 2 ? "0" + number : number) 00"
+    }
+  }
+  return nil
+}
+
+extension Substring {
+  /// The value without the blanks and quotes around it (`"ACS ACR122U PICC Interface"`).
+  fileprivate var trimmingQuotesAndBlanks: Substring {
+    let kept: (Character) -> Bool = { $0 != " " && $0 != "\t" && $0 != "\"" }
+    guard let first = firstIndex(where: kept), let last = lastIndex(where: kept) else { return "" }
+    return self[first...last]
+  }
+}
 
 func parseEndpoint(_ text: String) -> (String, UInt16)? {
   guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else { return nil }

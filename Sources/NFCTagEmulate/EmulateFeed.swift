@@ -34,9 +34,8 @@ extension EmulateCommand {
       throw cliFailure(for: error, otherwise: error.workingFace == nil && imageDir != nil ? .unwritableFile(line) : .invalidValue(line))
     }
     let progress = Locked(FeedProgress(count: count, quiet: quiet, errors: context.errors))
-    let slot = port >= 35963 ? format2(Int(port) - 35963) : "??"
-    let banner = "nfctag: feeding \(count) tags (\(kinds.map(\.rawValue).joined(separator: ", "))) to Virtual PCD 00 \(slot) via "
-      + "\(host):\(port)\(imageDir.map { ", images in \($0)" } ?? ""); Ctrl-C to stop\n"
+    let banner = "nfctag: feeding \(count) tags (\(kinds.map(\.rawValue).joined(separator: ", "))) "
+      + "\(readerPhrase(preposition: "to", host: host, port: port))\(imageDir.map { ", images in \($0)" } ?? ""); Ctrl-C to stop\n"
     // The bridge owns the feeder from here on: it makes each card when the one before has left.
     let cards: () -> VPCDServedCard? = {
       let fed: FedTag?

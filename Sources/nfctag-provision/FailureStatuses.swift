@@ -5,36 +5,39 @@ import NFCSession
 import NTAG424
 import NTAG424Tag
 
-// The exit statuses (docs/exit-codes.md) of the failure types only nfctag-provision sees, one
-// function per type. NFCTagCLI's `cliFailure(for:)`, the tool's one entry point from a failure to
-// its line and status, reaches them through `MappedFailure`; the per-tag status a run records in
-// the ledger comes from the same functions (`TagFailure.exitStatus`).
+// What went wrong, as a `FailureReason`, for the failure types only nfctag-provision sees, one
+// `reason(line:)` per type; the status is NFCTagCLI's one table's (`exitStatus(for:)`, docs/exit-codes.md).
+// NFCTagCLI's `cliFailure(for:)`, the tool's one entry point from a failure to its line and status,
+// reaches them through `MappedFailure`; the per-tag status a run records in the ledger comes from the
+// same functions (`TagFailure.exitStatus`).
 
 extension LedgerError: MappedFailure {
   /// A ledger that cannot be opened is input that cannot be read (66); one that cannot be reached
   /// or failed mid-call is a service unavailable (69); one that is not a ledger, or rows, jobs
   /// and states that do not match, is bad data (65); a closed ledger still used is a bug (70).
-  var exitStatus: Int32 {
+  func reason(line: String) -> FailureReason {
     switch self {
-    case .cannotOpen: return ExitStatus.noInput
-    case .unavailable: return ExitStatus.unavailable
-    case .incompatible, .rowsDiffer, .unknownRow, .unknownJob, .notBound, .cannotRelease: return ExitStatus.dataError
-    case .closed: return ExitStatus.software
+    case .cannotOpen: return .unreadableFile(line)
+    case .unavailable: return .serviceUnavailable(line)
+    case .incompatible, .rowsDiffer, .unknownRow, .unknownJob, .notBound, .cannotRelease: return .malformedInput(line)
+    case .closed: return .internalError(line)
     }
   }
 
-  package var cliFailure: CLIFailure { CLIFailure(exitStatus, sanitizeLine(description)) }
+  var exitStatus: Int32 { NFCTagCLI.exitStatus(for: reason(line: "")) }
+
+  package var cliFailure: CLIFailure { CLIFailure(reason(line: sanitizeLine(description))) }
 }
 
 extension ProvisioningFailure.Kind {
   /// A password or PACK that does not match is a refused password (77); a read-back that
   /// differs, a failed update (74); what the tag cannot do, or a job too large for it, bad data
   /// (65: nothing of the refused job was written).
-  var exitStatus: Int32 {
+  func reason(line: String) -> FailureReason {
     switch self {
-    case .security: return ExitStatus.noPermission
-    case .verification: return ExitStatus.ioError
-    case .unsupported, .jobDoesNotFit: return ExitStatus.dataError
+    case .security: return .tagRefused(line)
+    case .verification: return .readBackMismatch(line)
+    case .unsupported, .jobDoesNotFit: return .unsupported(line)
     }
   }
 }
@@ -42,21 +45,23 @@ extension ProvisioningFailure.Kind {
 extension TagFailure: MappedFailure {
   /// A tag's failure in a provisioning run: the ledger's, the tag's (Core NFC's table), a row
   /// that cannot be rendered (65), or the step's own.
-  var exitStatus: Int32 {
+  func reason(line: String) -> FailureReason {
     switch self {
-    case .ledger(let error): return error.exitStatus
-    case .tag(let error): return NFCTagCLI.exitStatus(for: error.code)
-    case .render: return ExitStatus.dataError
-    case .step(let failure): return failure.kind.exitStatus
-    case .ntag424(let error): return error.exitStatus
+    case .ledger(let error): return error.reason(line: line)
+    case .tag(let error): return .nfcFailure(error.code, line)
+    case .render: return .malformedInput(line)
+    case .step(let failure): return failure.kind.reason(line: line)
+    case .ntag424(let error): return error.reason(line: line)
     }
   }
+
+  var exitStatus: Int32 { NFCTagCLI.exitStatus(for: reason(line: "")) }
 
   package var cliFailure: CLIFailure {
     switch self {
     case .ledger(let error): return error.cliFailure
     case .tag(let error): return NFCTagCLI.cliFailure(for: error)
-    case .render, .step: return CLIFailure(exitStatus, sanitizeLine(description))
+    case .render, .step: return CLIFailure(reason(line: sanitizeLine(description)))
     case .ntag424(let error): return error.cliFailure
     }
   }
@@ -73,38 +78,41 @@ extension NTAG424DNAError: MappedFailure {
   /// | the link failed below the tag (removed, no answer): Core NFC's table | 74 (100), 65 (102)… |
   /// | not a 424 DNA (SELECT of its application refused, a native command answered with an ISO status), an offset or length past a file (`91 BE`), any other refusal or malformed answer | 65 |
   /// | a command sent without the session it needs, a key number or parameter this program should have refused | 70 |
-  var exitStatus: Int32 {
+  func reason(line: String) -> FailureReason {
     switch self {
-    case .transceive(let error, _): return NFCTagCLI.exitStatus(for: NFCReaderError(error).code)
-    case .applicationNotFound, .tooManyFrames, .lrpSecureMessaging, .notNTAG424DNA: return ExitStatus.dataError
-    case .authenticationDelay, .oldKeyMismatch: return ExitStatus.noPermission
-    case .notAuthenticated: return ExitStatus.software
-    case .tag(let error, _): return Self.exitStatus(for: error)
+    case .transceive(let error, _): return .nfcFailure(NFCReaderError(error).code, line)
+    case .applicationNotFound, .lrpSecureMessaging, .notNTAG424DNA: return .unsupported(line)
+    case .tooManyFrames: return .malformedInput(line)
+    case .authenticationDelay, .oldKeyMismatch: return .tagRefused(line)
+    case .notAuthenticated: return .internalError(line)
+    case .tag(let error, _): return Self.reason(for: error, line: line)
     }
   }
 
-  private static func exitStatus(for error: NTAG424Error) -> Int32 {
+  private static func reason(for error: NTAG424Error, line: String) -> FailureReason {
     switch error {
-    case .authenticationFailed: return ExitStatus.noPermission
+    case .authenticationFailed: return .tagRefused(line)
     case .status(_, let sw1, let sw2) where sw1 == 0x91:
       switch sw2 {
-      case 0xAE, 0xAD, 0x9D: return ExitStatus.noPermission
-      case 0x1E: return ExitStatus.ioError
-      default: return ExitStatus.dataError
+      case 0xAE, 0xAD, 0x9D: return .tagRefused(line)
+      case 0x1E: return .readBackMismatch(line)
+      default: return .unsupported(line)
       }
-    case .status: return ExitStatus.dataError
-    case .responseMACMismatch, .invalidPadding: return ExitStatus.ioError
-    case .invalidLength, .malformedResponse, .invalidPICCData, .sdmMACMismatch: return ExitStatus.dataError
-    case .sessionEnded, .invalidKeyNumber, .cryptoFailure, .invalidParameter: return ExitStatus.software
+    case .status: return .unsupported(line)
+    case .responseMACMismatch, .invalidPadding: return .readBackMismatch(line)
+    case .invalidLength, .malformedResponse, .invalidPICCData, .sdmMACMismatch: return .malformedInput(line)
+    case .sessionEnded, .invalidKeyNumber, .cryptoFailure, .invalidParameter: return .internalError(line)
     }
   }
+
+  var exitStatus: Int32 { NFCTagCLI.exitStatus(for: reason(line: "")) }
 
   package var cliFailure: CLIFailure {
     if case .lrpSecureMessaging(let command) = self {
-      return CLIFailure(exitStatus, sanitizeLine(command) + ": this tag uses LRP secure messaging, which nfctag does not support"
-                        + " (a tag's switch to LRP is permanent; nfctag speaks AES secure messaging only)")
+      return CLIFailure(reason(line: sanitizeLine(command) + ": this tag uses LRP secure messaging, which nfctag does not support"
+                               + " (a tag's switch to LRP is permanent; nfctag speaks AES secure messaging only)"))
     }
-    return CLIFailure(exitStatus, sanitizeLine(description) + advice)
+    return CLIFailure(reason(line: sanitizeLine(description) + advice))
   }
 
   /// What to do, after the fact: only this program names its options.

@@ -1,4 +1,5 @@
 import Testing
+import NFCSession
 @testable import NFCTagCLI
 
 /// Every case of ``FailureReason``, what a command throws when it finds a failure itself, goes
@@ -25,7 +26,8 @@ extension ExitStatusMapping {
     case .serviceUnavailable: ("`emulate` cannot reach vpcd", .missingProgram("cannot run nfctag-provision"))
     case .missingProgram: ("a virtual tag kind this program does not link", .readBackMismatch("the tag reports version 01, not 02"))
     case .readBackMismatch: ("what the tag reads back is not what was set", .tagRefused("the tag is read-protected from page 16"))
-    case .tagRefused: ("the tag is read-protected", .interrupted)
+    case .tagRefused: ("the tag is read-protected", .nfcFailure(.readerTransceiveErrorTagConnectionLost, "AuthenticateEV2First: tag connection lost"))
+    case .nfcFailure: ("the tag was removed or a transmission failed", .interrupted)
     case .interrupted: ("Ctrl-C while a command waited for a tag", .internalError("the session ended without a result"))
     case .internalError: ("an internal error", nil)
     }
@@ -39,7 +41,7 @@ extension ExitStatusMapping {
   @Test func theWalkReachesEveryCaseOnce() {
     // No arm links back to an earlier case (which would loop or skip the cases after it).
     #expect(Set(Self.failureReasons.map { Self.walk($0).phrase }).count == Self.failureReasons.count)
-    #expect(Self.failureReasons.count == 16)
+    #expect(Self.failureReasons.count == 17)
   }
 
   @Test(arguments: failureReasons) func failureReason(_ reason: FailureReason) {

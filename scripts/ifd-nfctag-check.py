@@ -3,9 +3,11 @@
 independent PC/SC client: the reader is listed under its exact name, the card's ATR is read, an
 APDU round-trips, and SCardControl reaches the reader face.
 
-Usage: ifd-nfctag-check.py READER_NAME CONTROL_HEX EXPECTED_HEX
-(the control command is sent with SCARD_CTL_CODE(1), the vendor escape on Linux). Prints what it
-saw, one fact a line; exits 1 on the first failure.
+Usage: ifd-nfctag-check.py READER_NAME CONTROL_HEX EXPECTED [CODE]
+(the control command is sent with SCARD_CTL_CODE(CODE), 1 by default: the vendor escape on Linux;
+EXPECTED is the answer in hex, or "unsupported" for a face without that escape, which must then
+fail with SCARD_E_UNSUPPORTED_FEATURE). Prints what it saw, one fact a line; exits 1 on the first
+failure.
 """
 import sys
 import time
@@ -23,7 +25,10 @@ def fail(text):
 
 
 def main():
-    name, control, expected = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+    name, control = sys.argv[1], bytes.fromhex(sys.argv[2])
+    unsupported = sys.argv[3] == "unsupported"
+    expected = b"" if unsupported else bytes.fromhex(sys.argv[3])
+    code = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     rc, context = SCardEstablishContext(SCARD_SCOPE_USER)
     if rc != SCARD_S_SUCCESS:
         return fail("no PC/SC context: " + SCardGetErrorMessage(rc))
@@ -47,10 +52,15 @@ def main():
     if rc != SCARD_S_SUCCESS or bytes(answer[-2:]) != b"\x90\x00":
         return fail("GET DATA failed: %s %s" % (SCardGetErrorMessage(rc), bytes(answer or []).hex()))
     print("uid " + bytes(answer[:-2]).hex())
-    rc, answer = SCardControl(card, SCARD_CTL_CODE(1), list(control))
-    if rc != SCARD_S_SUCCESS or bytes(answer) != expected:
+    rc, answer = SCardControl(card, SCARD_CTL_CODE(code), list(control))
+    if unsupported:
+        if (rc & 0xFFFFFFFF) != 0x8010001F:
+            return fail("SCardControl: %s, answer %s, expected SCARD_E_UNSUPPORTED_FEATURE" % (SCardGetErrorMessage(rc), bytes(answer or []).hex()))
+        print("control unsupported")
+    elif rc != SCARD_S_SUCCESS or bytes(answer) != expected:
         return fail("SCardControl: %s, answer %s, expected %s" % (SCardGetErrorMessage(rc), bytes(answer or []).hex(), expected.hex()))
-    print("control " + bytes(answer).hex())
+    else:
+        print("control " + bytes(answer).hex())
     rc, answer = SCardControl(card, SCARD_CTL_CODE(3400), [])
     print("unsupported %08x" % (rc & 0xFFFFFFFF))
     SCardDisconnect(card, SCARD_LEAVE_CARD)

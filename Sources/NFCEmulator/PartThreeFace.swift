@@ -1,8 +1,11 @@
 import NFCTransport
 
-/// A generic PC/SC Part 3 contactless reader with ISO 15693 support, shaped after the ACS
-/// ACR1552U: Part 3 ATRs and pseudo-APDUs, Manage Session / Transparent Exchange for ISO 15693
-/// and Type 2 (ISO 14443A layer 3) frames, and plain APDUs for ISO-DEP cards. Types 2, 4 and 5; no Type 1 or Type 3.
+/// A PC/SC Part 3 contactless reader: Part 3 ATRs and pseudo-APDUs, and plain APDUs for ISO-DEP
+/// cards, as one reader model (a ``ReaderProfile``) answers them: the ACR1252U, ACR1552U, uTrust
+/// 3700 F, OMNIKEY 5022 / 5422 and SCL3711 faces are this class with their profiles. What follows
+/// is the ACR1552U's behaviour (the default profile, ``ReaderProfile/acr1552u``, which the `part3`
+/// face name stands for); each profile says where its reader differs (READ BINARY lengths, the
+/// answer to what it lacks, `FF C2`, direct transmit, key loading, ATRs, escapes).
 ///
 /// - ATR (PC/SC Part 3 §3.1.3.2.3): Type 2 `SS 03`, name `00 03`; ISO 15693
 ///   `SS 0B` (part 3), name `00 14` (the only ICODE name in pcsc-tools' Part 3 list; no SLIX2 name
@@ -40,35 +43,56 @@ import NFCTransport
 public final class PartThreeFace: VirtualCard {
   /// The tag in the field.
   public let tag: any VirtualTag
+  /// The reader model this face answers as.
+  public let profile: ReaderProfile
   /// False to model a Part 3 reader without Manage Session / Transparent Exchange (every
-  /// `FF C2` then answers `6A 81`), so only READ/UPDATE BINARY reach an ISO 15693 tag.
+  /// `FF C2` then answers the profile's unsupported status), so only READ/UPDATE BINARY reach an
+  /// ISO 15693 tag. Always false when the profile has no `FF C2`.
   public let transparentExchange: Bool
   /// True between a Manage Session start (81) and end (82).
-  public private(set) var sessionActive = false
+  public internal(set) var sessionActive = false
   /// The protocol chosen by the last Switch Protocol (`[standard, layer]`), nil after power-on and
   /// at the start or end of a session.
-  public private(set) var selectedProtocol: [UInt8]?
+  public internal(set) var selectedProtocol: [UInt8]?
   /// Longest answer, status word included (pcsc-lite `MAX_BUFFER_SIZE` for short APDUs).
   public static let maximumAnswer = 258
-  /// The reader's MIFARE Classic key slots and pseudo-APDUs.
-  private var classicAPDUs = MIFAREClassicPseudoAPDUs()
+  /// The reader's MIFARE Classic pseudo-APDUs (READ/UPDATE BINARY, value blocks, authentication).
+  var classicAPDUs = MIFAREClassicPseudoAPDUs()
+  /// The keys loaded with LOAD KEYS, by key number (``ReaderProfile/Keys``).
+  var loadedKeys: [UInt8: [UInt8]] = [:]
+  /// The key numbers loaded as persistent keys (kept across ``powerOff()``).
+  public internal(set) var persistentKeyNumbers: Set<UInt8> = []
+  /// The LED state the ACS escapes and `FF 00 40` last set.
+  var ledState: UInt8 = 0x00
+  /// The Identiv `B2` setting: 00 LEDs driven by the firmware, 01 by the host.
+  var ledControl: UInt8 = 0x00
 
-  /// - Throws: ``EmulatorError`` for Type 1 (Topaz) and Type 3 (FeliCa) tags, which this reader
-  ///   does not handle here.
-  public init(tag: any VirtualTag, transparentExchange: Bool = true) throws(EmulatorError) {
-    switch tag.technology {
-    case .jewel:
-      throw EmulatorError("the Part 3 reader face does not handle Type 1 (Topaz) tags", workingFace: .acr122u)
-    case .felica:
-      throw EmulatorError("the Part 3 reader face does not handle Type 3 (FeliCa) tags", workingFace: .acr122u)
-    case .typeA, .iso15693:
-      break
+  /// - Parameters:
+  ///   - tag: the tag in the field.
+  ///   - profile: the reader model (``ReaderProfile/acr1552u`` by default).
+  ///   - transparentExchange: false to take `FF C2` away from a profile that has it.
+  /// - Throws: ``EmulatorError`` for a tag family the reader does not read (for the ACR1552U:
+  ///   Type 1 (Topaz) and Type 3 (FeliCa)), naming a face that does.
+  public init(tag: any VirtualTag, profile: ReaderProfile = .acr1552u, transparentExchange: Bool = true) throws(EmulatorError) {
+    let family = tag is MIFAREClassicVirtualTag ? TagPlatform.mifareClassic : tag.platform
+    guard profile.families.contains(family) else {
+      let what: String
+      switch family {
+      case .type1: what = "Type 1 (Topaz) tags"
+      case .type3: what = "Type 3 (FeliCa) tags"
+      case .type5: what = "ISO 15693 (Type 5) tags"
+      case .mifareClassic: what = "MIFARE Classic cards"
+      case .type2, .type4: what = "\(family.displayName) tags"
+      }
+      throw EmulatorError("the \(profile.productName) reader face does not handle \(what)", workingFace: profile.workingFace(for: family))
     }
     self.tag = tag
-    self.transparentExchange = transparentExchange
+    self.profile = profile
+    self.transparentExchange = transparentExchange && profile.transparentExchange
   }
 
-  /// The ATR the reader builds for the tag (PC/SC Part 3 §3.1.3.2.3), as listed above.
+  /// The ATR the reader builds for the tag (PC/SC Part 3 §3.1.3.2.3), as listed above, FeliCa and
+  /// Topaz cards as the profile says.
   public var atr: [UInt8] {
     if let classic = tag as? MIFAREClassicVirtualTag {
       // Card names 00 01 (1K), 00 02 (4K), 00 26 (Mini): PC/SC Part 3 Supplemental Document;
@@ -78,11 +102,24 @@ public final class PartThreeFace: VirtualCard {
     switch tag.technology {
     case .typeA(_, _, let ats?): return isoDEPATR(historicalBytes: Self.historicalBytes(ofATS: ats))
     case .typeA: return partThreeStorageATR(standard: 0x03, name: [0x00, 0x03])
-    case .iso15693: return partThreeStorageATR(standard: 0x0B, name: [0x00, 0x14])
-    case .jewel: return partThreeStorageATR(standard: 0x03, name: [0x00, 0x30])
-    case .felica: return partThreeStorageATR(standard: 0x11, name: [0x00, 0x3B])
+    case .iso15693: return partThreeStorageATR(standard: 0x0B, name: profile.iso15693Name)
+    case .jewel:
+      guard case .partThree(let ss, let name) = profile.topazATR else {
+        // SCL3711 Reference Manual §5.3.3.3: card mode 02 (passive 106 kbps), card type 44 (Topaz).
+        return Self.withCheckByte([0x3B, 0x82, 0x80, 0x01, 0x02, 0x44])
+      }
+      return partThreeStorageATR(standard: ss, name: name)
+    case .felica:
+      guard case .partThree(let ss, let name) = profile.felicaATR else {
+        // SCL3711 Reference Manual §5.3.3.4: card mode 04 (passive 212 kbps), type 43 (FeliCa),
+        // IFS FD, the IDm and a write timeout byte (ours: 00).
+        return Self.withCheckByte([0x3B, 0x8C, 0x80, 0x01, 0x04, 0x43, 0xFD] + tag.identifier.prefix(8) + [0x00])
+      }
+      return partThreeStorageATR(standard: ss, name: name)
     }
   }
+
+  private static func withCheckByte(_ atr: [UInt8]) -> [UInt8] { atr + [atr.dropFirst().reduce(0, ^)] }
 
   /// Ends any transparent session and resets the tag.
   public func powerOn() { endSession() }
@@ -91,7 +128,7 @@ public final class PartThreeFace: VirtualCard {
   /// Ends any transparent session and resets the tag.
   public func reset() { endSession() }
 
-  private func endSession() {
+  func endSession() {
     sessionActive = false
     selectedProtocol = nil
     tag.reset()
@@ -109,22 +146,25 @@ public final class PartThreeFace: VirtualCard {
     return Array(ats[start..<end])
   }
 
-  private static let ok = StatusWord.success.bytes
-  private static let failed = StatusWord.noInformation.bytes
-  private static let notSupported = StatusWord.functionNotSupported.bytes
+  static let ok = StatusWord.success.bytes
+  /// The profile's answer to a failed operation.
+  var failed: [UInt8] { profile.failed.bytes }
+  /// The profile's answer to what the reader does not have.
+  var unsupported: [UInt8] { profile.unsupported.bytes }
 
   /// Answers one APDU: the pseudo-APDUs above (`FF …`), or an ISO 7816 APDU passed to a Type 4
-  /// tag (`6A 81` for other tags). Never empty.
+  /// tag (the profile's unsupported status for other tags). Never empty.
   public func transmit(_ apdu: [UInt8]) -> [UInt8] {
     guard apdu.count >= 4 else { return StatusWord.wrongLength.bytes }
     guard apdu[0] == 0xFF else {
-      guard tag.platform == .type4 else { return Self.notSupported }
+      guard tag.platform == .type4 else { return unsupported }
       if case .data(let answer) = tag.respond(to: apdu), answer.count >= 2, answer.count <= Self.maximumAnswer {
         return answer
       }
       return StatusWord.noPreciseDiagnosis.bytes
     }
-    if let classic = tag as? MIFAREClassicVirtualTag, let answer = classicAPDUs.answer(apdu, tag: classic) {
+    if let answer = readerCommand(apdu) { return answer }
+    if let classic = tag as? MIFAREClassicVirtualTag, let answer = classicAnswer(apdu, tag: classic) {
       return answer
     }
     switch apdu[1] {
@@ -132,21 +172,22 @@ public final class PartThreeFace: VirtualCard {
     case 0xB0: return readBinary(apdu)
     case 0xD6: return updateBinary(apdu)
     case 0xC2 where transparentExchange: return manageSession(apdu)
-    default: return Self.notSupported
+    case 0x00 where apdu[2] == 0x00 && apdu[3] == 0x00 && profile.directTransmit == .felica: return directTransmit(apdu)
+    default: return unsupported
     }
   }
 
   // MARK: - GET DATA, READ BINARY, UPDATE BINARY
 
   private func getData(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count == 5, apdu[3] == 0 else { return Self.notSupported }
+    guard apdu.count == 5, apdu[3] == 0 else { return unsupported }
     let value: [UInt8]
     switch apdu[2] {
     case 0x00: value = tag.identifier
     case 0x01:
-      guard case .typeA(_, _, let ats?) = tag.technology else { return Self.notSupported }
+      guard case .typeA(_, _, let ats?) = tag.technology else { return unsupported }
       value = ats
-    default: return Self.notSupported
+    default: return unsupported
     }
     let le = Int(apdu[4])
     if le == 0 || le == value.count { return value + Self.ok }
@@ -155,150 +196,58 @@ public final class PartThreeFace: VirtualCard {
   }
 
   private func readBinary(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count == 5 else { return Self.failed }
+    guard apdu.count == 5 else { return failed }
     let address = Int(apdu[2]) << 8 | Int(apdu[3])
     switch tag.platform {
     case .type2:
-      let length = apdu[4] == 0 ? 16 : Int(apdu[4])
-      guard address <= 0xFF, length <= 16 else { return Self.failed }
-      guard case .data(let bytes) = tag.respond(to: [0x30, UInt8(address)]), bytes.count == 16 else { return Self.failed }
-      return Array(bytes.prefix(length)) + Self.ok
+      guard address <= 0xFF else { return failed }
+      guard case .data(let bytes) = tag.respond(to: [0x30, UInt8(address)]), bytes.count == 16 else { return failed }
+      switch profile.type2Read {
+      case .asked(let multiple):
+        let length = apdu[4] == 0 ? 16 : Int(apdu[4])
+        guard length <= 16, length % multiple == 0 else { return failed }
+        return Array(bytes.prefix(length)) + Self.ok
+      case .page: return Array(bytes.prefix(4)) + Self.ok
+      case .fourPages: return bytes + Self.ok
+      }
     case .type5:
-      let length = apdu[4] == 0 ? 4 : Int(apdu[4])
-      guard length % 4 == 0, address <= 0xFF else { return Self.failed }
+      let length: Int
+      switch profile.type5Access {
+      case .blocks: length = apdu[4] == 0 ? 4 : Int(apdu[4])
+      case .oneBlock: length = 4
+      }
+      guard length % 4 == 0, address <= 0xFF else { return failed }
       let count = length / 4
-      guard address + count - 1 <= 0xFF else { return Self.failed }
+      guard address + count - 1 <= 0xFF else { return failed }
       let frame: [UInt8] = count == 1 ? [0x02, 0x20, UInt8(address)] : [0x02, 0x23, UInt8(address), UInt8(count - 1)]
       guard case .data(let answer) = tag.respond(to: frame), answer.first == 0x00, answer.count == 1 + length else {
-        return Self.failed
+        return failed
       }
       return Array(answer.dropFirst()) + Self.ok
     default:
-      return Self.notSupported
+      return unsupported
     }
   }
 
   private func updateBinary(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count >= 5, apdu.count == 5 + Int(apdu[4]) else { return Self.failed }
+    guard apdu.count >= 5, apdu.count == 5 + Int(apdu[4]) else { return failed }
     let address = Int(apdu[2]) << 8 | Int(apdu[3])
     let data = Array(apdu[5...])
     switch tag.platform {
     case .type2:
-      guard address <= 0xFF, data.count == 4 else { return Self.failed }
-      guard case .ack = tag.respond(to: [0xA2, UInt8(address)] + data) else { return Self.failed }
+      guard address <= 0xFF, data.count == 4 else { return failed }
+      guard case .ack = tag.respond(to: [0xA2, UInt8(address)] + data) else { return failed }
       return Self.ok
     case .type5:
-      guard !data.isEmpty, data.count % 4 == 0, address + data.count / 4 - 1 <= 0xFF else { return Self.failed }
+      guard !data.isEmpty, data.count % 4 == 0, address + data.count / 4 - 1 <= 0xFF else { return failed }
+      if profile.type5Access == .oneBlock, data.count != 4 { return failed }
       for i in 0 ..< data.count / 4 {
         let frame: [UInt8] = [0x02, 0x21, UInt8(address + i)] + data[(i * 4) ..< (i * 4 + 4)]
-        guard case .data(let answer) = tag.respond(to: frame), answer == [0x00] else { return Self.failed }
+        guard case .data(let answer) = tag.respond(to: frame), answer == [0x00] else { return failed }
       }
       return Self.ok
     default:
-      return Self.notSupported
+      return unsupported
     }
-  }
-
-  // MARK: - Manage Session, Transparent Exchange, Switch Protocol
-
-  private func manageSession(_ apdu: [UInt8]) -> [UInt8] {
-    guard apdu.count >= 5, apdu[2] == 0x00 else { return Self.notSupported }
-    let lc = Int(apdu[4])
-    guard apdu.count == 5 + lc || apdu.count == 6 + lc else { return StatusWord.wrongLength.bytes }
-    guard let objects = BERObject.parse(Array(apdu[5 ..< 5 + lc])) else {
-      return Self.status(index: 1, .wrongLength) + Self.ok
-    }
-    switch apdu[3] {
-    case 0x00: return session(objects)
-    case 0x01: return exchange(objects)
-    case 0x02: return switchProtocol(objects)
-    default: return Self.notSupported
-    }
-  }
-
-  /// The `C0 03 <index> SW1 SW2` status object of a Manage Session or transparent exchange answer.
-  private static func status(index: Int, _ sw: StatusWord) -> [UInt8] {
-    [0xC0, 0x03, UInt8(truncatingIfNeeded: index), sw.sw1, sw.sw2]
-  }
-
-  private func session(_ objects: [BERObject]) -> [UInt8] {
-    for (i, object) in objects.enumerated() {
-      switch object.tag {
-      case 0x81:
-        sessionActive = true
-        selectedProtocol = nil
-      case 0x82: endSession()
-      case 0x83: tag.reset()
-      case 0x84: break
-      case 0x5F46: break
-      default: return Self.status(index: i + 1, .functionNotSupported) + Self.ok
-      }
-    }
-    return Self.status(index: 0, .success) + Self.ok
-  }
-
-  /// Switch Protocol (`8F 02 <standard> <layer>`; PC/SC Part 3 values as in
-  /// wsrf2009/contactless-driver `pcsc.h`).
-  ///
-  /// - `02 02` / `02 03` (ISO 15693) with an ISO 15693 tag, and `00 03` (ISO 14443A layer 3) with a
-  ///   Type 2 tag: `C0 03 00 90 00 8F 01 00`, as in the ACR1552 trace. The 14443A switch activates
-  ///   the tag anew (ISO 14443-3 REQA/anticollision/SELECT), so its volatile state (PWD_AUTH) is
-  ///   dropped.
-  /// - A standard this reader handles (00 ISO 14443A, 02 ISO 15693) that the tag in the field does
-  ///   not speak: `C0 03 01 64 01`, the "no answer" state the trace shows for a mute tag, because
-  ///   the reader switches its field and then no card answers the activation. This is our choice:
-  ///   the ACS manuals we found do not show this case.
-  /// - Anything else (other standards, layers 2 and 4, a malformed object): `C0 03 01 6A 81`.
-  private func switchProtocol(_ objects: [BERObject]) -> [UInt8] {
-    guard objects.count == 1, let object = objects.first, object.tag == 0x8F, object.value.count == 2 else {
-      return Self.status(index: 1, .functionNotSupported) + Self.ok
-    }
-    let standard = object.value[0], layer = object.value[1]
-    switch (standard, layer) {
-    case (0x02, 0x02), (0x02, 0x03):
-      guard tag.platform == .type5 else { return Self.status(index: 1, .noResponse) + Self.ok }
-    case (0x00, 0x03):
-      guard tag.platform == .type2 else { return Self.status(index: 1, .noResponse) + Self.ok }
-      tag.reset()
-    default:
-      return Self.status(index: 1, .functionNotSupported) + Self.ok
-    }
-    selectedProtocol = [standard, layer]
-    return Self.status(index: 0, .success) + [0x8F, 0x01, 0x00] + Self.ok
-  }
-
-  /// Transparent Exchange. ISO 15693 tags answer without a prior Switch Protocol (as before);
-  /// Type 2 tags only after a switch to ISO 14443A layer 3 (else `C0 03 01 6A 81`). A Type 2
-  /// ACK or NAK comes back as a one-byte `97` with `92 01 04` (4 valid bits in the last byte).
-  private func exchange(_ objects: [BERObject]) -> [UInt8] {
-    switch tag.platform {
-    case .type5: break
-    case .type2 where selectedProtocol == [0x00, 0x03] && !(tag is MIFAREClassicVirtualTag): break
-    default: return Self.status(index: 1, .functionNotSupported) + Self.ok
-    }
-    var out: [UInt8] = []
-    for (i, object) in objects.enumerated() {
-      switch object.tag {
-      case 0x90, 0x91, 0x92, 0x5F46: continue
-      case 0x93:
-        _ = tag.respond(to: object.value)
-      case 0x95:
-        let answer: [UInt8], validBits: UInt8
-        switch tag.respond(to: object.value) {
-        case .data(let bytes): (answer, validBits) = (bytes, 0)
-        case .ack: (answer, validBits) = ([0x0A], 4)
-        case .nak(let code): (answer, validBits) = ([code & 0x0F], 4)
-        case .mute: return Self.status(index: i + 1, .noResponse) + Self.ok
-        }
-        let length: [UInt8] = answer.count < 0x80 ? [UInt8(answer.count)] : [0x81, UInt8(truncatingIfNeeded: answer.count)]
-        out = [0x92, 0x01, validBits, 0x96, 0x02, 0x00, 0x00, 0x97] + length + answer
-        guard answer.count <= 0xFF, 5 + out.count + 2 <= Self.maximumAnswer else {
-          return Self.status(index: i + 1, .wrongLength) + Self.ok
-        }
-      default:
-        return Self.status(index: i + 1, .functionNotSupported) + Self.ok
-      }
-    }
-    return Self.status(index: 0, .success) + out + Self.ok
   }
 }

@@ -88,42 +88,79 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
 
   /// The reader face a tag of this kind is shown in when none is named: the ACR122U, except for
   /// ISO 15693 tags, which it cannot read.
-  public var defaultFace: ReaderFaceKind { self == .icodeSLIX2 ? .part3 : .acr122u }
+  public var defaultFace: ReaderFaceKind { self == .icodeSLIX2 ? .acr1552u : .acr122u }
 
   /// "ntag213|ntag215|…" for help texts.
   public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
-/// The reader faces the emulator can show a virtual tag in.
+/// The reader faces the emulator can show a virtual tag in: the ACR122U (a PN532 behind
+/// pseudo-APDUs, ``ACR122UFace``) and PC/SC Part 3 readers, each a ``PartThreeFace`` with its
+/// ``ReaderProfile``. `part3`, the name of the generic Part 3 face before the real readers came,
+/// still parses and means ``acr1552u`` (``part3``).
 public enum ReaderFaceKind: String, CaseIterable, Sendable {
-  /// An ACS ACR122U (a PN532 behind pseudo-APDUs): Types 1–4, no ISO 15693.
+  /// An ACS ACR122U (a PN532 behind pseudo-APDUs): Types 1–4 and MIFARE Classic, no ISO 15693.
   case acr122u
-  /// A generic PC/SC Part 3 reader with ISO 15693 (ACR1552U-like): Types 2, 4 and 5.
-  case part3
+  /// An ACS ACR1252U: Types 2, 3 (direct transmit), 4 and MIFARE Classic (``ReaderProfile/acr1252u``).
+  case acr1252u
+  /// An ACS ACR1552U: Types 2, 4, 5 and MIFARE Classic, `FF C2` (``ReaderProfile/acr1552u``).
+  case acr1552u
+  /// An Identiv uTrust 3700 F: Types 2, 4 and MIFARE Classic, whole blocks (``ReaderProfile/utrust3700f``).
+  case utrust3700f
+  /// A HID OMNIKEY 5022 CL: Types 2, 4, 5 and MIFARE Classic, 16-byte reads (``ReaderProfile/omnikey5022``).
+  case omnikey5022
+  /// A HID OMNIKEY 5422's contactless reader: Types 2, 4 and MIFARE Classic (``ReaderProfile/omnikey5422``).
+  case omnikey5422
+  /// An SCM SCL3711 behind Identiv's PC/SC driver: Types 2, 4 and MIFARE Classic (``ReaderProfile/scl3711``).
+  case scl3711
+
+  /// The generic PC/SC Part 3 face of earlier versions: the ACR1552U it was shaped after. `part3`
+  /// on the command line (`sim:ntag215@part3`, `emulate --reader part3`) parses to it.
+  public static let part3 = ReaderFaceKind.acr1552u
+
+  /// The face named `rawValue`, `part3` included (as ``acr1552u``); nil for other names.
+  public init?(rawValue: String) {
+    if rawValue == "part3" {
+      self = .acr1552u
+      return
+    }
+    guard let face = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+    self = face
+  }
+
+  /// The reader model of a Part 3 face; nil for the ACR122U.
+  public var profile: ReaderProfile? {
+    switch self {
+    case .acr122u: return nil
+    case .acr1252u: return .acr1252u
+    case .acr1552u: return .acr1552u
+    case .utrust3700f: return .utrust3700f
+    case .omnikey5022: return .omnikey5022
+    case .omnikey5422: return .omnikey5422
+    case .scl3711: return .scl3711
+    }
+  }
 
   /// The face with `tag` in its field.
-  /// - Throws: ``EmulatorError`` when this reader cannot talk to that kind of tag.
+  /// - Throws: ``EmulatorError`` when this reader cannot talk to that kind of tag, naming a face
+  ///   that can (``EmulatorError/workingFace``).
   public func makeFace(tag: any VirtualTag) throws(EmulatorError) -> any VirtualCard {
-    switch self {
-    case .acr122u:
+    guard let profile else {
       guard tag.platform != .type5 else {
-        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags", workingFace: .part3)
+        throw EmulatorError("the ACR122U cannot read ISO 15693 (Type 5) tags", workingFace: .acr1552u)
       }
       return ACR122UFace(tag: tag)
-    case .part3:
-      return try PartThreeFace(tag: tag)
     }
+    return try PartThreeFace(tag: tag, profile: profile)
   }
 
-  /// The PC/SC name the in-process simulator gives this reader.
+  /// The PC/SC name the in-process simulator gives this reader: the name pcsc-lite shows on Linux
+  /// without its ` NN SS` suffix (``ReaderProfile/readerName``).
   public var simulatedReaderName: String {
-    switch self {
-    case .acr122u: return "ACS ACR122U PICC Interface"
-    case .part3: return "ACS ACR1552 1S CL Reader PICC"
-    }
+    profile?.readerName ?? "ACS ACR122U PICC Interface"
   }
 
-  /// "acr122u|part3" for help texts.
+  /// "acr122u|acr1252u|…" for help texts (`part3` is accepted too, as acr1552u).
   public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 

@@ -5,8 +5,11 @@
 /// sim:KIND[/KIND…][@FACE]+OPTION[,OPTION…]
 /// ```
 ///
-/// `KIND` is a ``VirtualTagKind`` name, `FACE` a ``ReaderFaceKind`` (the kinds' default when not
-/// named), `IMAGE` a memory image file for the one tag. Options, after `+`:
+/// `KIND` is a ``VirtualTagKind`` name, `FACE` a ``ReaderFaceKind`` (`acr122u`, `acr1252u`,
+/// `acr1552u`, `utrust3700f`, `omnikey5022`, `omnikey5422`, `scl3711`, or `part3` for `acr1552u`;
+/// the kinds' default when not named), `IMAGE` a memory image file for the one tag. A face that
+/// does not read the kind is refused when the reader is opened, naming one that does. Options,
+/// after `+`:
 ///
 /// - `feed=N`: a tag feeder, N factory-fresh tags one after another (``TagFeeder``); with several
 ///   kinds, tag i is `kinds[(i − 1) % count]`. After the last tag the reader reports no tag.

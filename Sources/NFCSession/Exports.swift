@@ -49,6 +49,7 @@
 @_exported import enum NFCEmulator.TagResponse
 @_exported import enum NFCEmulator.RFTechnology
 @_exported import enum NFCEmulator.ReaderFaceKind
+@_exported import struct NFCEmulator.ReaderProfile
 @_exported import struct NFCEmulator.FeedSettings
 @_exported import enum NFCEmulator.LatencyModel
 @_exported import struct Logging.Logger

@@ -29,7 +29,7 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
                            UInt8(payload.count >> 8 & 0xFF), UInt8(payload.count & 0xFF)] + [0x78] + payload
   }
 
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func readsTheEmptyMessageOfAnNDEFCard(face: ReaderFaceKind) throws {
     let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
     let (platform, _) = try Self.connect(tag, face: face)
@@ -40,7 +40,7 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
     #expect(try platform.readNDEF() == [])
   }
 
-  @Test(arguments: ReaderFaceKind.allCases, [MIFAREClassicChip.classic1K, .classic4K, .mini])
+  @Test(arguments: classicKeyFaces, [MIFAREClassicChip.classic1K, .classic4K, .mini])
   func formatsAFactoryCardAndWritesAFullMessage(face: ReaderFaceKind, chip: MIFAREClassicChip) throws {
     let tag = try MIFAREClassicVirtualTag(chip: chip, uid: uid)
     let (platform, _) = try Self.connect(tag, face: face)
@@ -75,7 +75,7 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
     #expect(transport.answered - apdusBefore == 65)
   }
 
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func aTearSafeWriteZeroesTheLengthFirst(face: ReaderFaceKind) throws {
     let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
     let (platform, _) = try Self.connect(tag, face: face)
@@ -115,7 +115,7 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
     #expect(why.contains("CRC 15") && why.contains("not trusted"))
   }
 
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func lockMakesItReadOnlyForGood(face: ReaderFaceKind) throws {
     let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
     let (platform, _) = try Self.connect(tag, face: face)
@@ -164,7 +164,7 @@ private let uid: [UInt8] = [0xA1, 0xB2, 0xC3, 0xD4]
 
 extension ClassicHost {
   /// The memory dump is the `.mfd` layout: every block, trailers with the keys that opened them.
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func dumpIsTheMFDLayoutWithTheOpeningKeys(face: ReaderFaceKind) throws {
     let tag = try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
     let (platform, _) = try Self.connect(tag, face: face)

@@ -84,7 +84,7 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
   /// than the same card opening with the first key on the ACR122U (2 authentications, 2
   /// selections), 8 on a Part 3 reader (2 LOAD KEYS, 2 GENERAL AUTHENTICATE, 2 reactivations, 2
   /// GET DATA).
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func aSectorThatOpensWithTheThirdKeyIsRead(face: ReaderFaceKind) throws {
     var exchanges: [Int] = []
     for thirdKey in [false, true] {
@@ -97,7 +97,7 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
       let selections = recorder.sent.filter { $0 == listPassiveTarget }.count
       switch face {
       case .acr122u: #expect(selections == (thirdKey ? 2 : 0) && recorder.reactivations == 0)
-      case .part3:
+      default:
         #expect(selections == 0 && recorder.reactivations == (thirdKey ? 2 : 0))
         #expect(recorder.sent.filter { $0 == getData }.count == 1 + (thirdKey ? 2 : 0), "detection's, then one per reactivation")
       }
@@ -109,7 +109,7 @@ private let listPassiveTarget: [UInt8] = [0xFF, 0x00, 0x00, 0x00, 0x04, 0xD4, 0x
   /// The same card through a transport that keeps the card from being selected again: the
   /// silent card refuses the third key too, and the read fails. This is what the host's new
   /// selection is for.
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func withoutANewSelectionTheThirdKeyIsRefused(face: ReaderFaceKind) throws {
     let (failure, transport) = try Self.readFailure(face: face, through: NoNewSelection.init)
     guard case .authenticationFailed? = failure else {
@@ -133,7 +133,7 @@ extension ClassicReselectTests {
   /// A new selection (the ACR122U's InListPassiveTarget, a Part 3 reader's reactivation and GET
   /// DATA) that finds another card (another UID) is the card's removal: nothing goes on with the
   /// other card.
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func aNewSelectionFindingAnotherCardIsTheRemoval(face: ReaderFaceKind) throws {
     let (failure, transport) = try Self.readFailure(face: face, through: AnotherCardOnSelection.init)
     guard case .transceive(.tagRemoved, _, _)? = failure else {

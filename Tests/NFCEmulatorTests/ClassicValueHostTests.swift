@@ -44,7 +44,7 @@ import Testing
     return platform
   }
 
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func initIncrementDecrementOnAFactoryCard(face: ReaderFaceKind) throws {
     let tag = try MIFAREClassicVirtualTag(chip: .classic1K, uid: Self.uid)
     let platform = try Self.connect(tag, face: face)
@@ -64,7 +64,7 @@ import Testing
   /// Access bits 110 on block 4 (MF1S50yyX Table 8: read A|B, write B, increment B, decrement
   /// A|B): the increment and the write are done with key B, the read and the decrement with
   /// whichever key opens first.
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func eachOperationUsesAKeyTheAccessBitsGrant(face: ReaderFaceKind) throws {
     let tag = try Self.card(groups: [0b110, 0b000, 0b000, 0b011], value: 10)
     let platform = try Self.connect(tag, face: face)
@@ -77,7 +77,7 @@ import Testing
 
   /// Access bits 010 (read only) and 001 (read and decrement only): what no key may do is
   /// refused and the block keeps its value.
-  @Test(arguments: ReaderFaceKind.allCases)
+  @Test(arguments: classicKeyFaces)
   func whatNoKeyMayDoIsRefusedAndChangesNothing(face: ReaderFaceKind) throws {
     let readOnly = try Self.card(groups: [0b010, 0b000, 0b000, 0b011], value: 50)
     let onReadOnly = try Self.connect(readOnly, face: face)

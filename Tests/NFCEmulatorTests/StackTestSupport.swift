@@ -61,3 +61,8 @@ func expectTooLargeChangesNothing(_ message: [UInt8], platform: any NDEFTagPlatf
   #expect(tag.memoryImage == before, sourceLocation: sourceLocation)
   #expect(tag.memoryGeneration == generation, sourceLocation: sourceLocation)
 }
+
+/// The faces whose MIFARE Classic key loading is the form the tool sends today (`FF 82 00 <00|01>
+/// 06 key`): every face but the SCL3711, whose LOAD KEYS takes the key type (60/61) as its number
+/// (SCL3711 Reference Manual §6.2.3; `ReaderProfile.scl3711`).
+let classicKeyFaces = ReaderFaceKind.allCases.filter { $0 != .scl3711 }

@@ -28,6 +28,14 @@ public struct ACR122UControl {
     if green { control |= 0x02 }
     if blinkRed { control |= 0x40 | 0x10 }
     if blinkGreen { control |= 0x80 | 0x20 }
+    return try signal(leds: control, t1: t1, t2: t2, repetitions: repetitions, buzzer: buzzer)
+  }
+
+  /// `FF 00 40 leds 04 T1 T2 reps buzzer` with the LED control byte as it is (ACR122U API V2.04
+  /// §6.2: bits 2–3 say which LED to update, so `00` leaves both as they are and only beeps).
+  /// - Returns: the LED state the reader reports (bit 0 red, bit 1 green).
+  @discardableResult
+  public func signal(leds control: UInt8, t1: UInt8, t2: UInt8, repetitions: UInt8, buzzer: Buzzer) throws(TransceiveError) -> UInt8 {
     let reply = try transport.transmit([0xFF, 0x00, 0x40, control, 0x04, t1, t2, repetitions, buzzer.rawValue])
     guard reply.count == 2, let sw = StatusWord(trailerOf: reply) else { throw .malformedResponse(reply) }
     // The reader answers 90 <LED state>: SW1 90 is success here, SW2 carries the state.

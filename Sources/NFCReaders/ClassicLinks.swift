@@ -132,6 +132,8 @@ public final class PartThreeClassicLink: Transceiver {
   let identifier: [UInt8]?
   /// A value command waiting for its TRANSFER: its code, block and operand.
   private var held: (code: UInt8, block: UInt8, operand: [UInt8])?
+  /// nil until the first LOAD KEYS; then true when the reader takes the key type as P2.
+  private var keyTypeInP2: Bool?
   /// 16-byte blocks.
   public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 18, rawCommands: false)
   /// How commands reach the tag, for people.
@@ -151,9 +153,9 @@ public final class PartThreeClassicLink: Transceiver {
     switch command.first {
     case 0x60?, 0x61?:
       guard command.count == 12 else { throw .unsupported("a MIFARE authentication of \(command.count) bytes") }
-      _ = try Self.data(try transport.transmit([0xFF, 0x82, 0x00, 0x00, 0x06] + command[2..<8]))
+      let slot = try loadKey(Array(command[2..<8]), type: command[0])
       do {
-        _ = try Self.data(try transport.transmit([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, command[1], command[0], 0x00]))
+        _ = try Self.data(try transport.transmit([0xFF, 0x86, 0x00, 0x00, 0x05, 0x01, 0x00, command[1], command[0], slot]))
       } catch {
         if case .status = error { try reactivate() }
         throw error
@@ -189,6 +191,28 @@ public final class PartThreeClassicLink: Transceiver {
     default:
       throw .unsupported("MIFARE command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader")
     }
+  }
+
+  /// LOAD KEYS of a volatile card key (`FF 82 00 P2 06 key`) in the form this reader takes, and
+  /// the key number GENERAL AUTHENTICATE then names:
+  /// - key number `00` (ACS ACM1252U-Y3 Reference Manual §5.2.4.1, Identiv CLOUD 47x0 F §6.2.3,
+  ///   HID OMNIKEY sample `LoadKeyCommand`);
+  /// - the key type `60`/`61` as P2, and as the key number (SCL3711 Reference Manual v1.3 §6.2.3).
+  /// The reader's name picks the first form tried (``ReaderModel/hinted(byName:)``, no probe); a
+  /// `69 88` ("key number not valid", the same section) to key number 00 switches to the other for
+  /// the life of the link (one APDU more, once).
+  private func loadKey(_ key: [UInt8], type: UInt8) throws(TransceiveError) -> UInt8 {
+    if keyTypeInP2 == nil {
+      keyTypeInP2 = ReaderModel.hinted(byName: transport.readerName)?.capabilities.keyLoading == .keyTypeInP2
+    }
+    let slot: UInt8 = keyTypeInP2 == true ? type : 0x00
+    let reply = try transport.transmit([0xFF, 0x82, 0x00, slot, 0x06] + key)
+    if slot == 0x00, StatusWord(trailerOf: reply) == StatusWord(0x69, 0x88) {
+      keyTypeInP2 = true
+      return try loadKey(key, type: type)
+    }
+    _ = try Self.data(reply)
+    return slot
   }
 
   /// Runs one storage-card command; when the reader refuses it (`63 00`: the card's NAK to a READ,

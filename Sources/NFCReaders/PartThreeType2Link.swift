@@ -35,7 +35,8 @@ import NFCTransport
 ///   `tt2.py` reselects after a failed GET_VERSION), and a switch to layer 3 makes the reader
 ///   activate the card anew (our reading of PC/SC Part 3; the ACS manuals we found do not say).
 /// - **Mapped** (Part 3 readers without transparent exchange): READ (`30 pg`) becomes READ BINARY
-///   (`FF B0 00 pg 10`) and WRITE (`A2 pg d0..d3`) becomes UPDATE BINARY (`FF D6 00 pg 04 …`).
+///   (`FF B0 00 pg 10`, as many as the reader needs for 16 bytes: `mappedRead(page:)`) and WRITE
+///   (`A2 pg d0..d3`) becomes UPDATE BINARY (`FF D6 00 pg 04 …`).
 ///   Nothing else passes (rawCommands false), so the platform falls back to plain reads.
 ///
 /// The session is left open for the life of the card handle (see ``PartThreeType5Link``).
@@ -99,8 +100,7 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
   private func mapped(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     switch command.first {
     case 0x30 where command.count == 2:
-      let reply = try session.send([0xFF, 0xB0, 0x00, command[1], 0x10])
-      return try Self.data(reply)
+      return try mappedRead(page: command[1])
     case 0xA2 where command.count == 6:
       let reply = try session.send([0xFF, 0xD6, 0x00, command[1], 0x04] + command[2..<6])
       _ = try Self.data(reply)
@@ -109,6 +109,42 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
       throw .unsupported("tag command \(hexString(command.prefix(1))) through a PC/SC Part 3 reader "
                          + "without transparent exchange")
     }
+  }
+
+  /// READ (`30 pg`, 16 bytes) as READ BINARY `FF B0 00 pg 10`, whatever length the reader
+  /// returns: readers differ, and the answer is taken as whole pages from `pg` on.
+  /// - the uTrust 3700 F returns one 4-byte page "regardless of the value given in Le" (Identiv
+  ///   CLOUD 47x0 F Reference Manual §6.2.1, the same firmware family; nfc4pc `NDEF.java`): the
+  ///   next pages are read until there are 16 bytes (4 APDUs instead of 1);
+  /// - the OMNIKEY 5022 returns 16 bytes when asked for 4 (nfc4pc `NDEF.java`, issue 14): more
+  ///   than 16 is cut to 16.
+  /// A page past the last one is refused by such a reader where the tag's own READ wraps to page 0
+  /// (NXP NTAG213/215/216 data sheet §10.2), so a page after the first that is refused twice in a
+  /// row (once could be a passing failure) is taken as past the end, and the read goes on from
+  /// page 0; a tag gone silent then fails there too, and the read with it.
+  /// - Throws: `TransceiveError.malformedResponse(_:)` for an answer that is not whole pages (none,
+  ///   or 1–3 bytes), the status of a refused first page.
+  private func mappedRead(page: UInt8) throws(TransceiveError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var next = page
+    var refused = false
+    while bytes.count < 16 {
+      let reply = try session.send([0xFF, 0xB0, 0x00, next, 0x10])
+      let data: [UInt8]
+      do {
+        data = try Self.data(reply)
+      } catch .status(let sw) {
+        guard !bytes.isEmpty, next != 0 else { throw .status(sw) }
+        if refused { next = 0 }  // past the last page: wrap as READ does
+        refused.toggle()
+        continue
+      }
+      refused = false
+      guard !data.isEmpty, data.count % 4 == 0 else { throw .malformedResponse(data) }
+      bytes += data
+      next &+= UInt8(truncatingIfNeeded: data.count / 4)
+    }
+    return Array(bytes.prefix(16))
   }
 
   static func data(_ reply: [UInt8]) throws(TransceiveError) -> [UInt8] {

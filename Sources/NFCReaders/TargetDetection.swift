@@ -5,7 +5,8 @@ import NFCTransport
 ///
 /// The path is picked from what the reader answers, not from its name: an answer to
 /// `FF 00 48 00 00` that starts with "ACR122" means an ACR122U (a PN532 behind pseudo-APDUs);
-/// anything else is treated as a generic PC/SC Part 3 reader.
+/// anything else is treated as a generic PC/SC Part 3 reader (FeliCa through its direct transmit,
+/// ``FeliCaDirectTransmitLink``). What each reader model can do: ``ReaderCapabilities``.
 /// - Throws: `PollError.failed(_:)` when the card cannot be identified.
 public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil) throws(PollError) -> DetectedTarget {
   let link: any APDUTransport = logger.map { TracingTransport(transport, logger: $0) } ?? transport
@@ -62,11 +63,26 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
       if error == .tagRemoved { throw failure(error, transport.readerName) }
     }
   }
+  if platform == .type3, !isACR122 {
+    // FeliCa on a Part 3 reader: one Polling by direct transmit gives the PMm (its IC code names
+    // FeliCa Lite-S) and the system code, as InListPassiveTarget does on the ACR122U (one APDU,
+    // FeliCa tags only). A reader that refuses it leaves them unknown; its link then says why.
+    if let reply = try? link.transmit([0xFF, 0x00, 0x00, 0x00, 0x06] + FeliCaDirectTransmitLink.polling),
+       let answer = ResponseAPDU(reply), answer.statusWord.isSuccess, answer.data.count >= 18,
+       Int(answer.data[0]) == answer.data.count, answer.data[1] == 0x01 {
+      identifier = Array(answer.data[2..<10])
+      details.felicaPMm = Array(answer.data[10..<18])
+      if answer.data.count == 20 { details.felicaSystemCode = Array(answer.data[18..<20]) }
+    }
+  }
   let tagLink: any Transceiver
   switch (platform, isACR122) {
   case (.type1?, true): tagLink = ACR122UType1Link(transport: link)
+  case (.type1?, false):
+    tagLink = UnreachableTagLink(reason: "Topaz (Type 1) tags on \(transport.readerName): nfctag reads them through the ACS ACR122U only")
   case (.type2?, true): tagLink = ACR122UType2Link(transport: link)
   case (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
+  case (.type3?, false): tagLink = FeliCaDirectTransmitLink(transport: link)
   case (.type4?, true): tagLink = ACR122UType4Link(transport: link)
   case (.type4?, false): tagLink = APDUPassthroughLink(transport: link, capabilities: APDUPassthroughLink.shortAPDUs)
   case (.type5?, _): tagLink = PartThreeType5Link(transport: link)

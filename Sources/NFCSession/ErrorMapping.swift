@@ -16,7 +16,7 @@ extension NFCReaderError {
   /// | read-only | 400 not writable |
   /// | message too large | 402 size too small |
   /// | read-back differs | 401 update failure |
-  /// | not NDEF formatted, unsupported | 1 unsupported feature |
+  /// | not NDEF formatted, unsupported (by the tag, or a command the reader cannot carry) | 1 unsupported feature |
   /// | malformed tag data | 102 tag response error |
   /// | password or key refused, read-protected pages | 2 security violation |
   public init(_ error: TagError) {
@@ -24,6 +24,9 @@ extension NFCReaderError {
     switch error {
     case _ where error.isTagLost: code = .readerTransceiveErrorTagConnectionLost
     case .writeRefused: code = .ndefReaderSessionErrorTagNotWritable
+    // A command the reader cannot carry (a FeliCa tag on a reader without a FeliCa path, a Topaz
+    // off the ACR122U): no retry helps.
+    case .transceive(.unsupported, _, _): code = .readerErrorUnsupportedFeature
     case .transceive: code = .readerTransceiveErrorRetryExceeded
     case .readOnly: code = .ndefReaderSessionErrorTagNotWritable
     case .insufficientCapacity: code = .ndefReaderSessionErrorTagSizeTooSmall

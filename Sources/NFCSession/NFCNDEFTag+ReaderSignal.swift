@@ -1,8 +1,11 @@
+import NFCReaders
 import NFCTags
 import NFCTransport
 
 extension NFCNDEFTag {
-  /// Shows `signal` on the reader (ACR122U: LEDs and buzzer), between tag commands.
+  /// Shows `signal` on the reader's LEDs and buzzer, between tag commands: the ACR122U's
+  /// `FF 00 40`; the ACR1252U's and ACR1552U's escapes (NFCReaders' `ACSEscape`, through
+  /// `SCardControl`; the ACR1252U without them takes `FF 00 40` too).
   ///
   /// The signal is the tag's last command: the person at the reader (or a tag feeder) takes the
   /// tag away on it. So a card the session would reset at its release (an authentication, raw
@@ -16,6 +19,8 @@ extension NFCNDEFTag {
     let engine = connection.engine
     return try connection.withLink { link throws(TransceiveError) in
       guard let signalling = link as? any ReaderSignalling else { return false }
+      // A Part 3 link signals only on the ACS readers that have LED and buzzer escapes.
+      if let optional = signalling as? any OptionalReaderSignalling, !optional.canSignal { return false }
       if engine.resetsOnRelease, (try? signalling.reactivateCard()) != nil { engine.cardWasReset() }
       try signalling.signal(signal)
       return true

@@ -84,7 +84,7 @@ package struct ProvisionCommand: ToolCommand {
   package var allowTemplateChange = false
   @Flag(help: "One JSON event per line on stdout.") package var json = false
   @Flag(name: .shortAndLong, help: "Print errors only.") package var quiet = false
-  @Flag(help: "Do not signal outcomes on the reader (ACR122U LEDs and buzzer).") package var noFeedback = false
+  @Flag(help: "Do not signal outcomes on the reader (LEDs and buzzer of the ACR122U, ACR1252U and ACR1552U).") package var noFeedback = false
   @Flag(help: "Print every APDU in and out on stderr (secrets are masked).") package var trace = false
 
   package init() {}

@@ -28,7 +28,7 @@ public struct ProvisioningOptions: Sendable {
   public var recordedStatus: @Sendable (TagFailure) -> Int32
   /// Seconds without a tag before a reader's session ends; nil waits until stopped.
   public var timeout: Double?
-  /// Signal each outcome on the reader (ACR122U LEDs and buzzer).
+  /// Signal each outcome on the reader (LEDs and buzzer, on the readers that have them: docs/readers.md).
   public var feedback: Bool
   /// `--sdm-url`: every tag is an NTAG 424 DNA keyed from the master key, its SUN URL verified.
   public var sun: SUNProvisioning?

@@ -1,5 +1,6 @@
 import NFCTagCLI
 import ArgumentParser
+import NFCReaders
 import NFCTransport
 import PCSC
 
@@ -26,10 +27,11 @@ extension NFCTool {
 
       // 1. The PC/SC service.
       var readers: [String] = []
+      var pcsc: PCSCContext?
       do {
-        let pcsc = try PCSCContext()
+        pcsc = try PCSCContext()
         ok("pcscd answers")
-        readers = try pcsc.listReaders()
+        readers = try pcsc?.listReaders() ?? []
       } catch {
         problem("pcscd does not answer: \(error)",
                 fix: "start it: `sudo pcscd` (or `sudo systemctl start pcscd.socket`); install it with `sudo apt-get install pcscd`")
@@ -39,8 +41,14 @@ extension NFCTool {
       if readers.isEmpty {
         problem("no reader is attached",
                 fix: "plug in a reader (ACR122U: install libccid), or start a virtual one: `nfctag emulate --tag ntag215`")
-      } else {
-        for (index, name) in readers.enumerated() { ok("reader \(index): \(name)") }
+      }
+      // Each reader: what it is (by its answers), what it can do, what it needs (docs/readers.md).
+      for check in readerChecks(ReaderEnvironment.gather(readers: readers, context: pcsc)) {
+        switch check {
+        case .ok(let text): ok(sanitizeLine(text))
+        case .problem(let text, let fix): problem(sanitizeLine(text), fix: fix)
+        case .note(let text, let fix): note(sanitizeLine(text) + "\n      fix: " + fix)
+        }
       }
 
       // 3. Kernel NFC drivers that claim ACR122U / PN533 readers before pcscd can.
@@ -51,7 +59,7 @@ extension NFCTool {
       if grabbing.isEmpty {
         ok("no kernel NFC driver (pn533_usb) is loaded")
       } else {
-        problem("kernel module(s) \(grabbing.joined(separator: ", ")) loaded: they take ACR122U readers away from pcscd",
+        problem("kernel module(s) \(grabbing.joined(separator: ", ")) loaded: they take ACR122U and SCL3711 readers away from pcscd",
                 fix: "`sudo modprobe -r pn533_usb pn533 nfc` and add `blacklist pn533_usb` to /etc/modprobe.d/blacklist-nfc.conf")
       }
 
@@ -72,43 +80,6 @@ extension NFCTool {
         throw ExitCode(ExitStatus.unavailable)
       }
       print("all checks passed")
-    }
-  }
-
-  /// `nfctag readers`: the PC/SC readers, with whether a card is present.
-  struct ListReaders: ToolCommand {
-    static let configuration = CommandConfiguration(commandName: "readers", abstract: "List the PC/SC readers.")
-    @OptionGroup var output: FormatOption
-
-    func run(in context: CommandContext) throws {
-      let readers: [String]
-      let present: [Bool]
-      let pcsc = try PCSCContext()
-      readers = try pcsc.listReaders()
-      var states = readers.map { ReaderState(reader: $0) }
-      if !states.isEmpty { try? pcsc.waitForStatusChange(&states, timeoutMilliseconds: 0) }
-      present = states.map { $0.flags.contains(.present) }
-      let out = StandardOutput(context.output)
-      if output.isJSON {
-        let items = readers.enumerated().map { index, name in
-          var o = JSONObjectWriter()
-          o.number("index", index)
-          o.string("name", name)
-          o.bool("card", present[index])
-          return o.finish()
-        }
-        var o = JSONObjectWriter()
-        o.array("readers", items)
-        out.write(o.finish() + "\n")
-      } else {
-        for (index, name) in readers.enumerated() {
-          out.write("\(index)  \(sanitizeLine(name))\(present[index] ? "  (card present)" : "")\n")
-        }
-      }
-      out.flush()
-      if readers.isEmpty && !output.isJSON {
-        throw cliFailure(for: PollError.noReader("no reader found"))
-      }
     }
   }
 }

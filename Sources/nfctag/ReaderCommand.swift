@@ -5,22 +5,31 @@ import NFCTransport
 import PCSC
 
 extension NFCTool {
-  /// `nfctag reader …`: the ACR122U's own commands: firmware, LEDs and buzzer.
+  /// `nfctag reader …`: the reader's own commands: firmware, LEDs and buzzer, on the readers
+  /// that have them (ACS ACR122U: pseudo-APDUs; ACS ACR1252U and ACR1552U: ACS escapes).
   struct Reader: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "reader",
-      abstract: "ACR122U reader commands: firmware version, LEDs and buzzer.",
+      abstract: "Reader commands: firmware version, LEDs and buzzer (ACR122U, ACR1252U, ACR1552U).",
       discussion: """
-        Sent as escape commands when the driver allows them, else through a tag in the field \
-        (as with vpcd, or libccid without DRIVER_OPTION_CCID_EXCHANGE_AUTHORIZED).
+        The reader is told by what it answers to ACS's escapes (SCardControl), its name only a \
+        hint. ACR122U pseudo-APDUs are sent as escape commands when the driver allows them, else \
+        through a tag in the field (as with vpcd, or libccid without \
+        DRIVER_OPTION_CCID_EXCHANGE_AUTHORIZED); the ACR1252U's and ACR1552U's escapes need the \
+        driver to allow them (`nfctag doctor` says how).
         """,
-      subcommands: [Firmware.self, LED.self, Buzzer.self])
+      subcommands: [Firmware.self, LED.self, Beep.self, Buzzer.self])
 
     struct Firmware: ToolCommand {
       static let configuration = CommandConfiguration(commandName: "firmware", abstract: "Print the reader's firmware version (FF 00 48 00 00).")
       @OptionGroup var target: ReaderTarget
       func run(in context: CommandContext) throws {
-        let version = try target.withControl { control throws(TransceiveError) in try control.firmware() }
+        let version = try target.withReader { reader throws(TransceiveError) in
+          switch reader {
+          case .acr122u(let control): return try control.firmware()
+          case .acs(let escape, _): return try escape.firmware()
+          }
+        }
         context.output.write(sanitizeLine(version) + "\n")
       }
     }
@@ -47,9 +56,20 @@ extension NFCTool {
       func run(in context: CommandContext) throws {
         let units = UInt8(period / 100)
         let (red, green, blink, beep) = (red, green, UInt8(clamping: blink), beep)  // validate(): 0...255
-        let state = try target.withControl { control throws(TransceiveError) in
-          try control.signal(red: red, green: green, blinkRed: blink > 0 && red, blinkGreen: blink > 0 && green,
-                             t1: units, t2: units, repetitions: blink, buzzer: beep ? .duringT1 : .off)
+        let state = try target.withReader { reader throws(TransceiveError) in
+          switch reader {
+          case .acr122u(let control):
+            return try control.signal(red: red, green: green, blinkRed: blink > 0 && red, blinkGreen: blink > 0 && green,
+                                      t1: units, t2: units, repetitions: blink, buzzer: beep ? .duringT1 : .off)
+          case .acs(let escape, let model):
+            // ACS escapes set a steady state (ACM1252U-Y3 §5.3.2): no blinking.
+            guard blink == 0 else {
+              throw .unsupported("--blink on the \(model.productName) (its LED escape sets a steady state); the ACS ACR122U blinks")
+            }
+            let state = try escape.setLEDs(first: red, green: green)
+            if beep { try escape.beep(milliseconds: Int(units) * 100) }
+            return state
+          }
         }
         context.output.write("red \(state & 1 != 0 ? "on" : "off"), green \(state & 2 != 0 ? "on" : "off")\n")
       }
@@ -62,8 +82,41 @@ extension NFCTool {
 
       func run(in context: CommandContext) throws {
         let on = state == .on
-        try target.withControl { control throws(TransceiveError) in try control.setDetectionBuzzer(on) }
+        try target.withReader { reader throws(TransceiveError) in
+          switch reader {
+          case .acr122u(let control): try control.setDetectionBuzzer(on)
+          case .acs(_, let model):
+            throw .unsupported("the beep on card detection of the \(model.productName) (nfctag sets it on the ACS ACR122U only)")
+          }
+        }
         context.output.write("buzzer on card detection: \(state.rawValue)\n")
+      }
+    }
+
+    struct Beep: ToolCommand {
+      static let configuration = CommandConfiguration(
+        commandName: "beep", abstract: "Sound the buzzer once (ACR122U: FF 00 40; ACR1252U, ACR1552U: escape E0 00 00 28).")
+      @OptionGroup var target: ReaderTarget
+      @Option(parsing: .unconditional, help: "Milliseconds (100 to 2500, in steps of 100).") var duration: Int = 200
+
+      func validate() throws {
+        guard (100...2_500).contains(duration), duration % 100 == 0 else {
+          throw ValidationError("--duration takes 100 to 2500 milliseconds, in steps of 100.")
+        }
+      }
+
+      func run(in context: CommandContext) throws {
+        let units = UInt8(duration / 100)  // validate(): 1...25
+        try target.withReader { reader throws(TransceiveError) in
+          switch reader {
+          case .acr122u(let control):
+            // P2 00: the LEDs unchanged; the buzzer on during T1, once (ACR122U API V2.04 §6.2).
+            _ = try control.signal(leds: 0x00, t1: units, t2: 0, repetitions: 1, buzzer: .duringT1)
+          case .acs(let escape, _):
+            try escape.beep(milliseconds: Int(units) * 100)
+          }
+        }
+        context.output.write("beeped \(duration) ms\n")
       }
     }
   }
@@ -76,24 +129,65 @@ struct ReaderTarget: ParsableArguments {
   @Option(name: .shortAndLong, help: "Reader name, a unique prefix of it, or its index in `nfctag readers`.")
   var reader: String?
 
-  /// Opens the reader, checks that it is an ACR122U, runs `body`, and maps failures to one line.
-  func withControl<T>(_ body: (ACR122UControl) throws(TransceiveError) -> T) throws -> T {
+  /// The reader's commands, by the path it has.
+  enum Commands {
+    /// The ACR122U's pseudo-APDUs.
+    case acr122u(ACR122UControl)
+    /// ACS's escapes (ACR1252U, ACR1552U).
+    case acs(ACSEscape, ReaderModel)
+  }
+
+  /// Opens the reader, tells which commands it takes (ACS escapes, or the ACR122U's firmware
+  /// pseudo-APDU), runs `body`, and maps failures to one line naming the reader and what works.
+  func withReader<T>(_ body: (Commands) throws(TransceiveError) -> T) throws -> T {
     let pcsc = try PCSCContext()
     let name = try PCSCReaders.select(reader, context: pcsc)
+    if let escape = try? ReaderEscapeChannel(context: pcsc, reader: name) {
+      defer { escape.close() }
+      let id = ReaderIdentification.identify(escape)
+      if let model = id.model, case .firmware(_, let code) = id.evidence, model.capabilities.signalling == .acsEscape {
+        return try run(body, .acs(ACSEscape(escape: escape, code: code), model), name)
+      }
+    }
     let transport: ReaderCommandTransport
     do {
       transport = try ReaderCommandTransport(context: pcsc, reader: name)
     } catch .readerUnavailable(let why) {
-      // Only a reader whose driver refuses escape commands without a card says so here.
-      throw CLIFailure(.readerUnavailable("\(why): put a tag on it and try again"))
+      throw CLIFailure(.readerUnavailable(Self.refusal(name, cardPresent: false, driverSays: why)))
     }
     defer { transport.close() }
     let control = ACR122UControl(transport: transport)
     do {
       _ = try control.firmware()
     } catch {
-      throw CLIFailure(.unsupported("\(name) is not an ACR122U (it does not answer FF 00 48 with its firmware)"))
+      // Without escapes, the ACR1252U takes the ACR122U's FF 00 40 through a tag (ACM1252U-Y3 §5.6.1).
+      guard ReaderModel.hinted(byName: name) == .acr1252u else {
+        throw CLIFailure(.unsupported(Self.refusal(name, cardPresent: true, driverSays: nil)))
+      }
     }
-    return try body(control)
+    return try run(body, .acr122u(control), name)
+  }
+
+  /// Why `name` takes no reader command, and what would work. `driverSays`: the reason no
+  /// connection was made (no escapes and no tag).
+  static func refusal(_ name: String, cardPresent: Bool, driverSays: String?) -> String {
+    let hinted = ReaderModel.hinted(byName: name)
+    if let model = hinted, model.capabilities.signalling == .acsEscape {
+      let tag = model == .acr1252u && !cardPresent ? ", or put a tag on it (its LEDs then take FF 00 40)" : ""
+      return "\(name) (\(model.productName) by its name) answered no ACS escape: its driver refuses escapes; set "
+        + "ifdDriverOptions 0x0001 in the CCID driver's Info.plist (`nfctag doctor` says how)\(tag)"
+    }
+    if let driverSays { return "\(driverSays): put a tag on it and try again" }
+    let what = hinted.map { "the \($0.productName) has no LED or buzzer command nfctag can send" }
+      ?? "it answers neither ACS's escapes nor the ACR122U's FF 00 48"
+    return "\(name): \(what); readers with them: ACS ACR122U, ACS ACR1252U, ACS ACR1552U"
+  }
+
+  private func run<T>(_ body: (Commands) throws(TransceiveError) -> T, _ commands: Commands, _ name: String) throws -> T {
+    do {
+      return try body(commands)
+    } catch .unsupported(let what) {
+      throw CLIFailure(.unsupported("\(name): \(what)"))
+    }
   }
 }

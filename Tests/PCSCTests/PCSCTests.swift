@@ -37,7 +37,12 @@ final class ScriptedCalls: PCSCCalls, @unchecked Sendable {
     lastTransmit = (`protocol`, command, capacity)
     return transmitReply
   }
-  func control(_ handle: SCARDHANDLE, code: DWORD, input: [UInt8], capacity: Int) -> Result<[UInt8], PCSCError> { .failure(.unsupportedFeature) }
+  var controlReply: Result<[UInt8], PCSCError> = .failure(.unsupportedFeature)
+  var lastControl: (code: DWORD, input: [UInt8], capacity: Int)?
+  func control(_ handle: SCARDHANDLE, code: DWORD, input: [UInt8], capacity: Int) -> Result<[UInt8], PCSCError> {
+    lastControl = (code, input, capacity)
+    return controlReply
+  }
   func status(_ handle: SCARDHANDLE) -> Result<(reader: String, state: DWORD, protocol: DWORD, atr: [UInt8]), PCSCError> {
     .success(("r", 0x34, 2, [0x3B, 0x00]))
   }

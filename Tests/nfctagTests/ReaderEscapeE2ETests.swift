@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `nfctag reader …` through the real pcscd and nfctag's pcsc-lite driver (docs/ifd-handler.md):
+/// the PCSC module's `SCardControl` on a direct connection reaches the face; an ACR1252U is told
+/// by its answer to ACS's firmware escape and takes its LED and buzzer escapes, and a reader
+/// without either (uTrust 3700 F) is refused with one line naming it and the readers that have them.
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .enabled(if: ifdHandlerInstalled, ifdHandlerSkipReason), .virtualReader)
+struct ReaderEscapeEndToEnd {
+  /// Runs `nfctag emulate` of an NTAG215 in `face` on `port` while `body` runs.
+  func withEmulator(face: String, port: Int, _ body: () throws -> Void) throws {
+    let emulator = Process()
+    emulator.executableURL = nfctagBinary()
+    emulator.arguments = ["emulate", "--tag", "ntag215", "--reader", face, "--vpcd", "127.0.0.1:\(port)"]
+    emulator.standardOutput = FileHandle.nullDevice
+    emulator.standardError = FileHandle.nullDevice
+    try emulator.run()
+    defer {
+      if emulator.isRunning { kill(emulator.processIdentifier, SIGINT) }
+      emulator.waitUntilExit()
+    }
+    try body()
+  }
+
+  @Test func anACR1252UTakesFirmwareLEDAndBeepThroughItsEscapes() throws {
+    let reader = "ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 04 00"  // port 36104 (reader.conf.in)
+    try withEmulator(face: "acr1252u", port: 36104) {
+      var firmware = try runNFCTag(["reader", "firmware", "--reader", reader])
+      for _ in 0..<40 where firmware.status != 0 {  // until the emulator is attached
+        Thread.sleep(forTimeInterval: 0.25)
+        firmware = try runNFCTag(["reader", "firmware", "--reader", reader])
+      }
+      #expect(firmware.status == 0, "\(firmware.stderr)")
+      #expect(firmware.stdout.hasPrefix("ACR1252U"))
+      #expect(try runNFCTag(["reader", "led", "--red", "--reader", reader]).stdout == "red on, green off\n")
+      #expect(try runNFCTag(["reader", "beep", "--reader", reader]).status == 0)
+      let readers = try runNFCTag(["readers"])
+      #expect(readers.stdout.contains("ACS ACR1252U (firmware ACR1252U"), "\(readers.stdout)")
+      let blink = try runNFCTag(["reader", "led", "--green", "--blink", "2", "--reader", reader])
+      #expect(blink.status == 65)
+      #expect(blink.stderr.contains(reader) && blink.stderr.contains("ACR122U"))
+    }
+  }
+
+  @Test func aUTrust3700FHasNoLEDAndSaysWhichReadersDo() throws {
+    let reader = "Identiv uTrust 3700 F CL Reader [uTrust 3700 F CL Reader] (0000000001) 06 00"  // port 36106
+    try withEmulator(face: "utrust3700f", port: 36106) {
+      var led = try runNFCTag(["reader", "led", "--green", "--reader", reader])
+      for _ in 0..<40 where !led.stderr.contains("no LED") {  // until the tag is there (the ACR122U check needs it)
+        Thread.sleep(forTimeInterval: 0.25)
+        led = try runNFCTag(["reader", "led", "--green", "--reader", reader])
+      }
+      #expect(led.status == 65)
+      #expect(led.stderr.hasPrefix("nfctag: \(reader): the Identiv uTrust 3700 F has no LED or buzzer"), "\(led.stderr)")
+      #expect(led.stderr.contains("ACS ACR1252U"))
+    }
+  }
+}

@@ -264,7 +264,7 @@ struct SUNTagSteps {
       do {
         try tag.changeKey(keyNumber: number, to: keys[Int(number)], version: derived, oldKey: .factory)
       } catch {
-        if case .oldKeyMismatch? = error as? NTAG424DNAError { try record(state("written", failed: [Self.notFactory(number)])) }
+        if case .oldKeyMismatch = error { try record(state("written", failed: [Self.notFactory(number)])) }
         throw error
       }
       versions[Int(number)] = derived

@@ -54,31 +54,28 @@ extension ReaderProfile {
     escapes: .acs(firmware: "ACR1252U_V202.2"))
 
   /// ACS ACR1552U (`072F:2303`, PICC interface). No page of ACS's own manual was readable: its
-  /// card-level behaviour is the ACS family's (ACM1252/ACR1255), as docs/readers.md says.
-  public static let acr1552u = ReaderProfile(
-    face: "acr1552u", productName: "ACS ACR1552U",
+  /// card-level behaviour is the ACS family's, so the ACR1252U's above (key rules, `FF C2`, status
+  /// words, ATR names, escape codes), but for what its own sources say, as docs/readers.md says.
+  public static let acr1552u: ReaderProfile = {
+    var profile = acr1252u
+    profile.face = "acr1552u"
+    profile.productName = "ACS ACR1552U"
     // acsccid: 2303 "ACS ACR1552 1S CL Reader" (acshk/acsccid src/supported_readers.txt), iInterface
     // "ACR1552 1S CL Reader PICC" (libccid readers/ACS_ACR1552U.txt); libccid 1.5.2 has no entry.
-    readerName: "ACS ACR1552 1S CL Reader [ACR1552 1S CL Reader PICC]",
+    profile.readerName = "ACS ACR1552 1S CL Reader [ACR1552 1S CL Reader PICC]"
     // Polling bit map has 14443A/B, FeliCa 212, Topaz, ISO 15693 (entur/android-nfc-lib
     // Acr1552UReader.java); how Type 1 and FeliCa are reached is not found: refused (docs/readers.md).
-    families: [.type2, .type4, .type5, .mifareClassic],
-    type2Read: .asked(multiple: 1),
-    type5Access: .blocks,
     // ISO 15693 through FF C2 (NXP community thread 2093136, an ACR1552U trace).
-    transparentExchange: true,
-    directTransmit: .none,
-    acr122LEDCommand: false, vendorCommandThroughTransmit: false,
-    keys: acsKeys,
-    unsupported: .functionNotSupported,
-    failed: .noInformation,
-    felicaATR: .partThree(standard: 0x11, name: [0x00, 0x3B]), topazATR: .partThree(standard: 0x03, name: [0x00, 0x30]),
+    profile.families = [.type2, .type4, .type5, .mifareClassic]
+    profile.type2Read = .asked(multiple: 1)
+    profile.directTransmit = .none
+    profile.acr122LEDCommand = false
     // ICODE: `0B 00 14` (pcsc-tools smartcard_list.txt; the only ICODE name in Part 3's list).
-    iso15693Name: [0x00, 0x14],
-    escapeCodes: [ReaderControlCode.vendorEscape, ReaderControlCode.pcscLite(3500)],
     // `E0 00 00 18 00` firmware, LED `29` (bit0 blue, bit1 green), buzzer `28`
     // (entur/android-nfc-lib ACR1552Commands.java); the version string is our choice.
-    escapes: .acs(firmware: "ACR1552U_V101.0"))
+    profile.escapes = .acs(firmware: "ACR1552U_V101.0")
+    return profile
+  }()
 
   /// Identiv uTrust 3700 F (`04E6:5790`).
   public static let utrust3700f = ReaderProfile(
@@ -145,30 +142,22 @@ extension ReaderProfile {
     // ReaderCapabilities.cs); the version is ours.
     escapes: .omnikey(firmware: [0x01, 0x0A, 0x00]))
 
-  /// HID Global OMNIKEY 5422, its contactless interface (`076B:5422`, interface 0).
-  public static let omnikey5422 = ReaderProfile(
-    face: "omnikey5422", productName: "HID OMNIKEY 5422",
+  /// HID Global OMNIKEY 5422, its contactless interface (`076B:5422`, interface 0): the 5022's
+  /// commands (the same ContactlessCardCommunication class in HIDSC OK5422.cs, so the same READ
+  /// BINARY, a choice), keys, status words and `FF 70 07 6B …` frames, with its own name and families.
+  public static let omnikey5422: ReaderProfile = {
+    var profile = omnikey5022
+    profile.face = "omnikey5422"
+    profile.productName = "HID OMNIKEY 5422"
     // libccid: "HID Global OMNIKEY 5422 Smartcard Reader", iInterface "OMNIKEY 5422CL Smartcard
     // Reader" (readers/HID_OMNIKEY_5422.txt).
-    readerName: "HID Global OMNIKEY 5422 Smartcard Reader [OMNIKEY 5422CL Smartcard Reader]",
+    profile.readerName = "HID Global OMNIKEY 5422 Smartcard Reader [OMNIKEY 5422CL Smartcard Reader]"
     // Contactless configuration objects: ISO 14443 A/B, iCLASS only (HIDSC AViatoR/OK5422.cs).
-    families: [.type2, .type4, .mifareClassic],
-    // Same ContactlessCardCommunication class as the 5022 (HIDSC OK5422.cs): same READ BINARY (choice).
-    type2Read: .fourPages,
-    type5Access: .oneBlock,
-    transparentExchange: false,
-    directTransmit: .none,
-    acr122LEDCommand: false, vendorCommandThroughTransmit: true,
-    keys: Keys(volatileStructures: [0x00], persistentStructures: [0x20], slots: Set(0x00...0x1F),
-               badStructure: StatusWord(0x69, 0x83), badSlot: StatusWord(0x69, 0x88), obsoleteAuthenticate: false),
-    unsupported: .instructionNotSupported,
-    failed: .noInformation,
-    felicaATR: .partThree(standard: 0x11, name: [0x00, 0x3B]), topazATR: .partThree(standard: 0x03, name: [0x00, 0x30]),
-    iso15693Name: [0x00, 0x14],
-    escapeCodes: [ReaderControlCode.vendorEscape, ReaderControlCode.pcscLite(3500)],
-    // Same `FF 70 07 6B …` frames (HIDSC OK5422.cs); escapes need a card or the driver option
-    // (hidglobal/HID-OMNIKEY-Sample-Codes issue 1), which an attached emulator stands for.
-    escapes: .omnikey(firmware: [0x01, 0x0A, 0x00]))
+    // Escapes need a card or the driver option (hidglobal/HID-OMNIKEY-Sample-Codes issue 1), which
+    // an attached emulator stands for.
+    profile.families = [.type2, .type4, .mifareClassic]
+    return profile
+  }()
 
   /// SCM (Identiv) SCL3711 (`04E6:5591`, a PN533), behind Identiv's own PC/SC driver.
   public static let scl3711 = ReaderProfile(

@@ -94,39 +94,16 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
-/// The reader faces the emulator can show a virtual tag in: the ACR122U (a PN532 behind
-/// pseudo-APDUs, ``ACR122UFace``) and PC/SC Part 3 readers, each a ``PartThreeFace`` with its
-/// ``ReaderProfile``. `part3`, the name of the generic Part 3 face before the real readers came,
-/// still parses and means ``acr1552u`` (``part3``).
-public enum ReaderFaceKind: String, CaseIterable, Sendable {
-  /// An ACS ACR122U (a PN532 behind pseudo-APDUs): Types 1–4 and MIFARE Classic, no ISO 15693.
-  case acr122u
-  /// An ACS ACR1252U: Types 2, 3 (direct transmit), 4 and MIFARE Classic (``ReaderProfile/acr1252u``).
-  case acr1252u
-  /// An ACS ACR1552U: Types 2, 4, 5 and MIFARE Classic, `FF C2` (``ReaderProfile/acr1552u``).
-  case acr1552u
-  /// An Identiv uTrust 3700 F: Types 2, 4 and MIFARE Classic, whole blocks (``ReaderProfile/utrust3700f``).
-  case utrust3700f
-  /// A HID OMNIKEY 5022 CL: Types 2, 4, 5 and MIFARE Classic, 16-byte reads (``ReaderProfile/omnikey5022``).
-  case omnikey5022
-  /// A HID OMNIKEY 5422's contactless reader: Types 2, 4 and MIFARE Classic (``ReaderProfile/omnikey5422``).
-  case omnikey5422
-  /// An SCM SCL3711 behind Identiv's PC/SC driver: Types 2, 4 and MIFARE Classic (``ReaderProfile/scl3711``).
-  case scl3711
+/// The reader faces the emulator can show a virtual tag in, one per `ReaderModel`: the ACR122U
+/// (a PN532 behind pseudo-APDUs, ``ACR122UFace``) and PC/SC Part 3 readers, each a
+/// ``PartThreeFace`` with its ``ReaderProfile``. `part3`, the name of the generic Part 3 face before
+/// the real readers came, still parses and means `acr1552u` (`ReaderModel.part3`).
+public typealias ReaderFaceKind = ReaderModel
 
+extension ReaderModel {
   /// The generic PC/SC Part 3 face of earlier versions: the ACR1552U it was shaped after. `part3`
   /// on the command line (`sim:ntag215@part3`, `emulate --reader part3`) parses to it.
-  public static let part3 = ReaderFaceKind.acr1552u
-
-  /// The face named `rawValue`, `part3` included (as ``acr1552u``); nil for other names.
-  public init?(rawValue: String) {
-    if rawValue == "part3" {
-      self = .acr1552u
-      return
-    }
-    guard let face = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
-    self = face
-  }
+  public static let part3 = ReaderModel.acr1552u
 
   /// The reader model of a Part 3 face; nil for the ACR122U.
   public var profile: ReaderProfile? {

@@ -10,7 +10,7 @@ public protocol OptionalReaderSignalling: ReaderSignalling {
 
 /// The LEDs and buzzer of an ACS PC/SC reader (ACR1252U, ACR1552U) under a tag's link.
 ///
-/// Which reader it is comes from its name (``ReaderModel/hinted(byName:)``): a tag command sends
+/// Which reader it is comes from its name (`ReaderModel.hinted(byName:)`): a tag command sends
 /// no extra probe for it (docs/performance.md's counts stay), and the signal itself is the check.
 /// The escapes (``ACSEscape``) go through `SCardControl` on the card's own connection when the
 /// transport has one (``ReaderEscaping``: `PCSCCardTransport`), with `SCARD_CTL_CODE(3500)`, then

@@ -198,7 +198,7 @@ public final class PartThreeClassicLink: Transceiver {
   /// - key number `00` (ACS ACM1252U-Y3 Reference Manual §5.2.4.1, Identiv CLOUD 47x0 F §6.2.3,
   ///   HID OMNIKEY sample `LoadKeyCommand`);
   /// - the key type `60`/`61` as P2, and as the key number (SCL3711 Reference Manual v1.3 §6.2.3).
-  /// The reader's name picks the first form tried (``ReaderModel/hinted(byName:)``, no probe); a
+  /// The reader's name picks the first form tried (`ReaderModel.hinted(byName:)`, no probe); a
   /// `69 88` ("key number not valid", the same section) to key number 00 switches to the other for
   /// the life of the link (one APDU more, once).
   private func loadKey(_ key: [UInt8], type: UInt8) throws(TransceiveError) -> UInt8 {

@@ -1,37 +1,9 @@
-/// The reader models the tool knows, with what each of them can do.
+/// How the tool tells a reader's model and what the model can do.
 ///
 /// A model is identified by what the reader answers (``ReaderIdentification``); its PC/SC name is
 /// only a hint, used when the reader answers nothing that tells (a driver that refuses escapes
 /// without a card, docs/readers.md).
-public enum ReaderModel: String, CaseIterable, Sendable {
-  /// ACS ACR122U: a PN532 behind pseudo-APDUs.
-  case acr122u
-  /// ACS ACR1252U: a PN512 reader with PC/SC Part 3 and ACS escapes.
-  case acr1252u
-  /// ACS ACR1552U: ACS's ISO 15693 reader.
-  case acr1552u
-  /// Identiv uTrust 3700 F (sold before as CLOUD 3700 F).
-  case utrust3700f
-  /// HID OMNIKEY 5022 CL.
-  case omnikey5022
-  /// HID OMNIKEY 5422 (its contactless interface).
-  case omnikey5422
-  /// SCM / Identiv SCL3711: a PN533; on Linux a PC/SC reader only with Identiv's own driver.
-  case scl3711
-
-  /// The product, for messages ("ACS ACR1252U").
-  public var productName: String {
-    switch self {
-    case .acr122u: return "ACS ACR122U"
-    case .acr1252u: return "ACS ACR1252U"
-    case .acr1552u: return "ACS ACR1552U"
-    case .utrust3700f: return "Identiv uTrust 3700 F"
-    case .omnikey5022: return "HID OMNIKEY 5022"
-    case .omnikey5422: return "HID OMNIKEY 5422"
-    case .scl3711: return "SCM SCL3711"
-    }
-  }
-
+extension ReaderModel {
   /// The model a PC/SC reader name suggests, or nil. The names are those the drivers give
   /// (libccid 1.5.2 `Info.plist`, acsccid `supported_readers.txt`, Identiv's SCL3711 driver as a
   /// user's pcsc_scan showed it, Yubico/yubioath-flutter issue 727), Windows' included.

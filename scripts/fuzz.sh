@@ -53,11 +53,12 @@ sources() {
     pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/ACR122ULinks.swift \
              Sources/NFCReaders/PartThreeType2Link.swift Sources/NFCReaders/APDUPassthroughLink.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
-             Fuzz/Support/HostileReader.swift ;;
+             Sources/NFCReaders/Platform.swift Fuzz/Support/HostileReader.swift ;;
     detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/TargetDetection.swift \
              Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/ACR122ULinks.swift Sources/NFCReaders/PartThreeType2Link.swift \
              Sources/NFCReaders/APDUPassthroughLink.swift Sources/NFCReaders/ClassicLinks.swift Sources/NFCReaders/Type1Link.swift \
-             Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Fuzz/Support/HostileReader.swift ;;
+             Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Sources/NFCReaders/ReaderCapabilities.swift \
+             Sources/NFCReaders/FeliCaLink.swift Sources/NFCReaders/Platform.swift Fuzz/Support/HostileReader.swift ;;
     vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
@@ -179,10 +180,14 @@ build() {
   fi
   rm -f "$dir/src"/*.swift
   local f
+  local owner
   for f in $(find $(group_sources "$group") -name '*.swift' | sort); do
-    # One module: the imports of the other project modules go (and swift-log's: see DetectionFuzz).
-    sed -E '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|NTAG424Commands|Logging)$/d' "$f" \
-      > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
+    # One module: the imports of the other project modules go (and swift-log's: see DetectionFuzz),
+    # and each module's own `LibC` (its Platform.swift, docs/platforms.md) is renamed after the
+    # module, so that the several modules' wrappers do not collide in the one module.
+    owner=${f#Sources/}; owner=${owner%%/*}
+    sed -E -e '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|NTAG424Commands|Logging)$/d' \
+      -e "s/\\bLibC\\b/LibC_$owner/g" "$f" > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $group ($(echo $targets))"
   # The NDEF target keeps the module name NDEFJSON: its sources name it (NDEFJSON.hexString).

@@ -77,7 +77,7 @@ public struct ReaderProfile: Sendable, Equatable {
   public var productName: String
   /// The reader name pcsc-lite shows for it on Linux, without the ` NN SS` suffix.
   public var readerName: String
-  /// The tag families it reads (MIFARE Classic as ``TagPlatform/mifareClassic``).
+  /// The tag families it reads (MIFARE Classic as `TagPlatform.mifareClassic`).
   public var families: Set<TagPlatform>
   /// READ BINARY on a Type 2 tag.
   public var type2Read: Type2Read

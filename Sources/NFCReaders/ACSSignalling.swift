@@ -2,7 +2,7 @@ import NFCTransport
 
 /// A link whose reader may or may not have LED and buzzer commands, which it knows without an
 /// exchange: ``canSignal`` false makes NFCSession's `signalReader` answer false, as for a link
-/// that is not ``ReaderSignalling`` at all.
+/// that is not `ReaderSignalling` at all.
 public protocol OptionalReaderSignalling: ReaderSignalling {
   /// True when the reader is one whose LEDs and buzzer the link drives.
   var canSignal: Bool { get }

@@ -118,7 +118,7 @@ extension ReaderProfile {
     // and whether Topaz is: not found, refused (docs/readers.md).
     families: [.type2, .type4, .type5, .mifareClassic],
     // 16 bytes when 4 are asked (martinpaljak/nfc4pc NDEF.java, "OK 5022 returns 16 bytes even if
-    // asked for 4", and issue 14).
+    // asked for 4", and https://github.com/martinpaljak/nfc4pc/issues/14).
     type2Read: .fourPages,
     // `FF B0 00 00 00` reads block 0; the sample writes one 4-byte block (HIDSC ExampleWithIso15693.cs).
     type5Access: .oneBlock,
@@ -153,7 +153,7 @@ extension ReaderProfile {
     // Reader" (readers/HID_OMNIKEY_5422.txt).
     profile.readerName = "HID Global OMNIKEY 5422 Smartcard Reader [OMNIKEY 5422CL Smartcard Reader]"
     // Contactless configuration objects: ISO 14443 A/B, iCLASS only (HIDSC AViatoR/OK5422.cs).
-    // Escapes need a card or the driver option (hidglobal/HID-OMNIKEY-Sample-Codes issue 1), which
+    // Escapes need a card or the driver option (https://github.com/hidglobal/HID-OMNIKEY-Sample-Codes/issues/1), which
     // an attached emulator stands for.
     profile.families = [.type2, .type4, .mifareClassic]
     return profile
@@ -162,8 +162,8 @@ extension ReaderProfile {
   /// SCM (Identiv) SCL3711 (`04E6:5591`, a PN533), behind Identiv's own PC/SC driver.
   public static let scl3711 = ReaderProfile(
     face: "scl3711", productName: "SCM SCL3711",
-    // Not a CCID device (OpenSC issue 672); with Identiv's pcsc-lite driver pcsc_scan shows
-    // "SCL3711 Reader and NFC Device 00 00" (Yubico/yubioath-flutter issue 727).
+    // Not a CCID device (https://github.com/OpenSC/OpenSC/issues/672); with Identiv's pcsc-lite driver pcsc_scan shows
+    // "SCL3711 Reader and NFC Device 00 00" (https://github.com/Yubico/yubioath-flutter/issues/727).
     readerName: "SCL3711 Reader and NFC Device",
     // Types 1, 2, 3, 4 and MIFARE Classic (SCL3711M §6.4); no ISO 15693 (a PN533). Type 1 (`FF 50`–`FF 60`)
     // and FeliCa (`FF 40`–`FF 4A`) pseudo-APDUs are not modelled yet: refused (docs/readers.md).

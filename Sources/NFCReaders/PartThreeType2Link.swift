@@ -116,8 +116,8 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
   /// - the uTrust 3700 F returns one 4-byte page "regardless of the value given in Le" (Identiv
   ///   CLOUD 47x0 F Reference Manual §6.2.1, the same firmware family; nfc4pc `NDEF.java`): the
   ///   next pages are read until there are 16 bytes (4 APDUs instead of 1);
-  /// - the OMNIKEY 5022 returns 16 bytes when asked for 4 (nfc4pc `NDEF.java`, issue 14): more
-  ///   than 16 is cut to 16.
+  /// - the OMNIKEY 5022 returns 16 bytes when asked for 4 (nfc4pc `NDEF.java`,
+  ///   https://github.com/martinpaljak/nfc4pc/issues/14): more than 16 is cut to 16.
   /// A page past the last one is refused by such a reader where the tag's own READ wraps to page 0
   /// (NXP NTAG213/215/216 data sheet §10.2), so a page after the first that is refused twice in a
   /// row (once could be a passing failure) is taken as past the end, and the read goes on from

@@ -6,7 +6,7 @@
 extension ReaderModel {
   /// The model a PC/SC reader name suggests, or nil. The names are those the drivers give
   /// (libccid 1.5.2 `Info.plist`, acsccid `supported_readers.txt`, Identiv's SCL3711 driver as a
-  /// user's pcsc_scan showed it, Yubico/yubioath-flutter issue 727), Windows' included.
+  /// user's pcsc_scan showed it, https://github.com/Yubico/yubioath-flutter/issues/727), Windows' included.
   public static func hinted(byName name: String) -> ReaderModel? {
     let n = name.lowercased()
     if n.contains("acr122") { return .acr122u }
@@ -70,7 +70,7 @@ public struct ReaderCapabilities: Sendable, Equatable {
     /// One 4-byte page whatever Le says (uTrust 3700 F: Identiv CLOUD 47x0 F §6.2.1; nfc4pc
     /// `NDEF.java`).
     case onePage = "one page whatever Le"
-    /// 16 bytes whatever Le says (OMNIKEY 5022: nfc4pc `NDEF.java`, issue 14).
+    /// 16 bytes whatever Le says (OMNIKEY 5022: nfc4pc `NDEF.java`, https://github.com/martinpaljak/nfc4pc/issues/14).
     case sixteenBytes = "16 bytes whatever Le"
     /// No public source says.
     case unknown
@@ -107,7 +107,7 @@ public struct ReaderCapabilities: Sendable, Equatable {
   /// How the LEDs and buzzer are driven.
   public var signalling: Signalling
   /// True when its PC/SC escapes need the CCID driver's `ifdDriverOptions` bit 0x0001 to work
-  /// without a card on Linux (libccid 1.5.2 `Info.plist`; AdamLaurie/RFIDIOt issue 23).
+  /// without a card on Linux (libccid 1.5.2 `Info.plist`; https://github.com/AdamLaurie/RFIDIOt/issues/23).
   public var escapeNeedsDriverOption: Bool
   /// True when the kernel's `pn533_usb` binds the reader and must be kept off it (Linux
   /// `drivers/nfc/pn533/usb.c`, `pn533_usb_table`).

@@ -12,7 +12,8 @@ final class LengthQuirkReader: APDUTransport {
     /// Manual §6.2.1 "regardless of the value given in Le"; nfc4pc `NDEF.java`).
     case onePage
     /// One Type 2 READ (16 bytes, wrapping past the last page) whatever Le asks: the OMNIKEY
-    /// 5022 (nfc4pc `NDEF.java`, "returns 16 bytes even if asked for 4"; nfc4pc issue 14).
+    /// 5022 (nfc4pc `NDEF.java`, "returns 16 bytes even if asked for 4";
+    /// https://github.com/martinpaljak/nfc4pc/issues/14).
     case fourPages
   }
   let readerName = "quirk reader"

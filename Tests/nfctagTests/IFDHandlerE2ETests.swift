@@ -54,16 +54,10 @@ struct IFDHandlerEndToEnd {
   ]
 
   @Test(arguments: cases) func readerFaceThroughPcscd(_ c: Case) throws {
-    let emulator = Process()
-    emulator.executableURL = nfctagBinary()
-    emulator.arguments = ["emulate", "--tag", c.tag, "--reader", c.face, "--vpcd", "127.0.0.1:\(c.port)"]
-    emulator.standardOutput = FileHandle.nullDevice
-    emulator.standardError = FileHandle.nullDevice
-    try emulator.run()
-    defer {
-      if emulator.isRunning { kill(emulator.processIdentifier, SIGINT) }
-      emulator.waitUntilExit()
-    }
+    try withDriverEmulator(tag: c.tag, face: c.face, port: c.port) { try checkFace(c) }
+  }
+
+  private func checkFace(_ c: Case) throws {
     // The script waits up to 10 s for the card itself.
     let check = try runProgram("/usr/bin/python3", [packageRoot.appendingPathComponent("scripts/ifd-nfctag-check.py").path,
                                                     c.reader, c.control, c.answer, String(c.code)])
@@ -105,3 +99,19 @@ let ifdHandlerInstalled = FileManager.default.fileExists(atPath: "/etc/reader.co
 let ifdHandlerSkipReason: Comment = "needs nfctag's pcsc-lite driver: run `make pcscd` (scripts/install-ifd-nfctag.sh)"
 
 private func hex(_ text: String) -> String { text.utf8.map { String(format: "%02X", $0) }.joined() }
+
+/// Runs `nfctag emulate` of a `tag` in `face` on nfctag's pcsc-lite driver's reader at `port`
+/// (docs/ifd-handler.md) while `body` runs, and stops it after.
+func withDriverEmulator(tag: String, face: String, port: Int, _ body: () throws -> Void) throws {
+  let emulator = Process()
+  emulator.executableURL = nfctagBinary()
+  emulator.arguments = ["emulate", "--tag", tag, "--reader", face, "--vpcd", "127.0.0.1:\(port)"]
+  emulator.standardOutput = FileHandle.nullDevice
+  emulator.standardError = FileHandle.nullDevice
+  try emulator.run()
+  defer {
+    if emulator.isRunning { kill(emulator.processIdentifier, SIGINT) }
+    emulator.waitUntilExit()
+  }
+  try body()
+}

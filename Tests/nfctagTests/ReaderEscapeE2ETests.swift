@@ -7,24 +7,9 @@ import Testing
 /// without either (uTrust 3700 F) is refused with one line naming it and the readers that have them.
 @Suite(.enabled(if: e2eEnabled, e2eSkipReason), .enabled(if: ifdHandlerInstalled, ifdHandlerSkipReason), .virtualReader)
 struct ReaderEscapeEndToEnd {
-  /// Runs `nfctag emulate` of an NTAG215 in `face` on `port` while `body` runs.
-  func withEmulator(face: String, port: Int, _ body: () throws -> Void) throws {
-    let emulator = Process()
-    emulator.executableURL = nfctagBinary()
-    emulator.arguments = ["emulate", "--tag", "ntag215", "--reader", face, "--vpcd", "127.0.0.1:\(port)"]
-    emulator.standardOutput = FileHandle.nullDevice
-    emulator.standardError = FileHandle.nullDevice
-    try emulator.run()
-    defer {
-      if emulator.isRunning { kill(emulator.processIdentifier, SIGINT) }
-      emulator.waitUntilExit()
-    }
-    try body()
-  }
-
   @Test func anACR1252UTakesFirmwareLEDAndBeepThroughItsEscapes() throws {
     let reader = "ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 04 00"  // port 36104 (reader.conf.in)
-    try withEmulator(face: "acr1252u", port: 36104) {
+    try withDriverEmulator(tag: "ntag215", face: "acr1252u", port: 36104) {
       var firmware = try runNFCTag(["reader", "firmware", "--reader", reader])
       for _ in 0..<40 where firmware.status != 0 {  // until the emulator is attached
         Thread.sleep(forTimeInterval: 0.25)
@@ -44,7 +29,7 @@ struct ReaderEscapeEndToEnd {
 
   @Test func aUTrust3700FHasNoLEDAndSaysWhichReadersDo() throws {
     let reader = "Identiv uTrust 3700 F CL Reader [uTrust 3700 F CL Reader] (0000000001) 06 00"  // port 36106
-    try withEmulator(face: "utrust3700f", port: 36106) {
+    try withDriverEmulator(tag: "ntag215", face: "utrust3700f", port: 36106) {
       var led = try runNFCTag(["reader", "led", "--green", "--reader", reader])
       for _ in 0..<40 where !led.stderr.contains("no LED") {  // until the tag is there (the ACR122U check needs it)
         Thread.sleep(forTimeInterval: 0.25)

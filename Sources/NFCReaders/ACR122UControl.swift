@@ -136,38 +136,23 @@ extension ACR122UControl {
   }
 }
 
-extension ACR122UType1Link: ReaderSignalling {
+/// A link to a tag on an ACR122U: the reader's LEDs and buzzer through its `FF 00 40`
+/// (``ACR122UControl/signal(_:)``), a reader pseudo-APDU which the PN532's session with the card
+/// (a MIFARE Classic's Crypto1 included) does not see.
+protocol ACR122USignallingLink: ReaderSignalling {
+  /// The connection to the ACR122U.
+  var transport: any APDUTransport { get }
+}
+
+extension ACR122USignallingLink {
   /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
   public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
   /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
   public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
 }
 
-extension ACR122UType2Link: ReaderSignalling {
-  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
-  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
-  public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
-}
-
-extension ACR122UExchangeLink: ReaderSignalling {
-  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
-  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
-  public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
-}
-
-extension ACR122UClassicLink: ReaderSignalling {
-  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``): a reader
-  /// pseudo-APDU, which the PN532's Crypto1 session with the card does not see.
-  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
-  public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
-}
-
-extension ACR122UType4Link: ReaderSignalling {
-  /// Shows `signal` on the reader's LEDs and buzzer (``ACR122UControl/signal(_:)``).
-  public func signal(_ signal: ReaderSignal) throws(TransceiveError) { try ACR122UControl(transport: transport).signal(signal) }
-  /// The card activated again through the reader (`APDUTransport.reactivateCard()`).
-  public func reactivateCard() throws(TransceiveError) { try transport.reactivateCard() }
-}
+extension ACR122UType1Link: ACR122USignallingLink {}
+extension ACR122UType2Link: ACR122USignallingLink {}
+extension ACR122UExchangeLink: ACR122USignallingLink {}
+extension ACR122UClassicLink: ACR122USignallingLink {}
+extension ACR122UType4Link: ACR122USignallingLink {}

@@ -4,17 +4,19 @@ import NFCSession
 
 /// Everything a command reaches outside its own options: where it writes, what it reads, the
 /// environment, whether it talks to a terminal, what it says on stderr at which level, the APDU
-/// trace, Ctrl-C, and the program that runs the commands this one hands over.
+/// trace, Ctrl-C, and where the commands whose work is elsewhere are dispatched.
 ///
-/// A program makes one with ``standard(handOver:)`` from its own streams and signals; a test makes
-/// one with ``init(output:errors:inputDescriptor:environment:outputIsTerminal:errorsIsTerminal:interrupts:handOver:)``
+/// A program makes one with ``standard(dispatch:)`` from its own streams and signals; a test makes
+/// one with ``init(output:errors:inputDescriptor:environment:outputIsTerminal:errorsIsTerminal:interrupts:dispatch:)``
 /// around buffers, runs a command line in it (``ToolCommand/runCommandLine(_:in:)``) and reads what
 /// it wrote. Nothing a command does goes through process-wide state, so commands can run one after
 /// another, or side by side, in one process.
 package final class CommandContext: Sendable {
-  /// Runs a command this program hands over to another (`provision` and `ledger`: nfctag
-  /// `exec`s nfctag-provision; nfctag-provision performs them).
-  package typealias HandOver = @Sendable (any ParsableCommand, CommandContext) throws -> Void
+  /// Where a program dispatches a command whose declaration does not do the work itself
+  /// (`provision`, `ledger`, `sdm`, `keys`, `emulate` of a kind not linked here): nfctag hands it
+  /// over (`exec`s nfctag-provision, its `HandOver`), nfctag-provision performs it (its
+  /// `perform(_:in:)`). Two programs, two verbs; this is the one seam both fill.
+  package typealias Dispatch = @Sendable (any ParsableCommand, CommandContext) throws -> Void
 
   /// Standard output.
   package let output: any OutputSink
@@ -39,7 +41,7 @@ package final class CommandContext: Sendable {
   /// The command's `sim:` readers, one per name (``makeTagPoller(spec:logger:exchangeTimeout:in:)``):
   /// a command gets a new simulated tag, as a process of its own would.
   package let simulatedReaders = SimulatedReaders()
-  private let handOver: HandOver?
+  private let dispatcher: Dispatch?
   private let kept = Locked<[any AnyObject & Sendable]>([])
 
   /// A context around the given streams.
@@ -52,10 +54,10 @@ package final class CommandContext: Sendable {
   ///   - outputIsTerminal: whether standard output is a terminal.
   ///   - errorsIsTerminal: whether standard error is a terminal.
   ///   - interrupts: where Ctrl-C comes from.
-  ///   - handOver: runs `provision` and `ledger`; nil in a program that has neither.
+  ///   - dispatch: where ``dispatch(_:)`` sends a command (``Dispatch``); nil in a program that has none.
   package init(output: any OutputSink, errors: any OutputSink, inputDescriptor: Int32,
                environment: @escaping @Sendable (String) -> String?, outputIsTerminal: Bool = false,
-               errorsIsTerminal: Bool = false, interrupts: Interrupts = .manual(), handOver: HandOver? = nil) {
+               errorsIsTerminal: Bool = false, interrupts: Interrupts = .manual(), dispatch: Dispatch? = nil) {
     self.output = output
     self.errors = errors
     self.inputDescriptor = inputDescriptor
@@ -63,7 +65,7 @@ package final class CommandContext: Sendable {
     self.outputIsTerminal = outputIsTerminal
     self.errorsIsTerminal = errorsIsTerminal
     self.interrupts = interrupts
-    self.handOver = handOver
+    dispatcher = dispatch
     statusLine = StatusLine(errors: errors)
     console = Console(errors: errors, statusLine: statusLine, errorsIsTerminal: errorsIsTerminal)
     trace = CommandTrace(errors: errors, statusLine: statusLine)
@@ -71,11 +73,11 @@ package final class CommandContext: Sendable {
 
   /// The program's own context: file descriptors 0, 1 and 2, the process environment, SIGINT
   /// and SIGTERM.
-  package static func standard(handOver: HandOver? = nil) -> CommandContext {
+  package static func standard(dispatch: Dispatch? = nil) -> CommandContext {
     CommandContext(output: FileDescriptorSink(fd: 1), errors: FileDescriptorSink(fd: 2), inputDescriptor: 0,
                    environment: { name in LibC.environmentValue(name) },
                    outputIsTerminal: LibC.isTerminal(1), errorsIsTerminal: LibC.isTerminal(2),
-                   interrupts: .signals(), handOver: handOver)
+                   interrupts: .signals(), dispatch: dispatch)
   }
 
   /// Writes `line` on standard error as one `nfctag: ` line (the transient line cleared first),
@@ -85,13 +87,14 @@ package final class CommandContext: Sendable {
     errors.write("nfctag: \(hidingKeyMaterial(line))\n")
   }
 
-  /// Runs `command` in the program that runs it (``HandOver``).
+  /// Sends `command` where its work is (``Dispatch``): handed over in nfctag, performed in
+  /// nfctag-provision.
   /// - Throws: 70 when this context has none: a bug.
-  package func handOver(_ command: any ParsableCommand) throws {
-    guard let handOver else {
+  package func dispatch(_ command: any ParsableCommand) throws {
+    guard let dispatcher else {
       throw CLIFailure(.internalError("provision and ledger are not available in this program"))
     }
-    try handOver(command, self)
+    try dispatcher(command, self)
   }
 
   /// Keeps `object` alive as long as the context. A session the tool starts must outlive its poll

@@ -46,10 +46,10 @@ extension ParsableCommand {
     return ExitStatus.ok
   }
 
-  /// The program's entry: the command line in the program's context (``CommandContext/standard(handOver:)``),
+  /// The program's entry: the command line in the program's context (``CommandContext/standard(dispatch:)``),
   /// then `exit` with the command's status. The context lives until then (``CommandContext/keepAlive(_:)``).
-  package static func mainInContext(handOver: CommandContext.HandOver? = nil) -> Never {
-    let context = CommandContext.standard(handOver: handOver)
+  package static func mainInContext(dispatch: CommandContext.Dispatch? = nil) -> Never {
+    let context = CommandContext.standard(dispatch: dispatch)
     let status = runCommandLine(Array(CommandLine.arguments.dropFirst()), in: context)
     withExtendedLifetime(context) { LibC.exitProcess(status) }
   }

@@ -95,11 +95,11 @@ package struct EmulateCommand: ToolCommand {
   /// in `nfctag`, `ntag424dna`; none in nfctag-provision, which registers it.
   package var kindsNotLinked: [VirtualTagKind] { kinds.filter { !VirtualTagFactories.shared.canMake($0) } }
 
-  /// Runs the command here, or, when a kind it names is not linked into this program, hands it
-  /// to the program that has it (``CommandContext/handOver(_:)``: nfctag `exec`s
+  /// Runs the command here, or, when a kind it names is not linked into this program, dispatches
+  /// it to the program that has it (``CommandContext/dispatch(_:)``: nfctag hands it over, `exec`s
   /// nfctag-provision). The one place that decides, before anything is started.
   package func run(in context: CommandContext) throws {
-    if !kindsNotLinked.isEmpty { return try context.handOver(self) }
+    if !kindsNotLinked.isEmpty { return try context.dispatch(self) }
     try perform(in: context)
   }
 

@@ -5,7 +5,7 @@ import NFCTagCLI
 ///
 /// The declarations: options only. nfctag-provision, which links swift-crypto, parses and performs
 /// them (nfctag hands `keys` over by name, before parsing: its `HandOver.commands`); `run(in:)`
-/// hands the command to the context (``CommandContext/handOver(_:)``).
+/// dispatches the command (``CommandContext/dispatch(_:)``: performed in nfctag-provision).
 package struct KeysCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "keys",
@@ -29,7 +29,7 @@ package struct KeysCommand: ParsableCommand {
     /// True for JSON output: `--format json`, or `--json`.
     package var json: Bool { output.json }
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 
   /// `keys change --key N`: ChangeKey, authenticated with key 0; `keys change --all`: the five
@@ -131,6 +131,6 @@ package struct KeysCommand: ParsableCommand {
       }
     }
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 }

@@ -18,8 +18,8 @@ package enum LedgerExportFormat: String, ExpressibleByArgument, CaseIterable, Se
 /// and freeing a row by hand. Works the same on a ledger file and on a PostgreSQL ledger.
 ///
 /// The declarations: options only. nfctag-provision parses and performs them (nfctag hands
-/// `ledger` over by name, before parsing: its `HandOver.commands`); `run(in:)` hands the command
-/// to the context (``CommandContext/handOver(_:)``).
+/// `ledger` over by name, before parsing: its `HandOver.commands`); `run(in:)` dispatches the command
+/// (``CommandContext/dispatch(_:)``: performed in nfctag-provision).
 package struct LedgerCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "ledger",
@@ -42,7 +42,7 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 
   /// `ledger export`: the audit report.
@@ -67,7 +67,7 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 
   /// `ledger release`: a claimed or failed row back to pending, its tag forgotten.
@@ -84,6 +84,6 @@ package struct LedgerCommand: ParsableCommand {
 
     package init() {}
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 }

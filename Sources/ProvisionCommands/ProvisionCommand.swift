@@ -12,8 +12,8 @@ package enum MirrorArgument: String, ExpressibleByArgument, CaseIterable, Sendab
 /// `nfctag provision`: a row per tag from a rows file (or a count), verified, recorded in a ledger.
 ///
 /// The declaration: options and their checks. nfctag-provision parses and performs it (nfctag
-/// hands `provision` over by name, before parsing: its `HandOver.commands`); `run(in:)` hands the
-/// command to the context (``CommandContext/handOver(_:)``).
+/// hands `provision` over by name, before parsing: its `HandOver.commands`); `run(in:)` dispatches
+/// the command (``CommandContext/dispatch(_:)``: performed in nfctag-provision).
 package struct ProvisionCommand: ToolCommand {
   package static let configuration = CommandConfiguration(
     commandName: "provision",
@@ -124,6 +124,6 @@ package struct ProvisionCommand: ToolCommand {
   }
 
   package func run(in context: CommandContext) throws {
-    try context.handOver(self)
+    try context.dispatch(self)
   }
 }

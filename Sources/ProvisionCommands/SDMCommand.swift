@@ -38,7 +38,7 @@ package enum SDMOutputFormat: String, ExpressibleByArgument, CaseIterable, Senda
 ///
 /// The declarations: options only. nfctag-provision, which links swift-crypto, parses and performs
 /// them (nfctag hands `sdm` over by name, before parsing: its `HandOver.commands`); `run(in:)`
-/// hands the command to the context (``CommandContext/handOver(_:)``).
+/// dispatches the command (``CommandContext/dispatch(_:)``: performed in nfctag-provision).
 package struct SDMCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "sdm",
@@ -86,7 +86,7 @@ package struct SDMCommand: ParsableCommand {
 
     package func validate() throws { try parameters.validate(reserved: []) }
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 
   /// `sdm setup --url TEMPLATE`: writes the URL and turns SDM on, then checks one tap.
@@ -124,6 +124,6 @@ package struct SDMCommand: ParsableCommand {
     /// True for JSON output: `--format json`, or `--json`.
     package var json: Bool { output.json }
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 }

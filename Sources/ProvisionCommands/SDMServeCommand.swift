@@ -70,6 +70,6 @@ extension SDMCommand {
       try parameters.validate(reserved: ["url"])
     }
 
-    package func run(in context: CommandContext) throws { try context.handOver(self) }
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
   }
 }

@@ -15,18 +15,18 @@ import ProvisionCommands
 /// when the tag kinds include `ntag424dna` (nfctag hands that command over once parsed:
 /// `EmulateCommand.run(in:)`).
 ///
-/// Names: a declaration's `run(in:)` hands the command over (``CommandContext/handOver(_:)``);
-/// in this program the hand-over is ``perform(_:in:)``, which calls the command's
+/// Names: a declaration's `run(in:)` dispatches the command (``CommandContext/dispatch(_:)``);
+/// in this program the dispatch is ``perform(_:in:)``, which calls the command's
 /// ``PerformedCommand/perform(in:)``: the work, in the `+Perform` files.
 @main
 struct NFCTagProvision: ParsableCommand {
   static func main() {
     NTAG424Emulator.register()
-    mainInContext { command, context in try perform(command, in: context) }
+    mainInContext(dispatch: { command, context in try perform(command, in: context) })
   }
 
-  /// Performs a command handed over to this program (its context's hand-over; the in-process
-  /// test runner's too).
+  /// Performs a command handed over to this program, or dispatched by a declaration here (its
+  /// context's ``CommandContext/Dispatch``; the in-process test runner's too).
   static func perform(_ command: any ParsableCommand, in context: CommandContext) throws {
     guard let command = command as? any PerformedCommand else {
       throw CLIFailure(.internalError("nfctag-provision cannot run \(type(of: command).configuration.commandName ?? "this command")"))

@@ -76,8 +76,8 @@ extension NFCTool {
       }
 
       if problems > 0 {
-        print("\(problems) problem(s) found")
-        throw ExitCode(ExitStatus.unavailable)
+        // The one stderr line of a failure (docs/exit-codes.md), after the checks on stdout.
+        throw CLIFailure(.serviceUnavailable("\(problems) problem(s) found: the fix for each is under its FAIL line"))
       }
       print("all checks passed")
     }

@@ -40,8 +40,7 @@ extension NDEFCommand {
     func run(in context: CommandContext) throws {
       if lines {
         guard message == "-" else { throw CLIFailure(.invalidCommandLine("--lines reads standard input: drop the argument")) }
-        let status = decodeLines(in: context)
-        if status != ExitStatus.ok { throw ExitCode(status) }
+        try decodeLines(in: context)
         return
       }
       let raw: [UInt8] = message == "-" ? try readInputOrFail("-", in: context) : Array(message.utf8)
@@ -62,12 +61,13 @@ extension NDEFCommand {
 
     /// Streams stdin: memory bounded by the longest line, whatever the input length; one JSON
     /// object per message, or with --format text one line (``messageSummary(_:showSecrets:)``).
-    /// Returns the exit status: 0, 65 when a line failed, 66 when standard input could not be read.
+    /// - Throws: 65 when a line failed (one line counting them, after the output), 66 when
+    ///   standard input could not be read (the lines before it are written).
     ///
     /// The hot path: lines are parsed where they lie in the read buffer (``LineReader``), into
     /// one byte buffer sized for the longest line so far, and the JSON is written straight into
     /// the output buffer, which goes out with write(2) once it holds a megabyte.
-    private func decodeLines(in context: CommandContext) -> Int32 {
+    private func decodeLines(in context: CommandContext) throws {
       let output = StandardOutput(context.output)
       var lines = LinesDecoder(text: format == .text, showSecrets: showSecrets)  // JSON unless --format text
       let readAll = LineReader(fd: context.inputDescriptor).forEachLine { line in
@@ -79,10 +79,11 @@ extension NDEFCommand {
       }
       output.writeThrough(lines.writer.bytes)
       if !readAll {
-        context.say("cannot read standard input: \(String(cString: strerror(errno)))")
-        return ExitStatus.noInput
+        throw CLIFailure(.unreadableFile("cannot read standard input: \(String(cString: strerror(errno)))"))
       }
-      return lines.failed ? ExitStatus.dataError : ExitStatus.ok
+      if let first = lines.firstFailedLine {
+        throw CLIFailure(.malformedInput("\(lines.failures) of \(lines.messages) messages failed, the first on line \(first)"))
+      }
     }
   }
 
@@ -133,7 +134,13 @@ struct LinesDecoder {
   /// The lines not yet written out.
   var writer = JSONWriter(capacity: (1 << 20) + (1 << 16))
   /// True once a line failed.
-  private(set) var failed = false
+  var failed: Bool { failures > 0 }
+  /// The lines that were not blank so far.
+  private(set) var messages = 0
+  /// The lines that failed so far.
+  private(set) var failures = 0
+  /// The number of the first line that failed (counting blank lines too), nil when none did.
+  private(set) var firstFailedLine: Int?
   private var lineNumber = 0
   private var bytes: [UInt8] = []
 
@@ -150,6 +157,7 @@ struct LinesDecoder {
     if bytes.count < body.count / 2 { bytes = [UInt8](repeating: 0, count: max(body.count / 2, bytes.count * 2)) }
     if let count = bytes.withUnsafeMutableBytes({ parseLenientHex(body, into: $0) }) {
       if count == 0, body.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }  // a blank line
+      messages += 1
       let mark = writer.bytes.count
       do {
         let message = try NDEFMessage(decoding: bytes[0..<count])
@@ -163,13 +171,15 @@ struct LinesDecoder {
         lineError("invalid NDEF message: \(error)")
       }
     } else {
+      messages += 1
       lineError("not hex")
     }
     writer.bytes.append(0x0A)
   }
 
   private mutating func lineError(_ reason: String) {
-    failed = true
+    failures += 1
+    if firstFailedLine == nil { firstFailedLine = lineNumber }
     if text {
       writer.raw(json: "line \(lineNumber): error: \(sanitizeLine(reason))")
       return

@@ -11,12 +11,12 @@ struct NFCTool: ParsableCommand {
   static func main() {
     let cannotHandOver = HandOver.handOverNamedCommand(CommandLine.arguments.dropFirst())
     RemoteVirtualCard.register()  // `sim:ntag424dna` readers: the tag runs in nfctag-provision
-    // The context's hand-over: `emulate` of a kind not linked here, or one of those commands when
-    // nfctag-provision cannot be run (its line parsed here: help and usage errors need no helper).
-    mainInContext { _, _ in
+    // The context's dispatch is the hand-over: `emulate` of a kind not linked here, or one of those
+    // commands when nfctag-provision cannot be run (its line parsed here: help and usage errors need no helper).
+    mainInContext(dispatch: { _, _ in
       if let cannotHandOver { throw cannotHandOver }
       try HandOver.exec()
-    }
+    })
   }
 
   static let configuration = CommandConfiguration(

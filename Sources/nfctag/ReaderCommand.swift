@@ -107,16 +107,19 @@ extension NFCTool {
 
       func run(in context: CommandContext) throws {
         let units = UInt8(duration / 100)  // validate(): 1...25
-        try target.withReader { reader throws(TransceiveError) in
-          switch reader {
-          case .acr122u(let control):
-            // P2 00: the LEDs unchanged; the buzzer on during T1, once (ACR122U API V2.04 §6.2).
-            _ = try control.signal(leds: 0x00, t1: units, t2: 0, repetitions: 1, buzzer: .duringT1)
-          case .acs(let escape, _):
-            try escape.beep(milliseconds: Int(units) * 100)
-          }
-        }
+        try target.withReader { reader throws(TransceiveError) in try Self.sound(units: units, on: reader) }
         context.output.write("beeped \(duration) ms\n")
+      }
+
+      /// Sounds the buzzer for `units` × 100 ms through `reader`'s commands.
+      static func sound(units: UInt8, on reader: ReaderTarget.Commands) throws(TransceiveError) {
+        switch reader {
+        case .acr122u(let control):
+          // P2 00: the LEDs unchanged; the buzzer on during T1, once (ACR122U API V2.04 §6.2).
+          _ = try control.signal(leds: 0x00, t1: units, t2: 0, repetitions: 1, buzzer: .duringT1)
+        case .acs(let escape, _):
+          try escape.beep(milliseconds: Int(units) * 100)
+        }
       }
     }
   }
@@ -142,27 +145,53 @@ struct ReaderTarget: ParsableArguments {
   func withReader<T>(_ body: (Commands) throws(TransceiveError) -> T) throws -> T {
     let pcsc = try PCSCContext()
     let name = try PCSCReaders.select(reader, context: pcsc)
-    if let escape = try? ReaderEscapeChannel(context: pcsc, reader: name) {
-      defer { escape.close() }
+    let escape = try? ReaderEscapeChannel(context: pcsc, reader: name)
+    defer { escape?.close() }
+    var opened: ReaderCommandTransport?
+    defer { opened?.close() }
+    return try Self.withCommands(of: name, escape: escape, body) { () throws(PollError) -> any APDUTransport in
+      let transport = try ReaderCommandTransport(context: pcsc, reader: name)
+      opened = transport
+      return transport
+    }
+  }
+
+  /// Runs `body` with the commands reader `name` answers: ACS's escapes when `escape` reaches
+  /// them, else the ACR122U's pseudo-APDUs through `openTransport()`'s connection (an escape or
+  /// a tag in the field). Failures are one line naming the reader and what works.
+  static func withCommands<T>(of name: String, escape: (any ReaderEscaping)?, _ body: (Commands) throws(TransceiveError) -> T,
+                              openTransport: () throws(PollError) -> any APDUTransport) throws -> T {
+    if let escape {
       let id = ReaderIdentification.identify(escape)
       if let model = id.model, case .firmware(_, let code) = id.evidence, model.capabilities.signalling == .acsEscape {
         return try run(body, .acs(ACSEscape(escape: escape, code: code), model), name)
       }
     }
-    let transport: ReaderCommandTransport
+    let transport: any APDUTransport
     do {
-      transport = try ReaderCommandTransport(context: pcsc, reader: name)
+      transport = try openTransport()
     } catch .readerUnavailable(let why) {
       throw CLIFailure(.readerUnavailable(Self.refusal(name, cardPresent: false, driverSays: why)))
     }
-    defer { transport.close() }
     let control = ACR122UControl(transport: transport)
     do {
       _ = try control.firmware()
     } catch {
-      // Without escapes, the ACR1252U takes the ACR122U's FF 00 40 through a tag (ACM1252U-Y3 §5.6.1).
+      // Without escapes, the ACR1252U takes the ACR122U's FF 00 40 through a tag (ACM1252U-Y3 §5.6.1):
+      // its name is the hint to try, its answer decides.
       guard ReaderModel.hinted(byName: name) == .acr1252u else {
         throw CLIFailure(.unsupported(Self.refusal(name, cardPresent: true, driverSays: nil)))
+      }
+      do {
+        return try run(body, .acr122u(control), name)
+      } catch let error as TransceiveError {
+        switch error {
+        case .status, .malformedResponse:
+          throw CLIFailure(.unsupported("\(name) (ACS ACR1252U by its name) answers neither ACS's escapes nor the ACR122U's "
+                                        + "FF 00 40 through the tag: if it is one, set ifdDriverOptions 0x0001 in the CCID driver's "
+                                        + "Info.plist (`nfctag doctor` says how)"))
+        default: throw error
+        }
       }
     }
     return try run(body, .acr122u(control), name)
@@ -183,7 +212,7 @@ struct ReaderTarget: ParsableArguments {
     return "\(name): \(what); readers with them: ACS ACR122U, ACS ACR1252U, ACS ACR1552U"
   }
 
-  private func run<T>(_ body: (Commands) throws(TransceiveError) -> T, _ commands: Commands, _ name: String) throws -> T {
+  private static func run<T>(_ body: (Commands) throws(TransceiveError) -> T, _ commands: Commands, _ name: String) throws -> T {
     do {
       return try body(commands)
     } catch .unsupported(let what) {

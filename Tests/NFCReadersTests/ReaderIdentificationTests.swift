@@ -119,25 +119,28 @@ final class NamedReader: APDUTransport, ReaderEscaping {
   }
 }
 
+/// What ACSSignalling finds is remembered per reader name (ACSSignallingTests.swift): each test
+/// here names its reader its own way.
 @Suite struct ACSSignallingOnTagLinks {
-  static let acr1252u = "ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 00 00"
+  static let acr1252u = "ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC]"
 
   @Test func aType2LinkOnAnACR1252USignalsThroughTheEscapes() throws {
-    let reader = NamedReader(Self.acr1252u, escapes: [1: [
+    let reader = NamedReader(Self.acr1252u + " (tag links 1) 00 00", escapes: [1: [
+      [0xE0, 0x00, 0x00, 0x18, 0x00]: [0xE1, 0x00, 0x00, 0x00, 0x0F] + Array("ACR1252U_V202.2".utf8),  // firmware
       [0xE0, 0x00, 0x00, 0x29, 0x01, 0x02]: [0xE1, 0x00, 0x00, 0x00, 0x01, 0x02],  // green
       [0xE0, 0x00, 0x00, 0x28, 0x01, 0x0A]: [0xE1, 0x00, 0x00, 0x00, 0x01, 0x00],  // 100 ms
     ]])
     let link = PartThreeType2Link(transport: reader)
     #expect(link.canSignal)
     try link.signal(.success)
-    #expect(reader.escapes?.sent.map(\.0) == [3500, 1, 1])  // 3500 refused, then libccid's code
-    #expect(reader.sentAPDUs.isEmpty)                         // nothing to the tag
+    #expect(reader.escapes?.sent.map(\.0) == [3500, 1, 1, 1])  // firmware: 3500 refused, libccid's code answered
+    #expect(reader.sentAPDUs.isEmpty)                            // nothing to the tag
   }
 
   @Test func withoutEscapesAnACR1252UTakesTheACR122UCommandThroughTheCard() throws {
     // ACM1252U-Y3 §5.6.1: FF 00 40 … answered 90 <LED state>.
     let green: [UInt8] = [0xFF, 0x00, 0x40, 0xAE, 0x04, 0x01, 0x00, 0x01, 0x01]
-    let reader = NamedReader(Self.acr1252u, apdus: [green: [0x90, 0x02]])
+    let reader = NamedReader(Self.acr1252u + " (tag links 2) 00 00", apdus: [green: [0x90, 0x02]])
     try PartThreeType2Link(transport: reader).signal(.success)
     #expect(reader.sentAPDUs == [green])
   }
@@ -145,8 +148,9 @@ final class NamedReader: APDUTransport, ReaderEscaping {
   @Test func otherReadersCannotSignalAndAnACR1552UWithoutEscapesRefuses() {
     #expect(!PartThreeType2Link(transport: NamedReader("Identiv uTrust 3700 F CL Reader 00 00")).canSignal)
     #expect(!APDUPassthroughLink(transport: NamedReader("Virtual PCD 00 00"), capabilities: APDUPassthroughLink.shortAPDUs).canSignal)
-    let acr1552 = PartThreeType5Link(transport: NamedReader("ACS ACR1552 1S CL Reader PICC 00 00"))
-    #expect(acr1552.canSignal)
+    // Named as an ACR1552U but answering no escape: nothing tells it is one (the name is a hint only).
+    let acr1552 = PartThreeType5Link(transport: NamedReader("ACS ACR1552 1S CL Reader PICC (tag links 3) 00 00"))
+    #expect(!acr1552.canSignal)
     #expect(throws: TransceiveError.self) { try acr1552.signal(.failure) }
   }
 }

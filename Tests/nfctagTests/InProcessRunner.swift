@@ -43,7 +43,7 @@ func runTool(_ arguments: [String], stdin: Data? = nil, environment: [String: St
   let context = CommandContext(
     output: output, errors: errors, inputDescriptor: readEnd,
     environment: { name in overlay[name] ?? ProcessInfo.processInfo.environment[name] },
-    handOver: { command, context in try NFCTagProvision.perform(command, in: context) })
+    dispatch: { command, context in try NFCTagProvision.perform(command, in: context) })
   let status = Locked<Int32?>(nil)
   let done = DispatchSemaphore(value: 0)
   let runner = Thread {

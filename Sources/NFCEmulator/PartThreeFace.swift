@@ -30,6 +30,8 @@ import NFCTransport
 ///   not answer gives `C0 03 01 64 01` (timeout). The outer status word is `90 00` in every case.
 ///   An unknown data object stops the list with `C0 03 <1-based index> 6A 81`. A tag answer that
 ///   would not fit the short-APDU limit gives `C0 03 <index> 67 00` (this choice is ours).
+/// - SCM's FeliCa (`FF 40`–`FF 4A`) and Type 1 (`FF 50`–`FF 60`) pseudo-APDUs on the profiles that
+///   have them (the SCL3711, the uTrust 3700 F for FeliCa): `PartThreeFace+SCM.swift`.
 /// - Anything else with CLA FF, including the ACR122U's `FF 00 48 00 00` and direct transmit
 ///   `FF 00 00 00 …`, answers `6A 81` "function not supported", as ACS's non-PN53x readers list it
 ///   for unsupported pseudo-APDUs (ACR1255U-J1, ACR1281U-C1 and ACM1281U manuals, GET DATA table),
@@ -164,6 +166,7 @@ public final class PartThreeFace: VirtualCard {
       return StatusWord.noPreciseDiagnosis.bytes
     }
     if let answer = readerCommand(apdu) { return answer }
+    if let answer = scmCommand(apdu) { return answer }
     if let classic = tag as? MIFAREClassicVirtualTag, let answer = classicAnswer(apdu, tag: classic) {
       return answer
     }

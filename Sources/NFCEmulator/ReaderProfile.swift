@@ -108,6 +108,13 @@ public struct ReaderProfile: Sendable, Equatable {
   public var escapeCodes: Set<UInt32>
   /// The escapes it answers.
   public var escapes: Escapes
+  /// True when it takes SCM's FeliCa pseudo-APDUs `FF 40` REQC, `FF 42` Request Service, `FF 44`
+  /// Request Response, `FF 46` Read, `FF 48` Write, `FF 4A` Request System Code (SCL3711 Reference
+  /// Manual v1.3 §6.4.3; Identiv CLOUD 370x F Reference Manual §6.2.13–6.2.18).
+  public var scmFeliCaCommands = false
+  /// True when it takes SCM's Type 1 (Topaz) pseudo-APDUs `FF 50` RID … `FF 60` WRITE-NE8
+  /// (SCL3711 Reference Manual v1.3 §6.4.1).
+  public var scmType1Commands = false
 
   /// The face that reads `family` when this one does not, for the refusal: the ACR1552U for ISO
   /// 15693, else the ACR122U (the face whose FeliCa and Topaz paths the tool takes today).

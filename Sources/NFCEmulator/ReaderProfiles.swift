@@ -83,9 +83,9 @@ extension ReaderProfile {
     // libccid: "Identiv uTrust 3700 F CL Reader", iInterface "uTrust 3700 F CL Reader", and a USB
     // serial per device (readers/Identiv_uTrust_3700_F_CL_Reader.txt); the serial is ours.
     readerName: "Identiv uTrust 3700 F CL Reader [uTrust 3700 F CL Reader] (0000000001)",
-    // 14443 A/B, MIFARE, FeliCa (CLOUD37 p.43, p.58). FeliCa's pseudo-APDUs (`FF 40`–`FF 4A`) are
-    // not modelled yet, Type 1 and ISO 15693 are not listed: refused (docs/readers.md).
-    families: [.type2, .type4, .mifareClassic],
+    // 14443 A/B, MIFARE, FeliCa through its pseudo-APDUs `FF 40`–`FF 4A` (CLOUD37 p.43, p.58,
+    // §6.2.13–6.2.18); Type 1 and ISO 15693 are not listed: refused (docs/readers.md).
+    families: [.type2, .type3, .type4, .mifareClassic],
     // "regardless of the value given in Le" the whole block: 4 bytes on Ultralight (CLOUD47 p.31,
     // §6.2.1; UT3720 p.33); martinpaljak/nfc4pc NDEF.java: "returns 4 bytes even if asked for 16".
     type2Read: .page,
@@ -101,12 +101,16 @@ extension ReaderProfile {
     // `6A 81` function not supported, `6A 82` block does not exist (SCL3711M p.30, the family's list).
     unsupported: .functionNotSupported,
     failed: .fileNotFound,
-    felicaATR: .scm, topazATR: .scm,
+    // Storage cards: the Part 3 ATR with the Part 3 Supplemental Document's standard and card name
+    // (CLOUD37 p.24, §5.3.3.1): FeliCa standard 11, name 00 3B; Topaz 00 30 (unused: not read).
+    felicaATR: .partThree(standard: 0x11, name: [0x00, 0x3B]), topazATR: .partThree(standard: 0x03, name: [0x00, 0x30]),
     iso15693Name: [0x00, 0x14],
     // Escape with libccid: SCARD_CTL_CODE(1) (CLOUD37 p.54; libccid).
     escapeCodes: [ReaderControlCode.vendorEscape],
     // `B2 00|01|FF`: LED control by firmware on, off, get (CLOUD37 p.54, §6.3.3.7).
-    escapes: .identiv)
+    escapes: .identiv,
+    // PAPDU_FELICA_REQC … PAPDU_FELICA_SYS_CODE (CLOUD37 p.42–43, §6.2.13–6.2.18).
+    scmFeliCaCommands: true)
 
   /// HID Global OMNIKEY 5022 CL (`076B:5022`).
   public static let omnikey5022 = ReaderProfile(
@@ -165,9 +169,9 @@ extension ReaderProfile {
     // Not a CCID device (https://github.com/OpenSC/OpenSC/issues/672); with Identiv's pcsc-lite driver pcsc_scan shows
     // "SCL3711 Reader and NFC Device 00 00" (https://github.com/Yubico/yubioath-flutter/issues/727).
     readerName: "SCL3711 Reader and NFC Device",
-    // Types 1, 2, 3, 4 and MIFARE Classic (SCL3711M §6.4); no ISO 15693 (a PN533). Type 1 (`FF 50`–`FF 60`)
-    // and FeliCa (`FF 40`–`FF 4A`) pseudo-APDUs are not modelled yet: refused (docs/readers.md).
-    families: [.type2, .type4, .mifareClassic],
+    // Types 1, 2, 3, 4 and MIFARE Classic (SCL3711M §6.4): Type 1 through `FF 50`–`FF 60` (§6.4.1),
+    // FeliCa through `FF 40`–`FF 4A` (§6.4.3); no ISO 15693 (a PN533).
+    families: [.type1, .type2, .type3, .type4, .mifareClassic],
     // Block of 4 bytes on Ultralight; Le 00 = to the end of the file (SCL3711M p.30, §6.2.1).
     type2Read: .asked(multiple: 1),
     type5Access: .oneBlock,
@@ -186,5 +190,6 @@ extension ReaderProfile {
     iso15693Name: [0x00, 0x14],
     // No escape, LED or buzzer through PC/SC found: none.
     escapeCodes: [],
-    escapes: .none)
+    escapes: .none,
+    scmFeliCaCommands: true, scmType1Commands: true)
 }

@@ -29,10 +29,10 @@ public final class FeliCaDirectTransmitLink: Transceiver {
     let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count)] + command)
     guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
     let sw = response.statusWord
-    if [StatusWord(0x6A, 0x81), StatusWord(0x6D, 0x00), StatusWord(0x6E, 0x00), StatusWord(0x68, 0x00)].contains(sw) {
-      let working = ReaderCapabilities.readers(reading: \.felica).filter { $0.capabilities.directTransmit != .none }
-      throw .unsupported("FeliCa commands on \(transport.readerName): it refuses direct transmit (\(sw)); "
-                         + "FeliCa works through nfctag on the \(working.map(\.productName).joined(separator: " and "))")
+    if refusedCommandStatuses.contains(sw) {
+      let working = ReaderCapabilities.readers(reading: \.felica)
+      throw .unsupported("FeliCa commands on \(transport.readerName): it refuses direct transmit (\(sw)) and SCM's REQC; "
+                         + "FeliCa works through nfctag on the \(working.map(\.productName).joined(separator: ", "))")
     }
     guard sw.isSuccess else { throw .status(sw) }
     let data = response.data
@@ -42,9 +42,9 @@ public final class FeliCaDirectTransmitLink: Transceiver {
 }
 
 /// A tag nfctag has no path to through this reader: every command is refused with the reason,
-/// naming the reader and what works. Used for Topaz (Type 1) on readers other than the ACR122U,
-/// whose own Topaz commands (the SCL3711's `FF 50`–`FF 60`, SCL3711 Reference Manual §6.4.1) nfctag
-/// does not send, rather than sending the tag Type 2 commands it does not know.
+/// naming the reader and what works. Used for Topaz (Type 1) on readers other than the ACR122U and
+/// the SCL3711 (whose own `FF 50`–`FF 60`, SCL3711 Reference Manual §6.4.1, ``SCMType1Link`` sends),
+/// rather than sending the tag Type 2 commands it does not know.
 public final class UnreachableTagLink: Transceiver {
   /// Why, for the refusal.
   public let reason: String

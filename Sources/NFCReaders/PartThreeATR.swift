@@ -8,6 +8,9 @@ public struct PartThreeATR: Hashable, Sendable {
     case storage(standard: UInt8, name: [UInt8])
     /// An ISO 14443-4 (ISO-DEP) card with its historical bytes.
     case isoDEP(historicalBytes: [UInt8])
+    /// SCM's own form for a Topaz (card type 44h) or FeliCa (43h) card: `3B 82 80 01 02 44 TCK`
+    /// and `3B 8C 80 01 04 43 FD IDm(8) timeout TCK` (SCL3711 Reference Manual v1.3 §5.3.3.3–4).
+    case scm(cardMode: UInt8, cardType: UInt8)
     /// Not a contactless ATR this parser knows.
     case other
   }
@@ -24,6 +27,10 @@ public struct PartThreeATR: Hashable, Sendable {
     checksumValid = bytes.count > 1 && bytes.dropFirst().reduce(0, ^) == 0
     if bytes.count == 20, bytes.starts(with: [0x3B, 0x8F, 0x80, 0x01, 0x80, 0x4F, 0x0C, 0xA0, 0x00, 0x00, 0x03, 0x06]) {
       kind = .storage(standard: bytes[12], name: [bytes[13], bytes[14]])
+    } else if bytes.count == 7, bytes.starts(with: [0x3B, 0x82, 0x80, 0x01, 0x02, 0x44]) {
+      kind = .scm(cardMode: bytes[4], cardType: bytes[5])
+    } else if bytes.count == 17, bytes.starts(with: [0x3B, 0x8C, 0x80, 0x01]), bytes[5] == 0x43, bytes[6] == 0xFD {
+      kind = .scm(cardMode: bytes[4], cardType: bytes[5])
     } else if bytes.count >= 5, bytes[0] == 0x3B, bytes[1] & 0xF0 == 0x80, bytes[2] == 0x80, bytes[3] == 0x01 {
       let n = Int(bytes[1] & 0x0F)
       kind = bytes.count >= 4 + n ? .isoDEP(historicalBytes: Array(bytes[4..<(4 + n)])) : .other
@@ -51,6 +58,7 @@ public struct PartThreeATR: Hashable, Sendable {
       if (0x09...0x0C).contains(ss) { return .type5 }
       return nil
     case .isoDEP: return .type4
+    case .scm(_, let type): return type == 0x44 ? .type1 : .type3
     case .other: return nil
     }
   }
@@ -74,6 +82,7 @@ public struct PartThreeATR: Hashable, Sendable {
       default: return (0x09...0x0C).contains(ss) ? "ISO 15693 card" : "storage card \(hexString(name))"
       }
     case .isoDEP: return "ISO 14443-4 (ISO-DEP) card"
+    case .scm(_, let type): return type == 0x44 ? "Topaz/Jewel" : "FeliCa"
     case .other: return "unknown card"
     }
   }

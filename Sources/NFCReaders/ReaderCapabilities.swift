@@ -37,10 +37,10 @@ extension ReaderModel {
 /// families nfctag reads through it, how it loads MIFARE Classic keys, how READ BINARY answers on a
 /// Type 2 tag, and how its LEDs and buzzer are driven.
 ///
-/// A family field is true when nfctag reads that family through the reader; false when the reader
-/// does not read it, or only through pseudo-APDUs of its own that nfctag does not send (the
-/// uTrust 3700 F's and SCL3711's `FF 40`–`FF 4A` FeliCa, the SCL3711's `FF 50`–`FF 60` Topaz);
-/// nil when the reader polls it but no public source gives a command path (docs/readers.md).
+/// A family field is true when nfctag reads that family through the reader (for the uTrust 3700 F's
+/// and SCL3711's FeliCa and the SCL3711's Topaz, through SCM's own pseudo-APDUs: ``SCMFeliCaLink``,
+/// ``SCMType1Link``); false when the reader does not read it; nil when the reader polls it but no
+/// public source gives a command path (docs/readers.md).
 public struct ReaderCapabilities: Sendable, Equatable {
   /// What `FF 00 00 00 Lc data` (direct transmit) reaches.
   public enum DirectTransmit: String, Sendable {
@@ -112,6 +112,11 @@ public struct ReaderCapabilities: Sendable, Equatable {
   /// True when the kernel's `pn533_usb` binds the reader and must be kept off it (Linux
   /// `drivers/nfc/pn533/usb.c`, `pn533_usb_table`).
   public var claimedByPN533Module: Bool
+  /// True when FeliCa goes through SCM's pseudo-APDUs `FF 40`–`FF 4A` (SCL3711 Reference Manual
+  /// v1.3 §6.4.3; Identiv CLOUD 370x F Reference Manual §6.2.13–6.2.18).
+  public var scmFeliCaCommands = false
+  /// True when Topaz goes through SCM's pseudo-APDUs `FF 50`–`FF 60` (SCL3711 Reference Manual §6.4.1).
+  public var scmType1Commands = false
 
   static func of(_ model: ReaderModel) -> ReaderCapabilities {
     switch model {
@@ -131,10 +136,12 @@ public struct ReaderCapabilities: Sendable, Equatable {
                                 iso15693: true, type1: nil, keyLoading: .volatileSlots, type2ReadBinary: .asAsked,
                                 signalling: .acsEscape, escapeNeedsDriverOption: true, claimedByPN533Module: false)
     case .utrust3700f:
-      // Identiv CLOUD 370x F Reference Manual p.43 (FeliCa pseudo-APDUs), p.58 (no 15693 listed).
-      return ReaderCapabilities(model: model, directTransmit: .none, transparentExchange: nil, felica: false,
+      // Identiv CLOUD 370x F Reference Manual §6.2.13–6.2.18 (FeliCa pseudo-APDUs), p.58 (no 15693
+      // listed); no Type 1 command in it.
+      return ReaderCapabilities(model: model, directTransmit: .none, transparentExchange: nil, felica: true,
                                 iso15693: false, type1: nil, keyLoading: .keyStructure, type2ReadBinary: .onePage,
-                                signalling: .none, escapeNeedsDriverOption: true, claimedByPN533Module: false)
+                                signalling: .none, escapeNeedsDriverOption: true, claimedByPN533Module: false,
+                                scmFeliCaCommands: true)
     case .omnikey5022:
       // HID-OMNIKEY-Sample-Codes `OK5022.cs` (14443 A/B, 15693, FeliCa, iCLASS).
       return ReaderCapabilities(model: model, directTransmit: .none, transparentExchange: nil, felica: nil,
@@ -146,10 +153,12 @@ public struct ReaderCapabilities: Sendable, Equatable {
                                 iso15693: nil, type1: nil, keyLoading: .keyStructure, type2ReadBinary: .unknown,
                                 signalling: .none, escapeNeedsDriverOption: true, claimedByPN533Module: false)
     case .scl3711:
-      // SCL3711 Reference Manual v1.3 §6.2.3 (LOAD KEYS), §6.4 (Types 1–4), PN533: no 15693.
-      return ReaderCapabilities(model: model, directTransmit: .none, transparentExchange: nil, felica: false,
-                                iso15693: false, type1: false, keyLoading: .keyTypeInP2, type2ReadBinary: .asAsked,
-                                signalling: .none, escapeNeedsDriverOption: false, claimedByPN533Module: true)
+      // SCL3711 Reference Manual v1.3 §6.2.3 (LOAD KEYS), §6.4 (Types 1–4: §6.4.1 Type 1, §6.4.3
+      // FeliCa pseudo-APDUs), PN533: no 15693.
+      return ReaderCapabilities(model: model, directTransmit: .none, transparentExchange: nil, felica: true,
+                                iso15693: false, type1: true, keyLoading: .keyTypeInP2, type2ReadBinary: .asAsked,
+                                signalling: .none, escapeNeedsDriverOption: false, claimedByPN533Module: true,
+                                scmFeliCaCommands: true, scmType1Commands: true)
     }
   }
 
@@ -168,8 +177,10 @@ public struct ReaderCapabilities: Sendable, Equatable {
       case nil: return name + "?"
       }
     }
+    let scm = [scmFeliCaCommands ? "FeliCa FF 40-4A" : nil, scmType1Commands ? "Type 1 FF 50-60" : nil].compactMap { $0 }
     let paths = [flag(transparentExchange, "transparent exchange"),
-                 directTransmit == .none ? nil : "direct transmit (\(directTransmit.rawValue))"].compactMap { $0 }
+                 directTransmit == .none ? nil : "direct transmit (\(directTransmit.rawValue))",
+                 scm.isEmpty ? nil : "SCM pseudo-APDUs (\(scm.joined(separator: ", ")))"].compactMap { $0 }
     let families = ["Type 2", "Type 4", "MIFARE Classic", flag(felica, "FeliCa"), flag(iso15693, "ISO 15693"),
                     flag(type1, "Type 1")].compactMap { $0 }
     return "reads \(families.joined(separator: ", ")); paths: \(paths.isEmpty ? "READ/UPDATE BINARY only" : paths.joined(separator: ", "))"

@@ -6,7 +6,9 @@ import NFCTransport
 /// The path is picked from what the reader answers, not from its name: an answer to
 /// `FF 00 48 00 00` that starts with "ACR122" means an ACR122U (a PN532 behind pseudo-APDUs);
 /// anything else is treated as a generic PC/SC Part 3 reader (FeliCa through its direct transmit,
-/// ``FeliCaDirectTransmitLink``). What each reader model can do: ``ReaderCapabilities``.
+/// ``FeliCaDirectTransmitLink``, or, when the ATR is SCM's own or the reader refuses direct transmit
+/// but answers SCM's REQC, SCM's pseudo-APDUs, ``SCMFeliCaLink``; Topaz through SCM's pseudo-APDUs,
+/// ``SCMType1Link``, when the ATR is SCM's own). What each reader model can do: ``ReaderCapabilities``.
 /// - Throws: `PollError.failed(_:)` when the card cannot be identified.
 public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil) throws(PollError) -> DetectedTarget {
   let link: any APDUTransport = logger.map { TracingTransport(transport, logger: $0) } ?? transport
@@ -63,25 +65,44 @@ public func detectTarget(on transport: any APDUTransport, logger: Logger? = nil)
       if error == .tagRemoved { throw failure(error, transport.readerName) }
     }
   }
+  // SCM's own ATR for a FeliCa or Topaz card (the SCL3711: Reference Manual §5.3.3.3–4) says the
+  // reader takes SCM's pseudo-APDUs for them (§6.4.1, §6.4.3).
+  var scmCommands = false
+  if case .scm = atr.kind { scmCommands = true }
   if platform == .type3, !isACR122 {
     // FeliCa on a Part 3 reader: one Polling by direct transmit gives the PMm (its IC code names
     // FeliCa Lite-S) and the system code, as InListPassiveTarget does on the ACR122U (one APDU,
-    // FeliCa tags only). A reader that refuses it leaves them unknown; its link then says why.
-    if let reply = try? link.transmit([0xFF, 0x00, 0x00, 0x00, 0x06] + FeliCaDirectTransmitLink.polling),
-       let answer = ResponseAPDU(reply), answer.statusWord.isSuccess, answer.data.count >= 18,
-       Int(answer.data[0]) == answer.data.count, answer.data[1] == 0x01 {
-      identifier = Array(answer.data[2..<10])
-      details.felicaPMm = Array(answer.data[10..<18])
-      if answer.data.count == 20 { details.felicaSystemCode = Array(answer.data[18..<20]) }
+    // FeliCa tags only). A reader that refuses it (the uTrust 3700 F) is asked SCM's REQC
+    // (`FF 40`, CLOUD 370x F Reference Manual §6.2.13), which answers IDm, PMm and system code the
+    // same way; a reader that refuses both leaves them unknown, and its link then says why.
+    var refused = scmCommands
+    if !scmCommands, let reply = try? link.transmit([0xFF, 0x00, 0x00, 0x00, 0x06] + FeliCaDirectTransmitLink.polling),
+       let answer = ResponseAPDU(reply) {
+      refused = refusedCommandStatuses.contains(answer.statusWord)
+      if answer.statusWord.isSuccess, answer.data.count >= 18, Int(answer.data[0]) == answer.data.count, answer.data[1] == 0x01 {
+        identifier = Array(answer.data[2..<10])
+        details.felicaPMm = Array(answer.data[10..<18])
+        if answer.data.count == 20 { details.felicaSystemCode = Array(answer.data[18..<20]) }
+      }
+    }
+    if refused, let reply = try? link.transmit(SCMFeliCaLink.reqc), let answer = ResponseAPDU(reply),
+       answer.statusWord.isSuccess, answer.data.count == 16 || answer.data.count == 18 {
+      scmCommands = true
+      identifier = Array(answer.data[0..<8])
+      details.felicaPMm = Array(answer.data[8..<16])
+      if answer.data.count == 18 { details.felicaSystemCode = Array(answer.data[16..<18]) }
     }
   }
   let tagLink: any Transceiver
   switch (platform, isACR122) {
   case (.type1?, true): tagLink = ACR122UType1Link(transport: link)
+  case (.type1?, false) where scmCommands: tagLink = SCMType1Link(transport: link)
   case (.type1?, false):
-    tagLink = UnreachableTagLink(reason: "Topaz (Type 1) tags on \(transport.readerName): nfctag reads them through the ACS ACR122U only")
+    tagLink = UnreachableTagLink(reason: "Topaz (Type 1) tags on \(transport.readerName): nfctag reads them through the ACS ACR122U "
+                                 + "and the SCM SCL3711 only")
   case (.type2?, true): tagLink = ACR122UType2Link(transport: link)
   case (.type3?, true): tagLink = ACR122UExchangeLink(transport: link)
+  case (.type3?, false) where scmCommands: tagLink = SCMFeliCaLink(transport: link)
   case (.type3?, false): tagLink = FeliCaDirectTransmitLink(transport: link)
   case (.type4?, true): tagLink = ACR122UType4Link(transport: link)
   case (.type4?, false): tagLink = APDUPassthroughLink(transport: link, capabilities: APDUPassthroughLink.shortAPDUs)

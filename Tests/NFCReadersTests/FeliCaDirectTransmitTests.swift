@@ -36,6 +36,7 @@ private let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
       ([0xFF, 0x00, 0x48, 0x00, 0x00], [0x6A, 0x81]),
       ([0xFF, 0xCA, 0x00, 0x00, 0x00], idm + [0x90, 0x00]),
       ([0xFF, 0x00, 0x00, 0x00, 0x06, 0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00], [0x6A, 0x81]),  // no direct transmit
+      ([0xFF, 0x40, 0x00, 0x00, 0x04, 0xFF, 0xFF, 0x01, 0x00], [0x6A, 0x81]),              // nor SCM's REQC
       ([0xFF, 0x00, 0x00, 0x00, 0x06, 0x06, 0x00, 0xFF, 0xFF, 0x01, 0x00], [0x6A, 0x81]),
     ])
     let target = try detectTarget(on: transport)
@@ -46,9 +47,9 @@ private let pmm: [UInt8] = [0x00, 0xF1, 0x00, 0x00, 0x00, 0x01, 0x43, 0x00]
   }
 }
 
-/// A Topaz (Type 1) tag on a reader other than the ACR122U: nfctag has no path to it there (the
-/// SCL3711's `FF 50`–`FF 60` pseudo-APDUs are not sent), and says so naming the reader and the
-/// reader that works, instead of sending it Type 2 commands.
+/// A Topaz (Type 1) tag behind a Part 3 ATR on a reader other than the ACR122U: nfctag has no path
+/// to it there (the SCL3711's `FF 50`–`FF 60` go with its own Topaz ATR: SCMPseudoAPDULinkTests),
+/// and says so naming the reader and the readers that work, instead of sending it Type 2 commands.
 @Suite struct TopazOnAPartThreeReader {
   @Test func isRefusedNamingTheACR122U() throws {
     // Part 3 storage-card ATR, card name 00 30 (Topaz/Jewel).

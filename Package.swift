@@ -147,7 +147,7 @@ let package = Package(
     .executableTarget(name: "ScanTags", dependencies: ["NFCSession"], path: "Examples/ScanTags"),
     .executableTarget(name: "WriteText", dependencies: ["NFCSession"], path: "Examples/WriteText"),
     .executableTarget(name: "NFCBench", dependencies: [
-      "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders",
+      "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders", "NTAG424Emulator",
     ], path: "Benchmarks/NFCBench"),
     // The SUN verifier's URLs per second (make bench).
     .executableTarget(name: "SUNBench", dependencies: ["NTAG424"], path: "Benchmarks/SUNBench"),

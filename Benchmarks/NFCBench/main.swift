@@ -231,3 +231,5 @@ for kind in [VirtualTagKind.topaz512, .ntag215, .ntag216, .felicaLiteS, .type4, 
 print("  bound: the fewest APDUs the tag's commands and the reader's frame allow (see frameBound); naive: one block per command")
 
 func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
+
+printFaceRoundTrips()  // FaceRoundTrips.swift

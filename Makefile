@@ -78,8 +78,9 @@ build: deps
 
 ## test: the imports against docs/architecture.md's module list, and libc only in each module's
 ## Platform.swift (scripts/check-imports.sh, docs/platforms.md), then
-## every suite in four processes side by side (scripts/run-tests.sh: the libraries', the CLI's,
-## and the end-to-end tests against the real pcscd and the virtual reader); beside them, a
+## every suite in five processes side by side (scripts/run-tests.sh: the libraries', the CLI's,
+## the end-to-end tests against the real pcscd and the virtual reader, and those on nfctag's
+## pcsc-lite driver's readers); beside them, a
 ## library user's package (scripts/check-library-package.sh: CoreNFC resolves swift-log only), after
 ## scripts/product-api-closure.py (every type in a product's API comes with importing the product)
 ## (the examples are built first: the end-to-end tests run them too). The ledger's PostgreSQL

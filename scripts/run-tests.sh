@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test's suites, in four test processes side by side. Swift Testing runs as many tests at
+# make test's suites, in five test processes side by side. Swift Testing runs as many tests at
 # once in a process as the machine has cores (two here), and a test that waits on a program (all
 # the command-line and end-to-end tests do) holds its thread while it waits; so the end-to-end
 # suites, which mostly wait on pcscd and the virtual reader, get a process of their own, and the
@@ -12,6 +12,9 @@
 #  - e2e: nfctagTests' end-to-end suites (their names hold EndToEnd or E2E): each test holds the
 #    slots it needs for the whole of its run, so the process's two threads are the two slots';
 #    they start as soon as pcsc is done;
+#  - readers: nfctagTests' suites on nfctag's pcsc-lite driver's readers (named Driver…): they
+#    need no vpcd slot, only a reader of the driver to themselves and no pcscd restart meanwhile
+#    (Tests/nfctagTests/DriverReaders.swift), so they run beside the end-to-end suites;
 #  - cli: the rest of nfctagTests (command lines in process, the built programs on `sim:` readers),
 #    and DocsCommands, whose tests take both slots only around the documented commands that need
 #    pcscd (in the e2e process, the rest of their work would keep a slot's thread busy).
@@ -29,6 +32,7 @@ swift=${SWIFT:-swift}
 bundle=$("$swift" build --show-bin-path)/nfctagPackageTests.xctest
 [ -x "$bundle" ] || { echo "run-tests: no test bundle at $bundle: build it first (swift build --build-tests)" >&2; exit 1; }
 end_to_end='^nfctagTests\.[A-Za-z0-9]*(EndToEnd|E2E)[A-Za-z0-9]*/'
+driver='^nfctagTests\.Driver[A-Za-z0-9]*/'
 run() {  # run NAME NICENESS OPTIONS...: the bundle's Swift Testing tests, into .build/test-NAME.log
   local name=$1 niceness=$2
   shift 2
@@ -41,12 +45,14 @@ flock /tmp/nfctag-vpcd-slot-0.lock flock /tmp/nfctag-vpcd-slot-1.lock \
 pcsc_pid=$!
 run lib 10 --skip '^nfctagTests\.' --skip "$pcsc" &
 lib_pid=$!
-run e2e 0 --filter "$end_to_end" &
+run e2e 0 --filter "$end_to_end" --skip "$driver" &
 e2e_pid=$!
-run cli 10 --filter '^nfctagTests\.' --skip "$end_to_end" &
+run readers 0 --filter "$driver" &
+readers_pid=$!
+run cli 10 --filter '^nfctagTests\.' --skip "$end_to_end" --skip "$driver" &
 cli_pid=$!
 status=0
-names="pcsc lib cli e2e"
+names="pcsc lib cli readers e2e"
 for name in $names; do
   pid=${name}_pid
   wait "${!pid}" || status=1

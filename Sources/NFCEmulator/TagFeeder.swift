@@ -32,7 +32,8 @@ public struct FeedSettings: Sendable, Equatable {
 }
 
 /// When a fed tag leaves the field: right after it answered the ACR122U LED and buzzer command
-/// (`FF 00 40 …`, the host's "done" feedback), or once the host sent nothing for the hand time
+/// (`FF 00 40 …`, the host's "done" feedback) or its reader answered ACS's buzzer escape (the
+/// feedback's last step on the ACR1252U and ACR1552U, through `SCardControl`), or once the host sent nothing for the hand time
 /// after its last command. A tag nobody has sent a command to stays: the hand waits for a reader
 /// that is slow to start.
 public struct TagDeparture: Sendable, Equatable {
@@ -52,6 +53,12 @@ public struct TagDeparture: Sendable, Equatable {
     if Self.isFeedback(apdu) { leaving = true }
   }
 
+  /// Notes that the tag's reader answered the control request `data` (`SCardControl`) at `time`.
+  public mutating func controlled(_ data: [UInt8], at time: Double) {
+    lastCommand = time
+    if Self.isFeedbackEscape(data) { leaving = true }
+  }
+
   /// When the tag leaves, in ``TagDeparture/now()`` seconds; nil while nobody talked to it.
   public var deadline: Double? {
     guard let lastCommand else { return nil }
@@ -64,6 +71,12 @@ public struct TagDeparture: Sendable, Equatable {
   /// The ACR122U LED and buzzer command (ACS API V2.04 §6.2: `FF 00 40 P2 04 T1 T2 reps buzzer`).
   public static func isFeedback(_ apdu: [UInt8]) -> Bool {
     apdu.count >= 3 && apdu[0] == 0xFF && apdu[1] == 0x00 && apdu[2] == 0x40
+  }
+
+  /// ACS's buzzer escape, `E0 00 00 28 01 t` (ACM1252U-Y3 manual §5.3.2–5.3.4): the host sends it
+  /// after the LED escape, so it ends the feedback.
+  public static func isFeedbackEscape(_ data: [UInt8]) -> Bool {
+    data.count >= 4 && data[0] == 0xE0 && data[1] == 0x00 && data[2] == 0x00 && data[3] == 0x28
   }
 
   /// Monotonic seconds, the clock departures are measured on.
@@ -93,7 +106,7 @@ public final class FedTag {
   }
 
   /// `NNNN-uid.bin`: the index in 4 digits and the UID in lower-case hex.
-  public var imageName: String { TagFeeder.imageName(index: index, uid: tag.identifier) }
+  public var imageName: String { TagFeeder.imageName(index: index, uid: tag.shownIdentifier) }
 }
 
 /// Makes the tags of a feed one after another and saves each one's final memory.

@@ -52,6 +52,12 @@ public protocol VirtualTag: AnyObject {
   var memoryGeneration: Int { get }
 }
 
+extension VirtualTag {
+  /// The UID as people and tools show it: an ISO 15693 UID most significant byte (`E0`) first
+  /// (ISO/IEC 15693-3 §4.1; ``identifier`` keeps its air order), the others as ``identifier``.
+  public var shownIdentifier: [UInt8] { platform == .type5 ? identifier.reversed() : identifier }
+}
+
 /// A card as a PC/SC reader slot shows it: an ATR and APDUs in and out. Reader faces
 /// (``VirtualTag``s behind an ACR122U or a Part 3 reader) implement it; the vpcd bridge and the
 /// in-process simulator drive it.

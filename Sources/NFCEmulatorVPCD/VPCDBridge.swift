@@ -235,7 +235,8 @@ public final class VPCDBridge: Sendable {
         if apdu, let removeAfter, answered >= removeAfter {
           return .ended(.removedAfterCommands(answered))
         }
-        if apdu, served.withLock({ $0.card.departure?.leaving == true }) {
+        // A control request may be the feedback too (ACS's buzzer escape).
+        if message.count > 1, served.withLock({ $0.card.departure?.leaving == true }) {
           return depart(socket, previous: message)
         }
       }
@@ -277,7 +278,11 @@ public final class VPCDBridge: Sendable {
       let card = served.card
       if serving.awaitingControl {
         serving.awaitingControl = false
-        return Self.controlAnswer(card, message)
+        let answer = Self.controlAnswer(card, message)
+        if answer.first == VPCDFrame.controlAnswered {
+          serving.card.departure?.controlled(Array(message.dropFirst(4)), at: TagDeparture.now())
+        }
+        return answer
       }
       if message == [VPCDFrame.controlFollows] {
         serving.awaitingControl = true

@@ -113,7 +113,7 @@ package struct EmulateCommand: ToolCommand {
     let (virtualTag, imageFile) = try Self.openTag(kind, image: image, uid: uid?.bytes)
     let faults = faults
     let face = try Self.makeFace(reader ?? kind.defaultFace, showing: virtualTag, faults: faults, in: context)
-    let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.identifier)))"
+    let banner = "nfctag: emulating \(virtualTag.productName) (UID \(hexString(virtualTag.shownIdentifier)))"
       + " \(readerPhrase(preposition: "in", host: host, port: port)); Ctrl-C to stop\n"
     // The bridge owns the face, the tag and the image file from here on (they are sent to it).
     let served = VPCDServedCard(card: face) {

@@ -85,7 +85,7 @@ struct FeedProgress {
   func say(_ line: String) { if !quiet { errors.write(line) } }
 
   mutating func arriving(_ fed: FedTag) {
-    arriving = (fed.index, fed.tag.productName, hexString(fed.tag.identifier))
+    arriving = (fed.index, fed.tag.productName, hexString(fed.tag.shownIdentifier))
     commands = 0
   }
 

@@ -110,6 +110,18 @@ import Testing
     departure.answered([0xFF, 0x00, 0x40, 0x2E, 0x04, 0x01, 0x01, 0x01, 0x01], at: 11)
     #expect(departure.leaving && departure.hasLeft(at: 11))
   }
+
+  /// On an ACR1252U or ACR1552U the feedback goes through `SCardControl`: the LED escape keeps the
+  /// tag, the buzzer escape after it makes it leave.
+  @Test func anACSBuzzerEscapeEndsTheFeedback() {
+    var departure = TagDeparture(handMilliseconds: 5000)
+    departure.controlled([0xE0, 0x00, 0x00, 0x29, 0x01, 0x02], at: 20)
+    #expect(!departure.leaving && departure.deadline == 25)
+    departure.controlled([0xE0, 0x00, 0x00, 0x18, 0x00], at: 21)
+    #expect(!departure.leaving)
+    departure.controlled([0xE0, 0x00, 0x00, 0x28, 0x01, 0x0A], at: 22)
+    #expect(departure.leaving && departure.hasLeft(at: 22))
+  }
 }
 
 @Suite struct SimulatorSpecParsing {

@@ -24,81 +24,10 @@ let everyType: [VirtualKind] = [
   VirtualKind(tag: "type4", face: "part3", platform: "type4"),
 ]
 
-/// Every tag type through the real pcscd: the real `nfctag` binary against `nfctag emulate`.
+/// Every tag type through the real pcscd and vpcd: a write torn after each of its commands. (The
+/// whole round of commands on every type, behind every reader face, is DriverFacesEndToEnd's.)
 @Suite(.enabled(if: e2eEnabled, e2eSkipReason), .virtualReader)
 struct EveryTypeEndToEnd {
-  @Test(arguments: everyType)
-  func writeReadDumpFormatEraseAndLock(kind: VirtualKind) throws {
-    let emulator = try Emulator(tag: kind.tag, extra: kind.emulateArguments)
-    defer { emulator.stop() }
-    func nfctag(_ arguments: String...) throws -> RunResult {
-      try runNFCTag(arguments + ["--reader", e2eReader, "--timeout", "10"])
-    }
-
-    let text = try nfctag("write", "text", "Hello, \(kind.platform)", "--lang", "en")
-    #expect(text.status == 0, "\(text.stderr)")
-    #expect(text.stderr.contains("verified"))
-    let read = try nfctag("read", "--format", "json")
-    #expect(read.stdout.contains(#""text":"Hello, \#(kind.platform)""#), "\(read.stdout) \(read.stderr)")
-
-    #expect(try nfctag("write", "url", "https://example.org/\(kind.platform)").status == 0)
-    let scan = try nfctag("scan", "--json")
-    #expect(scan.status == 0, "\(scan.stderr)")
-    #expect(scan.stdout.contains(#""uri":"https://example.org/\#(kind.platform)""#))
-    #expect(scan.stdout.contains(#""platform":"\#(kind.platform)""#))
-
-    // The NDEF bytes: one URI record (MB ME SR, 18-byte payload), code 04 (https://), "example…".
-    let ndef = try nfctag("dump", "--format", "json")
-    #expect(ndef.stdout.contains(#""kind":"ndef""#))
-    #expect(ndef.stdout.contains("d1011255046578616d706c65"), "\(ndef.stdout)")
-
-    // The whole memory in the image-file layout: it loads as a virtual tag that holds the same
-    // message (secrets such as an NTAG's PWD read as zeros, so the bytes may differ there).
-    let memory = try nfctag("dump", "--memory", "--format", "raw")
-    #expect(memory.status == 0, "\(memory.stderr)")
-    let image = try Data(contentsOf: emulator.image)
-    // A Type 4 image file carries the tag's 7-byte UID after the memory (docs/tag-types.md); a
-    // dump is the memory alone, which loads as an image of the older form.
-    #expect(image.count - memory.stdoutBytes.count == (kind.platform == "type4" ? 7 : 0), "\(image.count) \(memory.stdoutBytes.count)")
-    #expect(memory.stdoutBytes.prefix(64) == image.prefix(64))
-    let dumped = emulator.image.deletingLastPathComponent().appendingPathComponent("dumped.bin")
-    try memory.stdoutBytes.write(to: dumped)
-    let reloaded = try runNFCTag(["read", "--format", "json", "--reader", kind.simulator(dumped)])
-    #expect(reloaded.stdout.contains(#""uri":"https://example.org/\#(kind.platform)""#), "\(reloaded.stderr)")
-
-    let info = try nfctag("info", "--json")
-    #expect(info.status == 0, "\(info.stderr)")
-    #expect(info.stdout.contains(#""status":"readWrite""#), "\(info.stdout)")
-
-    #expect(try nfctag("erase").status == 0)
-    #expect(try nfctag("read", "--format", "json").stdout == "{\"records\":[]}\n")
-    #expect(try nfctag("write", "text", "again").status == 0)
-    let format = try nfctag("format")
-    #expect(format.status == 0, "\(format.stderr)")
-    #expect(try nfctag("read", "--format", "json").stdout == "{\"records\":[]}\n")
-
-    // Too large: 73, and nothing written.
-    #expect(try nfctag("write", "text", "kept").status == 0)
-    let before = try Data(contentsOf: emulator.image)
-    let big = try nfctag("write", "text", String(repeating: "x", count: 2000))
-    #expect(big.status == 73, "\(big.stderr)")
-    #expect(big.stderr.contains("nothing was written"))
-    #expect(try Data(contentsOf: emulator.image) == before)
-
-    // Lock: refused without --yes, then permanent; a write after it is 77 and changes nothing.
-    #expect(try nfctag("lock").status == 64)
-    let lock = try nfctag("lock", "--yes")
-    #expect(lock.status == 0, "\(lock.stderr)")
-    let locked = try Data(contentsOf: emulator.image)
-    let refused = try nfctag("write", "text", "not allowed")
-    #expect(refused.status == 77, "\(refused.stderr)")
-    #expect(refused.stderr.contains("read-only"))
-    #expect(try Data(contentsOf: emulator.image) == locked)
-    #expect(try nfctag("read").stdout.contains("kept"))
-    #expect(try nfctag("info", "--json").stdout.contains(#""status":"readOnly""#))
-    #expect(try nfctag("erase").status == 77)
-  }
-
   /// The tag leaves after command k of a write, for every k the write takes (in CI; a plain
   /// `make test` cuts after the first three commands, every third one and the last two): the tool
   /// says 74 and "tap again", and the tag then holds the old message, the new one, or an empty one.

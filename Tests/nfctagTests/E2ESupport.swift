@@ -68,15 +68,20 @@ final class Emulator {
   let process = Process()
   let stderrPipe = Pipe()
   let image: URL
+  /// The PC/SC reader the card shows in: the e2e slot's, or a driver reader's (``DriverReader``).
+  let reader: String
 
   /// Starts `nfctag emulate` and waits until pcscd reports the card present (at most
-  /// `appearWithin` seconds; then the emulator is stopped and the init throws).
-  init(tag: String = "ntag215", image: URL? = nil, extra: [String] = [], appearWithin: Double = 10) throws {
+  /// `appearWithin` seconds; then the emulator is stopped and the init throws). It attaches to
+  /// the vpcd slot the test holds, or to `driver`'s port (nfctag's pcsc-lite driver).
+  init(tag: String = "ntag215", image: URL? = nil, extra: [String] = [], appearWithin: Double = 10,
+       driver: DriverReader? = nil) throws {
+    reader = driver?.name ?? e2eReader
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     self.image = image ?? directory.appendingPathComponent("\(tag).bin")
     process.executableURL = nfctagBinary()
-    process.arguments = ["emulate", "--tag", tag, "--image", self.image.path, "--vpcd", e2ePort] + extra
+    process.arguments = ["emulate", "--tag", tag, "--image", self.image.path, "--vpcd", driver?.address ?? e2ePort] + extra
     process.standardError = stderrPipe
     process.standardOutput = FileHandle.nullDevice
     try? waitForCard(present: false, seconds: 3)  // a previous card must be gone first
@@ -95,9 +100,9 @@ final class Emulator {
     }
   }
 
-  /// Waits until pcscd shows (or stops showing) a card in the e2e slot.
+  /// Waits until pcscd shows (or stops showing) a card in the emulator's reader.
   func waitForCard(present: Bool, seconds: Double = 10) throws {
-    let outcome = CardWatch.wait(in: e2eReader, present: present, seconds: seconds) { present && !process.isRunning }
+    let outcome = CardWatch.wait(in: reader, present: present, seconds: seconds) { present && !process.isRunning }
     if outcome == .reached { return }
     throw EmulatorFailure(message: "the virtual card did not \(present ? "appear" : "leave"); emulator said: \(stderrText())")
   }

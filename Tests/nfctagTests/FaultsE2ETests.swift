@@ -198,7 +198,7 @@ struct FaultsEndToEnd {
   /// pcscd stopped while a write waits for an answer, then started again: the write ends with
   /// one line and 74, soon; the tag holds a whole message (here the empty one: the NDEF length
   /// was zeroed); the emulator comes back through the new pcscd and the tag reads.
-  @Test(.virtualReaders) func pcscdRestartedDuringAWrite() throws {
+  @Test(.virtualReaders, .restartsPcscd) func pcscdRestartedDuringAWrite() throws {
     let sent = try apdus(["write", "text", Self.newText])
     let n = try #require(Self.nth(Self.write, 3)(sent))
     let image = try freshImage("restart.bin")

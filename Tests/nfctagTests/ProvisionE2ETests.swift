@@ -26,15 +26,17 @@ struct ProvisionEndToEnd {
   /// ledger, a core busy elsewhere) took 3.7 s once, and a tag that left then failed with "the tag
   /// was removed" in a test that counts every row done. The crash tests ask for 1.5 s, so that
   /// tags a killed run held also leave with their rows bound.
+  /// `driver`: on that reader of nfctag's pcsc-lite driver, in its face, instead of a vpcd slot.
   func feeder(_ dir: URL, count: Int, kinds: String = "ntag213", seed: Int = 1, port: String = e2ePort,
-              quiet: Bool = true, handMilliseconds: Int = 5000) throws -> Process {
-    let reader = port.hasSuffix("35963") ? "Virtual PCD 00 00" : e2eReader
+              quiet: Bool = true, handMilliseconds: Int = 5000, driver: DriverReader? = nil) throws -> Process {
+    let reader = driver?.name ?? (port.hasSuffix("35963") ? "Virtual PCD 00 00" : e2eReader)
     _ = waitForCard(reader, present: false, seconds: 5)  // a previous test's card must be gone
     let process = Process()
     process.executableURL = nfctagBinary()
     process.arguments = ["emulate", "--tag", kinds, "--feed", String(count), "--image-dir",
-                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", port,
+                         dir.appendingPathComponent("images").path, "--seed", String(seed), "--vpcd", driver?.address ?? port,
                          "--hand-ms", String(handMilliseconds)] + (quiet ? ["--quiet"] : [])
+      + (driver.map { ["--reader", $0.face] } ?? [])
     let errors = dir.appendingPathComponent("feeder-\(seed).log")
     _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     process.standardError = try FileHandle(forWritingTo: errors)

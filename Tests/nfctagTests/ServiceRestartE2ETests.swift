@@ -3,7 +3,7 @@ import Testing
 
 /// A multi-read session outlives pcscd: `scan --continuous` carries on when pcscd is restarted.
 /// Runs last among the end-to-end suites' work on the shared pcscd, and leaves it running.
-@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReaders)
+@Suite(.serialized, .enabled(if: e2eEnabled, e2eSkipReason), .virtualReaders, .restartsPcscd)
 struct ServiceRestartEndToEnd {
   @Test func continuousScanCarriesOnAcrossAPcscdRestart() throws {
     let scanner = try ContinuousScan()

@@ -140,7 +140,7 @@ struct ReadersEndToEnd {
 
   /// 40 rows (24 in a plain `make test`): pcscd is restarted 3 s into the run, when about a
   /// quarter are done.
-  @Test func twoReadersInOneRunSurviveAPcscdRestart() throws {
+  @Test(.restartsPcscd) func twoReadersInOneRunSurviveAPcscdRestart() throws {
     let count = repetitions(full: 40, quick: 24, tsan: 40)
     let (dir, rows) = try base.job(rows: count)
     let feedA = try base.feeder(dir, count: count, seed: 41, port: "127.0.0.1:35963", quiet: false)

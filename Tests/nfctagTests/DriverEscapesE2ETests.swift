@@ -5,11 +5,11 @@ import Testing
 /// the PCSC module's `SCardControl` on a direct connection reaches the face; an ACR1252U is told
 /// by its answer to ACS's firmware escape and takes its LED and buzzer escapes, and a reader
 /// without either (uTrust 3700 F) is refused with one line naming it and the readers that have them.
-@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .enabled(if: ifdHandlerInstalled, ifdHandlerSkipReason), .virtualReader)
-struct ReaderEscapeEndToEnd {
+@Suite(.enabled(if: e2eEnabled, e2eSkipReason), .enabled(if: ifdHandlerInstalled, ifdHandlerSkipReason))
+struct DriverEscapesEndToEnd {
   @Test func anACR1252UTakesFirmwareLEDAndBeepThroughItsEscapes() throws {
-    let reader = "ACS ACR1252 Dual Reader [ACR1252 Dual Reader PICC] 04 00"  // port 36104 (reader.conf.in)
-    try withDriverEmulator(tag: "ntag215", face: "acr1252u", port: 36104) {
+    try withDriverReader(face: "acr1252u", tag: "ntag215") { driver, _ in
+      let reader = driver.name
       var firmware = try runNFCTag(["reader", "firmware", "--reader", reader])
       for _ in 0..<40 where firmware.status != 0 {  // until the emulator is attached
         Thread.sleep(forTimeInterval: 0.25)
@@ -28,8 +28,8 @@ struct ReaderEscapeEndToEnd {
   }
 
   @Test func aUTrust3700FHasNoLEDAndSaysWhichReadersDo() throws {
-    let reader = "Identiv uTrust 3700 F CL Reader [uTrust 3700 F CL Reader] (0000000001) 06 00"  // port 36106
-    try withDriverEmulator(tag: "ntag215", face: "utrust3700f", port: 36106) {
+    try withDriverReader(face: "utrust3700f", tag: "ntag215") { driver, _ in
+      let reader = driver.name
       var led = try runNFCTag(["reader", "led", "--green", "--reader", reader])
       for _ in 0..<40 where !led.stderr.contains("no LED") {  // until the tag is there (the ACR122U check needs it)
         Thread.sleep(forTimeInterval: 0.25)

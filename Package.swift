@@ -75,6 +75,10 @@ let package = Package(
     // The 424 DNA's originality signature: NXP's public key, the virtual tag's test key pair,
     // verification and (for the virtual tag) signing, through COpenSSL.
     .target(name: "NTAG424Originality", dependencies: ["COpenSSL", "Hex"]),
+    // MIFARE DESFire cryptography without I/O: the three-pass authentications, session keys, EV1
+    // secure messaging (CMAC, CRC32, full mode), ChangeKey cryptograms. DES, 3DES and AES from
+    // libcrypto through COpenSSL (swift-crypto has no DES), so nfctag may link it (docs/desfire.md).
+    .target(name: "DESFire", dependencies: ["COpenSSL"]),
     // NTAG 424 DNA cryptography: key derivation, secure messaging, SUN. No I/O; AES and CMAC from swift-crypto.
     .target(name: "NTAG424", dependencies: [
       "Hex", "NDEF", "NTAG424Commands", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"])),
@@ -87,6 +91,8 @@ let package = Package(
     // The virtual NTAG 424 DNA: registers itself as NFCEmulator's `ntag424dna` factory. Apart from
     // NFCEmulator so that nfctag, which links NFCEmulator, links no swift-crypto (NTAG424).
     .target(name: "NTAG424Emulator", dependencies: ["NFCEmulator", "NTAG424", "NTAG424Originality", "NFCTransport"]),
+    // The virtual DESFire's cryptography: installs DESFire's (libcrypto) in NFCEmulator, which has none.
+    .target(name: "DESFireEmulator", dependencies: ["NFCEmulator", "DESFire"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
@@ -172,6 +178,8 @@ let package = Package(
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "NTAG424Originality", "Hex", "NDEF"]),
+    .testTarget(name: "DESFireTests", dependencies: ["DESFire"]),
+    .testTarget(name: "DESFireEmulatorTests", dependencies: ["DESFireEmulator", "DESFire", "NFCEmulator"]),
     .testTarget(name: "NTAG424TagTests", dependencies: [
       "NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport", "NTAG424Emulator", "NFCEmulator", "Locking"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),

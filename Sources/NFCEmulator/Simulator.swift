@@ -29,6 +29,12 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   case mifareClassic1KNDEF = "mifare-classic-1k-ndef"
   case mifareClassic4KNDEF = "mifare-classic-4k-ndef"
   case mifareClassicMiniNDEF = "mifare-classic-mini-ndef"
+  /// An NXP MIFARE DESFire EV1 2K, 4K or 8K as shipped (`DESFire/`): PICC master key DES 00…00,
+  /// no applications. It authenticates once DESFireEmulator's `register()` has installed its
+  /// cryptography (docs/desfire.md).
+  case desfireEV1With2K = "desfire-ev1-2k"
+  case desfireEV1With4K = "desfire-ev1-4k"
+  case desfireEV1With8K = "desfire-ev1-8k"
 
   /// A tag with factory content.
   /// - Throws: ``EmulatorError``: a UID the model refuses, or
@@ -57,6 +63,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .mifareClassic1KNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
     case .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic4K, uid: uid)
     case .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .mini, uid: uid)
+    case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K:
+      return try DESFireVirtualTag(chip: desfireChip ?? .ev1With4K, uid: uid)
     }
   }
 
@@ -83,6 +91,18 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .mifareClassic1K, .mifareClassic1KNDEF: return try MIFAREClassicVirtualTag(chip: .classic1K, image: image, uid: uid)
     case .mifareClassic4K, .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag(chip: .classic4K, image: image, uid: uid)
     case .mifareClassicMini, .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag(chip: .mini, image: image, uid: uid)
+    case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K:
+      return try DESFireImage.decode(image, chip: desfireChip ?? .ev1With4K, uid: uid)
+    }
+  }
+
+  /// The DESFire chip of a `desfire-…` kind; nil for the others.
+  public var desfireChip: DESFireChip? {
+    switch self {
+    case .desfireEV1With2K: return .ev1With2K
+    case .desfireEV1With4K: return .ev1With4K
+    case .desfireEV1With8K: return .ev1With8K
+    default: return nil
     }
   }
 

@@ -35,7 +35,8 @@ private func userArea(_ kind: VirtualTagKind) -> [Range<Int>] {
   case .felicaLiteS: return [0 ..< 224]
   case .icodeSLIX2: return [0 ..< 316]
   case .type4, .ntag424dna, .mifareClassic1K, .mifareClassic4K, .mifareClassicMini,
-       .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF: return []
+       .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF,
+       .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K: return []
   }
 }
 

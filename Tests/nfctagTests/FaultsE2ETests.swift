@@ -90,7 +90,8 @@ struct FaultsEndToEnd {
   }()
 
   /// What the image holds: old, new, empty (", read-only" when its CC says so), or what it is.
-  func content(of image: URL) throws -> String {
+  /// (DriverFaultsEndToEnd asks it too.)
+  static func content(of image: URL) throws -> String {
     let reader = "sim:ntag213:" + image.path
     let read = try runNFCTag(["read", "--format", "hex", "--reader", reader])
     guard read.status == 0 else { return "unreadable (\(read.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))" }
@@ -139,7 +140,7 @@ struct FaultsEndToEnd {
         #expect(lines.count == 1 && lines.first?.hasPrefix("nfctag: ") == true, "\(label): \(r.stderr)")
       }
       #expect([0, 74, 77].contains(r.status), "\(label): \(r.status) \(r.stderr)")
-      let after = try content(of: image)
+      let after = try Self.content(of: image)
       #expect(target.allowed.contains(after), "\(label): the tag holds \(after)")
       rows.append(Row(command: target.command.first == "write" ? "write text …" : target.command.joined(separator: " "),
                       apdu: "\(n): \(target.what), `\(tagCommand(sent[n - 1]))`", fault: kind,

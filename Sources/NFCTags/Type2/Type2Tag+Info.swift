@@ -12,8 +12,18 @@ extension Type2Tag {
   public func info() throws(TagError) -> TagInfo {
     let memory = try beginReadOperation()
     let snapshot: Snapshot
-    do {
+    do throws(TagError) {
       snapshot = try analyse(memory)
+      // `info` needs the data area (docs/faults.md). A read of it that failed (the reader's
+      // answer or the tag's refusal, not TLVs that do not parse) fails the command as a failed
+      // read of the CC does: on a reader that brings the CC in a read of its own (READ BINARY of
+      // 16 bytes or fewer), it is not a data area of 0 bytes.
+      if case .failure(let error)? = snapshot.layout {
+        switch error {
+        case .transceive, .readRefused: throw error
+        default: break
+        }
+      }
     } catch .readRefused(let cause, let command, let address) {
       guard let product else { throw .readRefused(cause, command: command, address: address) }
       let partial = try readProtectedInfo(product: product, refused: command)

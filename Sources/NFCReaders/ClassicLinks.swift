@@ -122,8 +122,16 @@ public final class ACR122UClassicLink: Transceiver {
 /// own release with a reset does. The reset activates whatever card is in the field, so when the
 /// card's UID is known the link asks for it again (GET DATA `FF CA 00 00 00`, PC/SC Part 3
 /// §3.2.2.1.3): another UID is the card's removal, never a card to go on with. Two more
-/// exchanges per refused key. The key slot is loaded before each authentication, so the reset
-/// losing it costs nothing.
+/// exchanges per refused key.
+///
+/// A loaded key stays in the reader's key slot until it is overwritten or the reader loses power
+/// (PC/SC Part 3 §3.2.2.1.4), so the link remembers which key each slot of this connection holds
+/// and sends LOAD KEYS only for a key no slot holds: key numbers 00 and 01 (the two volatile slots
+/// of the ACS readers, ACM1252U-Y3 Reference Manual §5.2.4.1, which the Identiv and HID readers
+/// take too), the one not used last overwritten; on the SCL3711 the slot is the key type, so it
+/// keeps one key A and one key B. A refused load, a new activation of the card (the warm reset
+/// may reach the reader) and a new connection (a new link) forget. A reader that refuses key
+/// number 01 gets every key in 00 from then on.
 /// - Warning: Not thread-safe (the held value command); a tag's commands are serialised.
 public final class PartThreeClassicLink: Transceiver {
   let transport: any APDUTransport
@@ -134,6 +142,12 @@ public final class PartThreeClassicLink: Transceiver {
   private var held: (code: UInt8, block: UInt8, operand: [UInt8])?
   /// nil until the first LOAD KEYS; then true when the reader takes the key type as P2.
   private var keyTypeInP2: Bool?
+  /// The key each slot (key number) holds, as this link loaded it.
+  private var loadedKeys: [UInt8: [UInt8]] = [:]
+  /// The key number the next key no slot holds goes to (00 or 01: the one not used last).
+  private var nextSlot: UInt8 = 0x00
+  /// False once the reader refused key number 01: every key goes to 00.
+  private var twoSlots = true
   /// 16-byte blocks.
   public let capabilities = LinkCapabilities(maxResponseLength: 16, maxCommandLength: 18, rawCommands: false)
   /// How commands reach the tag, for people.
@@ -200,18 +214,39 @@ public final class PartThreeClassicLink: Transceiver {
   /// - the key type `60`/`61` as P2, and as the key number (SCL3711 Reference Manual v1.3 §6.2.3).
   /// The reader's name picks the first form tried (`ReaderModel.hinted(byName:)`, no probe); a
   /// `69 88` ("key number not valid", the same section) to key number 00 switches to the other for
-  /// the life of the link (one APDU more, once).
+  /// the life of the link (one APDU more, once). No LOAD KEYS when a slot already holds the key
+  /// (PC/SC Part 3 §3.2.2.1.4: it stays there); a refusal of key number 01 leaves key number 00
+  /// alone in use (one APDU more, once).
   private func loadKey(_ key: [UInt8], type: UInt8) throws(TransceiveError) -> UInt8 {
     if keyTypeInP2 == nil {
       keyTypeInP2 = ReaderModel.hinted(byName: transport.readerName)?.capabilities.keyLoading == .keyTypeInP2
     }
-    let slot: UInt8 = keyTypeInP2 == true ? type : 0x00
+    let slot: UInt8
+    if keyTypeInP2 == true {
+      slot = type
+      if loadedKeys[slot] == key { return slot }
+    } else {
+      for candidate: UInt8 in [0x00, 0x01] where loadedKeys[candidate] == key {
+        nextSlot = candidate == 0x00 && twoSlots ? 0x01 : 0x00
+        return candidate
+      }
+      slot = twoSlots ? nextSlot : 0x00
+    }
+    loadedKeys[slot] = nil
     let reply = try transport.transmit([0xFF, 0x82, 0x00, slot, 0x06] + key)
     if slot == 0x00, StatusWord(trailerOf: reply) == StatusWord(0x69, 0x88) {
       keyTypeInP2 = true
+      loadedKeys = [:]
+      return try loadKey(key, type: type)
+    }
+    if slot == 0x01, keyTypeInP2 != true, StatusWord(trailerOf: reply)?.isSuccess != true {
+      twoSlots = false
+      loadedKeys[0x01] = nil
       return try loadKey(key, type: type)
     }
     _ = try Self.data(reply)
+    loadedKeys[slot] = key
+    if keyTypeInP2 != true { nextSlot = slot == 0x00 && twoSlots ? 0x01 : 0x00 }
     return slot
   }
 
@@ -233,6 +268,7 @@ public final class PartThreeClassicLink: Transceiver {
   ///   failure (a transport that cannot reset the card, a reader without GET DATA) is left to the
   ///   next command, which a silent card then refuses.
   private func reactivate() throws(TransceiveError) {
+    loadedKeys = [:]
     do throws(TransceiveError) {
       try transport.reactivateCard()
       guard let identifier else { return }

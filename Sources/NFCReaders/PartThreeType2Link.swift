@@ -54,9 +54,20 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
     super.init(transport: transport, standard: 0x00, layer: 0x03)
   }
 
+  /// The bytes the reader's first READ BINARY answered on the mapped path, when fewer than 16
+  /// (4 on the uTrust 3700 F); nil before it, or when it answered 16.
+  private var readBinaryAnswerLength: Int?
+
   /// What the link carries. The first access runs `probe()` (two APDUs); when the probe cannot
   /// be sent (tag gone) the mapped capabilities are reported and the probe is retried later.
-  public var capabilities: LinkCapabilities { session.capabilities(orMapped: Self.mappedCapabilities) }
+  /// On the mapped path `maxResponseLength` is what one READ BINARY answers: 16, or 4 once the
+  /// reader answered one page, so that a platform knows that a READ (16 bytes) costs 4 round
+  /// trips there, as many as writing its 4 pages.
+  public var capabilities: LinkCapabilities {
+    var mapped = Self.mappedCapabilities
+    if let readBinaryAnswerLength { mapped.maxResponseLength = readBinaryAnswerLength }
+    return session.capabilities(orMapped: mapped)
+  }
   /// How commands reach the tag, for people: transparent exchange, or READ/UPDATE BINARY.
   public var pathDescription: String { partThreePath(session, frames: "ISO 14443-3A frames") }
 
@@ -141,6 +152,7 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
       }
       refused = false
       guard !data.isEmpty, data.count % 4 == 0 else { throw .malformedResponse(data) }
+      if data.count < 16, readBinaryAnswerLength == nil { readBinaryAnswerLength = data.count }
       bytes += data
       next &+= UInt8(truncatingIfNeeded: data.count / 4)
     }
@@ -151,5 +163,25 @@ public final class PartThreeType2Link: PartThreeLink, Transceiver {
     guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
     guard response.statusWord.isSuccess else { throw .status(response.statusWord) }
     return response.data
+  }
+}
+
+extension PartThreeType2Link: Type2PageReading {
+  /// Reads page `page` with one command: READ (`30 pg`) in a transparent session, its first 4
+  /// bytes kept; else one READ BINARY `FF B0 00 pg 04`, the first page of whatever the reader
+  /// returns (4 bytes from the uTrust 3700 F, 16 from the OMNIKEY 5022: see `mappedRead(page:)`),
+  /// with no further READ BINARY for the pages after it, so a refused page is the last command.
+  /// - Throws: the reader's status (mapped) or the tag's NAK (transparent) for a page that is not
+  ///   there or not readable; `TransceiveError.malformedResponse(_:)` for an answer that is not
+  ///   whole pages.
+  public func readPageAlone(_ page: UInt8) throws(TransceiveError) -> [UInt8] {
+    let data: [UInt8]
+    if try probe() {
+      data = try exchange([0x30, page])
+    } else {
+      data = try Self.data(try session.send([0xFF, 0xB0, 0x00, page, 0x04]))
+    }
+    guard data.count >= 4, data.count % 4 == 0 else { throw .malformedResponse(data) }
+    return Array(data.prefix(4))
   }
 }

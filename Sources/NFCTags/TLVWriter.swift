@@ -49,6 +49,29 @@ public struct TLVWritePlan: Hashable, Sendable {
     return touched.indices.filter { touched[$0] }.map { first + $0 }
   }
 
+  /// The touched blocks (ascending) that the plan fills entirely: their new contents need none of
+  /// their old bytes.
+  public func filledBlocks(blockSize: Int) -> Set<Int> {
+    guard blockSize > 0 else { return [] }
+    var count: [Int: Int] = [:]
+    for address in bytes.keys where address >= 0 { count[address / blockSize, default: 0] += 1 }
+    return Set(count.filter { $0.value == blockSize }.keys)
+  }
+
+  /// The touched blocks whose present contents a write must read, ascending.
+  ///
+  /// Those the plan does not fill (the bytes it leaves are kept: the data area's first bytes, a
+  /// reserved or lock byte, what follows the Terminator) always; the blocks it fills only when
+  /// `comparing`, to skip those whose contents do not change. A caller compares when reading a
+  /// block costs less than writing it (several blocks per read), and passes the blocks it has
+  /// already read in `current` either way: see ``orderedWrites(blockSize:current:)``.
+  public func blocksToRead(blockSize: Int, comparing: Bool) -> [Int] {
+    let touched = touchedBlocks(blockSize: blockSize)
+    guard !comparing else { return touched }
+    let filled = filledBlocks(blockSize: blockSize)
+    return touched.filter { !filled.contains($0) }
+  }
+
   /// The block writes, in tear-safe order, that turn `current` into the new contents, skipping
   /// blocks whose contents do not change.
   ///
@@ -56,16 +79,25 @@ public struct TLVWritePlan: Hashable, Sendable {
   /// 00 (an empty message) and the message bytes they hold, highest block first; (2) the other
   /// changed blocks, ascending; (3) the blocks of step 1 with the real length, highest block first,
   /// so the first length byte (FF or the 1-byte length) is written last. When only one block
-  /// changes, it is written once. Source: nfcpy `_write_ndef_data`.
-  /// - Parameter current: the present contents of every block in ``touchedBlocks(blockSize:)``.
-  /// - Throws: ``TagError/malformed(_:offset:)`` when a touched block is missing from `current`.
+  /// changes, it is written once. A block the plan fills (``filledBlocks(blockSize:)``) that is
+  /// missing from `current` has unknown contents and is written, in the same order. Source: nfcpy
+  /// `_write_ndef_data`.
+  /// - Parameter current: the present contents of the touched blocks: at least every one of
+  ///   ``blocksToRead(blockSize:comparing:)`` without comparing.
+  /// - Throws: ``TagError/malformed(_:offset:)`` when a touched block the plan does not fill is
+  ///   missing from `current`.
   public func orderedWrites(blockSize: Int, current: [Int: [UInt8]]) throws(TagError) -> [TLVBlockWrite] {
     guard blockSize > 0 else { return [] }
     let touched = touchedBlocks(blockSize: blockSize)
+    let filled = filledBlocks(blockSize: blockSize)
     var final: [Int: [UInt8]] = [:]
     for block in touched {
       guard let contents = current[block], contents.count == blockSize else {
-        throw .malformed("block \(block) was not read before planning the write", offset: nil)
+        guard filled.contains(block) else {
+          throw .malformed("block \(block) was not read before planning the write", offset: nil)
+        }
+        final[block] = [UInt8](repeating: 0, count: blockSize)  // every byte comes from the plan
+        continue
       }
       final[block] = contents
     }

@@ -87,12 +87,12 @@ import Testing
     #expect(tag.memoryGeneration - generation <= 4, "\(tag.memoryGeneration - generation) blocks written")
     #expect(formatted.exchangeCount < factory.exchangeCount / 2, "\(formatted.exchangeCount) vs \(factory.exchangeCount) APDUs")
     // Pinned (docs/performance.md): detection to the LED command (docs/provisioning.md), a 42-byte
-    // URL message on a 1K (the factory card's 143 include the 32 of the format's check that
-    // every sector opens before its first write); the formatted card's 28 include the 6 of the format check (sector 0,
-    // the last NDEF trailer), whose reads of sector 0 the status query and the write reuse (37
-    // when each read it again).
-    #expect(factory.exchangeCount == 143)
-    #expect(formatted.exchangeCount == 28)
+    // URL message on a 1K (the factory card's 142 include the 32 of the format's check that
+    // every sector opens before its first write); the formatted card's 27 include the 6 of the format check (sector 0,
+    // the last NDEF trailer), whose reads of sector 0 the status query and the write reuse (36
+    // when each read it again). The write reads only the block it does not fill (the Terminator's).
+    #expect(factory.exchangeCount == 142)
+    #expect(formatted.exchangeCount == 27)
   }
 
   /// With `--lock` the card ends read-only in AN1305's form: every NDEF and MAD trailer `07 8F 0F`.

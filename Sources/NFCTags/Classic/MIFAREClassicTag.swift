@@ -153,9 +153,14 @@ public final class MIFAREClassicTag: NDEFTagPlatform {
     let old = layout.ndefTLVAddress != nil ? layout.ndefLength : nil
     let clear = clearing ? old.map { ($0 < 255 ? 2 : 4) + $0 + 1 } ?? 0 : 0
     let plan = try TLVWriter.plan(message: message, layout: layout, clearing: clear)
+    // A READ of a block costs what its WRITE costs (16 bytes each, MF1S50yyX §8.2.4): only the
+    // blocks the plan does not fill are read; those already read are compared.
     var current: [Int: [UInt8]] = [:]
-    for block in plan.touchedBlocks(blockSize: 16) {
+    for block in plan.blocksToRead(blockSize: 16, comparing: false) {
       current[block] = try memory.bytes(in: block * 16 ..< block * 16 + 16)
+    }
+    for block in plan.touchedBlocks(blockSize: 16) where current[block] == nil && area.blocks.indices.contains(block) {
+      current[block] = cache[area.blocks[block]]
     }
     let writes = try plan.orderedWrites(blockSize: 16, current: current)
     var blocks: [Int: [Int]] = [:]

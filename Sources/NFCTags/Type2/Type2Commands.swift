@@ -196,6 +196,16 @@ final class Type2PageCache: TLVMemory {
     return Array(out[offset..<(offset + range.count)])
   }
 
+  /// The page `number` when it is cached; nil without a round trip otherwise.
+  func cachedPage(_ number: Int) -> [UInt8]? { pages[number] }
+
+  /// The pages one read round trip brings: a FAST_READ's chunk, else a READ's 4 pages over as many
+  /// round trips as the link needs for its 16 bytes (`maxResponseLength` of them per round trip:
+  /// 4 on a reader whose READ BINARY answers one page).
+  func pagesPerRoundTrip(_ capabilities: LinkCapabilities) -> Int {
+    fastRead ? chunkPages : max(1, min(16, capabilities.maxResponseLength) / 4)
+  }
+
   /// Writes one page and caches the new contents.
   func write(page: Int, _ data: [UInt8]) throws(TagError) {
     try commands.write(page: page, data)

@@ -8,7 +8,8 @@ import NFCTransport
 /// when the link passes raw commands; with a known product, memory is read with FAST_READ (3Ah) in
 /// chunks as long as the link allows (64 pages on an ACR122U), else with READ (30h, 4 pages).
 /// Writes are tear-safe (NDEF length 00 first, then the data, then the length), skip pages whose
-/// contents do not change, and are read back unless `verify` is false.
+/// contents do not change when reading them is cheaper than writing them, and are read back unless
+/// `verify` is false.
 ///
 /// Source: NFC Forum T2T 1.0; nfcpy `tt2.py`, `tt2_nxp.py`.
 /// - Warning: Not thread-safe: one operation at a time.
@@ -367,16 +368,20 @@ public final class Type2Tag: NDEFTagPlatform, TLVPlatform {
     }
   }
 
-  /// Writes `plan` page by page in tear-safe order, skipping unchanged pages, then verifies.
+  /// Writes `plan` page by page in tear-safe order, skipping unchanged pages, then verifies. The
+  /// pages the plan fills are read first only when a read round trip brings more than one page
+  /// (not on the uTrust 3700 F: ``TLVWritePlan/blocksToRead(blockSize:comparing:)``).
   func commit(_ plan: TLVWritePlan, area: TLVArea, memory: Type2PageCache, verify: Bool) throws(TagError) {
     let blocks = plan.touchedBlocks(blockSize: 4)
     guard let low = blocks.first, let high = blocks.last else { return }
     guard low >= 4, (high + 1) * 4 <= area.end else {
       throw .malformed("a write outside the data area was planned (pages \(low)…\(high))", offset: nil)
     }
-    _ = try memory.bytes(in: low * 4 ..< (high + 1) * 4)
+    let comparing = memory.pagesPerRoundTrip(link.capabilities) > 1
+    if comparing { _ = try memory.bytes(in: low * 4 ..< (high + 1) * 4) }
     var current: [Int: [UInt8]] = [:]
-    for block in blocks { current[block] = try memory.page(block) }
+    for block in plan.blocksToRead(blockSize: 4, comparing: comparing) { current[block] = try memory.page(block) }
+    for block in blocks where current[block] == nil { current[block] = memory.cachedPage(block) }
     let writes = try plan.orderedWrites(blockSize: 4, current: current)
     var progress = TransferProgress.Counter(.writing, total: writes.count * 4)
     for write in writes {

@@ -27,6 +27,9 @@ final class Type5BlockCache: TLVMemory {
     return cached
   }
 
+  /// Block `n` when it is cached; nil without a round trip otherwise.
+  func cachedBlock(_ n: Int) -> [UInt8]? { blocks[n] }
+
   func bytes(in range: Range<Int>) throws(TagError) -> [UInt8] {
     guard range.lowerBound >= 0 else { throw .malformed("read before byte 0", offset: nil) }
     guard !range.isEmpty else { return [] }

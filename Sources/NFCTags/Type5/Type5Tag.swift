@@ -16,8 +16,8 @@ func makeType5Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 /// transparent exchange) when the CC's feature byte says it is supported (bit 01) or the chip is a
 /// known NXP ICODE; else with READ SINGLE BLOCK (20h), the only read a mapped Part 3 reader has.
 /// Writes use WRITE SINGLE BLOCK (21h) in tear-safe order (``TLVWritePlan/orderedWrites(blockSize:current:)``),
-/// skip unchanged blocks, and read back. Block numbers above FFh (extended commands) are not
-/// supported.
+/// skip unchanged blocks when READ MULTIPLE BLOCKS reads them cheaper than writing them, and read
+/// back. Block numbers above FFh (extended commands) are not supported.
 ///
 /// **CC** (neard `nfctype5.c`, ST RFAL): magic E1 or E2; version major 1 (bits 7–6 = 01); read access
 /// (bits 3–2) must be 00; write access (bits 1–0) 00 means writable, anything else read-only;
@@ -211,15 +211,23 @@ public final class Type5Tag: NDEFTagPlatform, TLVPlatform {
 
   // MARK: Writing
 
+  /// Writes `plan` block by block in tear-safe order, skipping unchanged blocks, then verifies.
+  ///
+  /// The blocks the plan fills are read first (to skip those that do not change) only with READ
+  /// MULTIPLE BLOCKS, which brings several per round trip; with one block per READ SINGLE BLOCK
+  /// (a reader's READ BINARY: the OMNIKEY 5022) reading a block costs what writing it costs, so
+  /// only the blocks the plan does not fill are read, and the blocks already read are compared.
   func commit(_ plan: TLVWritePlan, area: TLVArea, memory: Type5BlockCache, verify: Bool) throws(TagError) {
     let blocks = plan.touchedBlocks(blockSize: blockSize)
     guard let low = blocks.first, let high = blocks.last else { return }
     guard low * blockSize >= area.start - area.start % blockSize, high * blockSize < area.end else {
       throw .malformed("a write outside the data area was planned (blocks \(low)…\(high))", offset: nil)
     }
-    _ = try memory.bytes(in: low * blockSize ..< (high + 1) * blockSize)
+    let comparing = memory.useMultiple && memory.chunkBlocks > 1
+    if comparing { _ = try memory.bytes(in: low * blockSize ..< (high + 1) * blockSize) }
     var current: [Int: [UInt8]] = [:]
-    for block in blocks { current[block] = try memory.block(block) }
+    for block in plan.blocksToRead(blockSize: blockSize, comparing: comparing) { current[block] = try memory.block(block) }
+    for block in blocks where current[block] == nil { current[block] = memory.cachedBlock(block) }
     let writes = try plan.orderedWrites(blockSize: blockSize, current: current)
     var progress = TransferProgress.Counter(.writing, total: writes.count * blockSize)
     for write in writes {

@@ -138,13 +138,14 @@ let package = Package(
     // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTagEmulate",
-      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking", "NTAG424Originality",
+      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking", "NTAG424Originality", "DESFireEmulator",
       .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),
     ]),
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
       "NFCTagCLI", "ProvisionCommands", "NFCTagEmulate", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
+      "DESFireEmulator",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "SUNService",
       .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),

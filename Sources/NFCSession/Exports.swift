@@ -30,6 +30,7 @@
 @_exported import enum NFCTags.TagError
 @_exported import struct NFCTags.Type2Configuration
 @_exported import enum NFCTags.Type2Product
+@_exported import struct NFCTags.MemoryDump
 @_exported import struct NFCTags.MemoryRestorePlan
 @_exported import struct NFCTags.MemoryUnitWrite
 @_exported import enum NFCTags.MemoryRegion

@@ -37,6 +37,17 @@ extension NFCNDEFTag {
     try connection.withPlatform { platform throws(TagError) in try platform.readMemory() }
   }
 
+  /// The whole readable memory with what is known of its extent: a Type 2 tag whose chip did not
+  /// name itself (a reader with READ BINARY only) is read past the CC's data area until a page is
+  /// refused, and the dump says so (``MemoryDump/Extent``). Read it last: the refused page may
+  /// leave the tag mute until it is selected again.
+  public func readMemoryDump() throws(NFCReaderError) -> MemoryDump {
+    try connection.withPlatform { platform throws(TagError) in
+      if let dumping = platform as? any MemoryDumping { return try dumping.readMemoryDump() }
+      return MemoryDump(bytes: try platform.readMemory(), extent: .known)
+    }
+  }
+
   /// Writes an empty NDEF structure (a fresh CC where the platform has one).
   public func format() throws(NFCReaderError) {
     try connection.withPlatform { platform throws(TagError) in try platform.format() }

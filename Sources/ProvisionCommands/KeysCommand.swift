@@ -11,7 +11,7 @@ package struct KeysCommand: ParsableCommand {
     commandName: "keys",
     abstract: "Show the versions of an NTAG 424 DNA's keys, or change a key.",
     discussion: "See ntag-424-dna.md in the documentation folder: key roles, what changing key 0 means, exit statuses.",
-    subcommands: [Versions.self, Change.self])
+    subcommands: [Versions.self, Change.self, LockNDEFFile.self])
 
   package init() {}
 
@@ -129,6 +129,50 @@ package struct KeysCommand: ParsableCommand {
       if !yes {
         throw ValidationError("--all changes key 0, which needs --yes: key 0 authorises every change, and a tag whose key 0 is lost cannot be changed again.")
       }
+    }
+
+    package func run(in context: CommandContext) throws { try context.dispatch(self) }
+  }
+
+  /// `keys lock-ndef-file --yes`: the NDEF file made read-only for good (ChangeFileSettings, Write,
+  /// Read&Write and Change never), authenticated with the key its Change right names (key 0 on a
+  /// factory tag). Hidden: `nfctag lock --yes` hands a 424 DNA over to it, with the lock's reader
+  /// and key options (``arguments(reader:timeout:exchangeTimeout:trace:quiet:verbose:auth:)``).
+  package struct LockNDEFFile: ToolCommand {
+    package static let configuration = CommandConfiguration(
+      commandName: "lock-ndef-file",
+      abstract: "Make an NTAG 424 DNA's NDEF file read-only for good (what `nfctag lock` does on one).",
+      shouldDisplay: false)
+    @Flag(help: "Confirm: locking is permanent and cannot be undone.") package var yes = false
+    @OptionGroup package var auth: NTAG424AuthKeyOptions
+    @OptionGroup package var reader: NTAG424ReaderOptions
+
+    package init() {}
+
+    package func validate() throws {
+      guard yes else { throw ValidationError("locking is permanent: add --yes to confirm.") }
+    }
+
+    /// The command line (after `keys`) that runs this command with `nfctag lock`'s options.
+    package static func arguments(reader: String?, timeout: Double?, exchangeTimeout: Double?, trace: Bool,
+                                  quiet: Bool, verbose: Bool, auth: NTAG424AuthKeyOptions) -> [String] {
+      var out = ["lock-ndef-file", "--yes"]
+      if let reader { out += ["--reader", reader] }
+      if let timeout { out += ["--timeout", "\(timeout)"] }
+      if let exchangeTimeout { out += ["--exchange-timeout", "\(exchangeTimeout)"] }
+      if trace { out.append("--trace") }
+      if quiet { out.append("--quiet") }
+      if verbose { out.append("--verbose") }
+      if let file = auth.authKeyFile { out += ["--auth-key-file", file] }
+      if let name = auth.authKeyEnv { out += ["--auth-key-env", name] }
+      return out
+    }
+
+    /// The command line that performs this command (without the program's name): what nfctag
+    /// hands over when its `lock` found an NTAG 424 DNA.
+    package var handOverArguments: [String] {
+      ["keys"] + Self.arguments(reader: reader.reader, timeout: reader.timeout, exchangeTimeout: reader.exchangeTimeout,
+                                trace: reader.trace, quiet: reader.quiet, verbose: reader.verbose, auth: auth)
     }
 
     package func run(in context: CommandContext) throws { try context.dispatch(self) }

@@ -195,3 +195,25 @@ extension NTAG424Keys {
     }
   }
 }
+
+extension KeysCommand.LockNDEFFile: PerformedCommand {
+  /// `NTAG424DNA.lockNDEFFile(changeKey:)`: GetFileSettings, AuthenticateEV2First with the key
+  /// the Change right names (key 0 as shipped: `--auth-key-file`/`--auth-key-env`, else the factory
+  /// key with a warning) before anything is written, ChangeFileSettings with Write, Read&Write and
+  /// Change never (NT4H2421Gx datasheet §10.7.1, §8.2.3.3), then the settings read back.
+  func perform(in context: CommandContext) throws {
+    context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
+    let key = try NTAG424Keys.authKey(auth, in: context)
+    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
+      try tag.lockNDEFFile(changeKey: key)
+    }
+    context.console.info("exchanges: \(outcome.exchanges)")
+    switch outcome.value {
+    case .alreadyLocked: context.console.notice("the tag is already read-only")
+    case .locked: context.console.notice("the tag is now read-only")
+    case .notVerified(let readBack):
+      throw CLIFailure(.readBackMismatch("the NDEF file's settings were changed, but they read back with access rights "
+                                         + "\(hexString(readBack.bytes)), not Write, Read&Write and Change never: check them with `nfctag info`"))
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NFCTagCLI
 import NFCTagEmulate
+import DESFireEmulator
 import NTAG424Emulator
 import ProvisionCommands
 
@@ -22,6 +23,7 @@ import ProvisionCommands
 struct NFCTagProvision: ParsableCommand {
   static func main() {
     NTAG424Emulator.register()
+    DESFireEmulator.register()
     mainInContext(dispatch: { command, context in try perform(command, in: context) })
   }
 

@@ -13,7 +13,9 @@ import NFCTagCLI
 ///   ``commands`` (``handOverNamedCommand(_:)``). nfctag-provision parses it, with the same
 ///   declarations (ProvisionCommands), so its help and usage errors read the same;
 /// - after parsing: `emulate` of a tag kind nfctag does not link (`ntag424dna`), which only the
-///   parsed `--tag` tells (`EmulateCommand.run(in:)`, through the context's hand-over, ``exec()``).
+///   parsed `--tag` tells (`EmulateCommand.run(in:)`, through the context's hand-over, ``exec(arguments:)``);
+///   and after a session: `lock` of a tag that named itself an NTAG 424 DNA, handed over as
+///   `keys lock-ndef-file` (``exec(arguments:)``).
 enum HandOver {
   /// The commands nfctag hands over whole, by their name (the command line's first argument):
   /// nfctag-provision's subcommands but `emulate` (handed over for some tag kinds only) and the
@@ -55,9 +57,11 @@ enum HandOver {
     return ["\(directory)/\(program)", "\(directory)/../libexec/nfctag/\(program)"]
   }
 
-  /// Replaces this process with nfctag-provision and the same arguments; returns only by throwing.
+  /// Replaces this process with nfctag-provision and the same arguments, or `arguments` (without
+  /// the program's name: `lock` of an NTAG 424 DNA goes on as `keys lock-ndef-file …`, built from
+  /// its parsed options); returns only by throwing.
   /// - Throws: 69 (one `nfctag: ` line) when no candidate can be run.
-  static func exec() throws(CLIFailure) -> Never {
+  static func exec(arguments: [String]? = nil) throws(CLIFailure) -> Never {
     let paths = candidates(executable: ownPath())
     guard !paths.isEmpty else {
       throw CLIFailure(.missingProgram(
@@ -65,8 +69,11 @@ enum HandOver {
           + "(/proc/self/exe cannot be read); run \(program) from where it is installed"))
     }
     var problem = ENOENT
+    // The C strings live until the exec replaces this process (or this function throws).
+    let argv: [UnsafeMutablePointer<CChar>?]? = arguments.map { ([CommandLine.arguments.first ?? program] + $0).map { strdup($0) } + [nil] }
+    defer { argv?.forEach { free($0) } }
     for path in paths {
-      execv(path, CommandLine.unsafeArgv)
+      if let argv { execv(path, argv) } else { execv(path, CommandLine.unsafeArgv) }
       problem = errno  // execv returned: this one cannot run
       if problem != ENOENT && problem != ENOTDIR { break }
     }

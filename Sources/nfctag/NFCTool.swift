@@ -1,4 +1,5 @@
 import ArgumentParser
+import DESFireEmulator
 import NFCTagCLI
 import NFCTagEmulate
 import ProvisionCommands
@@ -11,11 +12,12 @@ struct NFCTool: ParsableCommand {
   static func main() {
     let cannotHandOver = HandOver.handOverNamedCommand(CommandLine.arguments.dropFirst())
     RemoteVirtualCard.register()  // `sim:ntag424dna` readers: the tag runs in nfctag-provision
+    DESFireEmulator.register()  // the virtual DESFire's cryptography (libcrypto, loaded at its first use)
     // The context's dispatch is the hand-over: `emulate` of a kind not linked here, or one of those
     // commands when nfctag-provision cannot be run (its line parsed here: help and usage errors need no helper).
-    mainInContext(dispatch: { _, _ in
+    mainInContext(dispatch: { command, _ in
       if let cannotHandOver { throw cannotHandOver }
-      try HandOver.exec()
+      try HandOver.exec(arguments: (command as? KeysCommand.LockNDEFFile)?.handOverArguments)
     })
   }
 

@@ -4,6 +4,7 @@ import NDEF
 import NDEFJSON
 import NFCSession
 import NFCTags
+import ProvisionCommands
 
 /// Output formats of `nfctag read`.
 enum ReadFormat: String, ExpressibleByArgument, CaseIterable { case text, json, hex, raw }
@@ -53,17 +54,21 @@ extension NFCTool {
       readerOptions.holdTraceForSecrets(in: context)
       let trace = readerOptions.trace
       let json = format == .json
-      let (bytes, info, sectors) = try TagSession(options: readerOptions, context: context).withTag { tag in
-        let bytes = memory ? try tag.readMemory() : try tag.readNDEFBytes()
-        // The memory holds the message somewhere: read it too, to know what to mask in the trace.
-        context.trace.learnSecrets(ofMessage: memory ? (trace ? (try? tag.readNDEFBytes()) ?? [] : []) : bytes)
+      let (dump, info, sectors) = try TagSession(options: readerOptions, context: context).withTag { tag in
+        // The memory holds the message somewhere: read it first, to know what to mask in the trace
+        // (a memory dump may end with a page the tag refuses, after which it is mute).
+        if memory { context.trace.learnSecrets(ofMessage: trace ? (try? tag.readNDEFBytes()) ?? [] : []) }
+        let dump = memory ? try tag.readMemoryDump() : MemoryDump(bytes: try tag.readNDEFBytes(), extent: .known)
+        if !memory { context.trace.learnSecrets(ofMessage: dump.bytes) }
         // A MIFARE Classic's JSON dump carries each sector's key and access conditions (info's facts).
         let sectors = memory && json && tag.platformType == .mifareClassic
           ? try tag.tagInfo().details.filter { $0.key.hasPrefix("sector") } : []
-        return (bytes, tag.platformType, sectors)
+        return (dump, tag.platformType, sectors)
       }
       context.trace.release()
       guard let platform = info else { throw CLIFailure(.unsupported("the tag's platform is unknown")) }
+      let bytes = dump.bytes
+      if let warning = extentWarning(dump) { context.console.warning(warning) }
       let output = StandardOutput(context.output)
       switch format {
       case .raw: output.write(bytes)
@@ -75,6 +80,7 @@ extension NFCTool {
         o.string("platform", platform.rawValue)
         o.number("length", bytes.count)
         o.string("hex", hexString(bytes))
+        if memory { o.raw("size", extentJSON(dump)) }
         if !sectors.isEmpty { o.raw("sectors", factsJSON(sectors)) }
         output.write(o.finish() + "\n")
       }
@@ -126,27 +132,47 @@ extension NFCTool {
 
   /// `nfctag lock --yes`: makes the tag read-only for ever.
   struct Lock: ToolCommand {
-    static let configuration = CommandConfiguration(commandName: "lock", abstract: "Make a tag permanently read-only (needs --yes).")
+    static let configuration = CommandConfiguration(
+      commandName: "lock", abstract: "Make a tag permanently read-only (needs --yes).",
+      discussion: """
+        An NTAG 424 DNA is locked with ChangeFileSettings (Write, Read&Write and Change access \
+        never), authenticated with its key 0 (--auth-key-file or --auth-key-env; the factory key \
+        by default); nfctag-provision does that part. See ntag-424-dna.md in the documentation folder.
+        """)
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Confirm: locking is permanent and cannot be undone.") var yes = false
+    @OptionGroup var auth: NTAG424AuthKeyOptions
 
     func validate() throws {
       guard yes else { throw ValidationError("locking is permanent: add --yes to confirm.") }
     }
 
+    /// What the tag session found and did.
+    enum Outcome { case alreadyReadOnly, locked, ntag424 }
+
     func run(in context: CommandContext) throws {
-      let already = try TagSession(options: readerOptions, context: context).withTag { tag -> Bool in
+      let outcome = try TagSession(options: readerOptions, context: context).withTag { tag -> Outcome in
         // A MIFARE Classic's lock leaves the sectors read-only already and locks the others (a
         // lock cut short is finished): it was read-only already when it wrote nothing.
         if let before = try tag.mifareClassicWriteCommandsSent() {
           try tag.writeLock()
-          return try tag.mifareClassicWriteCommandsSent() == before
+          return try tag.mifareClassicWriteCommandsSent() == before ? .alreadyReadOnly : .locked
         }
-        if try tag.queryNDEFStatus().0 == .readOnly { return true }
+        // A 424 DNA's lock needs AES (nfctag-provision's): only GetVersion names one (`info`).
+        if tag.platformType == .type4, try tag.identification().chip.hasPrefix("NTAG 424 DNA") { return .ntag424 }
+        if try tag.queryNDEFStatus().0 == .readOnly { return .alreadyReadOnly }
         try tag.writeLock()
-        return false
+        return .locked
       }
-      context.console.notice(already ? "the tag is already read-only" : "the tag is now read-only")
+      switch outcome {
+      case .alreadyReadOnly: context.console.notice("the tag is already read-only")
+      case .locked: context.console.notice("the tag is now read-only")
+      case .ntag424:
+        let arguments = KeysCommand.LockNDEFFile.arguments(
+          reader: readerOptions.reader, timeout: readerOptions.timeout, exchangeTimeout: readerOptions.exchangeTimeout,
+          trace: readerOptions.trace, quiet: readerOptions.quiet, verbose: readerOptions.verbose, auth: auth)
+        try context.dispatch(try KeysCommand.LockNDEFFile.parse(Array(arguments.dropFirst())))
+      }
     }
   }
 
@@ -204,6 +230,31 @@ extension NFCTool {
       }
     }
   }
+}
+
+/// The one line `dump --memory` prints when its image may not be the whole memory (the chip did
+/// not name itself: docs/readers.md, "Memory size without GET_VERSION"); nil when it is whole.
+func extentWarning(_ dump: MemoryDump) -> String? {
+  let lead = "the reader did not identify the chip, so its memory size is unknown: "
+  switch dump.extent {
+  case .known: return nil
+  case .probed(let refusedAt?):
+    return lead + "read \(dump.bytes.count) bytes, to page \(refusedAt / 4), which was refused "
+      + "(the end of the memory, or pages behind a password)"
+  case .probed(nil):
+    return lead + "read \(dump.bytes.count) bytes, to the last page READ addresses; more may follow"
+  case .unknown:
+    return lead + "read the \(dump.bytes.count) bytes the CC describes; more may follow"
+  }
+}
+
+/// `dump --memory --format json`'s `size`: `{"known":true}`, or `{"known":false}` with
+/// `refusedAt`, the byte address of the page the tag refused, when there was one.
+func extentJSON(_ dump: MemoryDump) -> String {
+  var o = JSONObjectWriter()
+  o.bool("known", dump.isWhole)
+  if case .probed(let refusedAt?) = dump.extent { o.number("refusedAt", refusedAt) }
+  return o.finish()
 }
 
 /// Decodes a message read from a tag (zero bytes: the empty message); its errors are bad data (65).

@@ -10,6 +10,14 @@ extension Type4Tag {
     } catch {
       guard case .notFormatted(let why) = error else { throw error }
       let none = TagInfoFact("NDEF application", key: "ndefApplication", text: "no NDEF application", value: .bool(false))
+      // A DESFire without the NDEF application (a factory card) is still named, from GetVersion.
+      if mayBeDESFire, let desfire = try readDESFireVersion() {
+        return TagInfo(platform: .type4, chip: desfire.version.productName, identifier: identifier,
+                       memorySize: desfire.version.storageBytes ?? 0,
+                       ndef: NDEFStatusReport(status: .notSupported, capacity: 0), capabilityContainer: [],
+                       version: desfire.bytes, locks: [none],
+                       details: [.ndefProblem(why)] + atsDetails + (try desfireFacts(desfire.version)))
+      }
       return TagInfo(platform: .type4, chip: chipName(cc: nil), identifier: identifier, memorySize: 0,
                      ndef: NDEFStatusReport(status: .notSupported, capacity: 0), capabilityContainer: [],
                      locks: [none], details: [.ndefProblem(why)] + atsDetails)
@@ -45,19 +53,35 @@ extension Type4Tag {
     if mayBeNTAG424 {
       switch try readNTAG424() {
       case .success(let ntag424):
-        var info = TagInfo(platform: .type4, chip: ntag424.chipName, identifier: identifier, memorySize: 416, ndef: report,
+        var info = TagInfo(platform: .type4, chip: ntag424.chipName, identifier: identifier, memorySize: 416,
+                           ndef: ntag424.ndefStatus(report),
                            capabilityContainer: cc.bytes, version: ntag424.versionBytes, locks: locks,
                            details: details + ntag424.facts)
         info.originalitySignature = ntag424.originality
         return info
       case .failure(let why):
+        // A Part 3 reader shows a DESFire's historical byte as a 424 DNA's: ask it as a DESFire.
+        if mayBeDESFire, let desfire = try readDESFireVersion() {
+          return try desfireInfo(desfire, cc: cc, report: report, locks: locks, details: details)
+        }
         details.append(TagInfoFact("Identification", key: "ntag424", text: why.description,
                                    value: .members(["identified": .bool(false), "error": .string(why.description)])))
       }
+    } else if mayBeDESFire, let desfire = try readDESFireVersion() {
+      return try desfireInfo(desfire, cc: cc, report: report, locks: locks, details: details)
     }
     return TagInfo(platform: .type4, chip: chipName(cc: cc), identifier: identifier,
                    memorySize: cc.length + cc.ndefFileSize, ndef: report,
                    capabilityContainer: cc.bytes, locks: locks, details: details)
+  }
+
+  /// A DESFire's info: named and sized from GetVersion, its version and free memory added.
+  private func desfireInfo(_ desfire: (version: DESFireVersionInfo, bytes: [UInt8]), cc: Type4CapabilityContainer,
+                           report: NDEFStatusReport, locks: [TagInfoFact], details: [TagInfoFact]) throws(TagError) -> TagInfo {
+    TagInfo(platform: .type4, chip: desfire.version.productName, identifier: identifier,
+            memorySize: desfire.version.storageBytes ?? cc.length + cc.ndefFileSize, ndef: report,
+            capabilityContainer: cc.bytes, version: desfire.bytes, locks: locks,
+            details: details + (try desfireFacts(desfire.version)))
   }
 
   /// The chip, as far as the CC tells: never a product (only GetVersion names the chip).

@@ -21,6 +21,23 @@ struct NTAG424Reading {
   var signature: Result<[UInt8], NTAG424InfoFailure>
 }
 
+extension NTAG424Reading {
+  /// The NDEF status with the NDEF file's own access rights: the 424 DNA's CC keeps saying write
+  /// access 00h whatever its file settings, and a file whose Write and Read&Write rights are both
+  /// Fh ("no access", NT4H2421Gx datasheet §8.2.3.3: `nfctag lock`, `provision --lock`) takes no
+  /// write from anyone, so it is read-only.
+  func ndefStatus(_ report: NDEFStatusReport) -> NDEFStatusReport {
+    guard report.status == .readWrite,
+          let file = files.first(where: { $0.number == NativeCommand.ndefFile }),
+          case .success(let properties) = file.result,
+          properties.settings.accessRights.write == .never, properties.settings.accessRights.readWrite == .never
+    else { return report }
+    var readOnly = report
+    readOnly.status = .readOnly
+    return readOnly
+  }
+}
+
 /// Why one of the 424 DNA's plain commands gave nothing: its status word, or an answer that does
 /// not parse.
 struct NTAG424InfoFailure: Error, CustomStringConvertible {

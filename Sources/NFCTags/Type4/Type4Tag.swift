@@ -156,6 +156,16 @@ public final class Type4Tag: NDEFTagPlatform {
     do {
       _ = try discover()
     } catch {
+      // A MIFARE DESFire is given the application AN11004 maps (or a format cut short is finished).
+      switch error {
+      case .notFormatted, .malformed:
+        if mayBeDESFire, let desfire = try readDESFireVersion() {
+          try formatDESFire(desfire.version)
+          try writeNDEF([], verify: true)
+          return
+        }
+      default: break
+      }
       if case .notFormatted(let why) = error {
         throw .unsupported("a Type 4 tag cannot be given an NDEF application with NFC Forum commands "
                            + "(it is chip-specific); this one has none usable: \(why)")
@@ -191,8 +201,9 @@ public final class Type4Tag: NDEFTagPlatform {
   /// the NDEF file is selected; the CC write access byte then reads FFh. (`00 28 00 0x` is the
   /// reversible EnableVerificationRequirement, which needs the write password; proxmark3
   /// `cmdhfst25ta.c` `CmdHFST25TAProtect`.) NXP's NTAG 424 DNA would need ChangeFileSettings after
-  /// AES authentication with the master key, which this tool does not do; such tags answer the ST
-  /// command with `6E 00`/`6D 00` and get ``TagError/unsupported(_:)``. The CC is read again to
+  /// AES authentication with the master key, which this platform does not do (NTAG424Tag's
+  /// `NTAG424DNA.lockNDEFFile(changeKey:)` does, and `nfctag lock` uses it); such tags answer the
+  /// ST command with `6E 00`/`6D 00` and get ``TagError/unsupported(_:)``. The CC is read again to
   /// check the lock took.
   /// - Throws: ``TagError/unsupported(_:)`` when the tag refuses the command;
   ///   ``TagError/verifyFailed(address:)`` when the CC does not show the lock afterwards.
@@ -207,8 +218,8 @@ public final class Type4Tag: NDEFTagPlatform {
       case .classNotSupported, .instructionNotSupported:
         throw .unsupported("this tag does not know ST's EnablePermanentState (A2 28 00 02 answered "
                            + "\(hexString(sw.bytes, separator: " ")), \(sw.meaning)); NFC Forum Type 4 has no lock command, "
-                           + "and NTAG 424 DNA needs ChangeFileSettings with AES authentication, which is not "
-                           + "supported")
+                           + "and NTAG 424 DNA needs ChangeFileSettings with AES authentication, which this "
+                           + "platform does not do (nfctag lock does it through nfctag-provision)")
       case .securityStatusNotSatisfied:
         throw .unsupported("the tag refused EnablePermanentState (69 82, security status not satisfied): it "
                            + "needs its write password verified first (ST25TA VERIFY 00 20 00 02)")

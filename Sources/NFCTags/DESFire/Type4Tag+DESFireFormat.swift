@@ -1,0 +1,131 @@
+import NFCTransport
+
+/// `nfctag format` on a MIFARE DESFire without the NDEF application: the application and its two
+/// files as NXP AN11004 ("MIFARE DESFire as Type 4 Tag", mapping version 2.0) maps them and
+/// libfreefare's `mifare-desfire-create-ndef` creates them for an EV1 (software major above 0):
+/// application 000001h with key settings 0Fh and one DES key (the zero key of a new application),
+/// ISO file ID E110h and DF name D2760000850101; the CC file 01h (ISO E103h, plain, 15 bytes) and
+/// the NDEF file 02h (ISO E104h, plain, read, write and read&write free, change key 0).
+///
+/// Differences from libfreefare, both for want of a host-side authentication here: the PICC master
+/// key is not used (a card whose PICC key settings make creating need it, bit 2 clear, is refused
+/// before anything is written), and the CC file's write right is free (Eh, as Android's formatter
+/// makes it) where libfreefare gives it to key 0 (E000h) after authenticating with the
+/// application's key; its change right stays key 0.
+///
+/// The NDEF file's size is libfreefare's (2048, 4096 or 7680 bytes by the storage size), cut to what
+/// GetFreeMemory says fits beside the CC file (a file takes its size rounded up to 32 bytes). All
+/// is checked before the first write. The CC is written last: until it is, the card holds no
+/// usable CC, and a run cut anywhere before is finished by running `format` again (what exists is
+/// kept: the application, a file, the NDEF file's size).
+extension Type4Tag {
+  /// AN11004's NDEF application on an EV1 and later (libfreefare's choice: "AID 000001h as
+  /// proposed in the spec").
+  static let desfireNDEFApplication = DESFireApplicationID.ndefApplication
+  /// The application's ISO file ID (libfreefare's E110h).
+  static let desfireNDEFApplicationFileID: UInt16 = 0xE110
+  /// The CC file and the NDEF file: DESFire file numbers and ISO file IDs.
+  static let desfireCCFile: (number: UInt8, fid: UInt16) = (0x01, 0xE103)
+  static let desfireNDEFFile: (number: UInt8, fid: UInt16) = (0x02, 0xE104)
+  /// Read, write and read&write free, change key 0 (libfreefare's EEE0h).
+  static let desfireNDEFAccess = DESFireFileAccess(read: 0x0E, write: 0x0E, readWrite: 0x0E, change: 0x00)
+
+  /// The 15-byte CC of mapping version 2.0 (AN11004; NFC Forum T4T): CCLEN 000Fh, version 20h,
+  /// MLe 003Bh, MLc 0034h, the NDEF file control TLV (04h, 06h, E104h, the size, read and write
+  /// access 00h).
+  static func desfireCapabilityContainer(ndefFileSize size: Int) -> [UInt8] {
+    [0x00, 0x0F, 0x20, 0x00, 0x3B, 0x00, 0x34, 0x04, 0x06, 0xE1, 0x04, UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF), 0x00, 0x00]
+  }
+
+  /// libfreefare's NDEF file size for a card of `storage` bytes: 7680 from 7680, 4096 from 4096,
+  /// else 2048.
+  static func desfireDefaultNDEFSize(storage: Int) -> Int {
+    storage >= 0x1E00 ? 0x1E00 : (storage >= 0x1000 ? 0x1000 : 0x800)
+  }
+
+  /// Creates what is missing of the NDEF application and writes its CC. Nothing is written
+  /// unless all of it can be done.
+  /// - Throws: ``TagError/unsupported(_:)`` when the PICC key settings need the PICC master key,
+  ///   the AID is taken by another application, or the free memory is too small; the card's
+  ///   refusals and the link's failures as ``DESFireCommandError/tagError``.
+  func formatDESFire(_ version: DESFireVersionInfo) throws(TagError) {
+    do {
+      try runDESFireFormat(version)
+    } catch {
+      throw error.tagError
+    }
+    selection = .none
+  }
+
+  private func runDESFireFormat(_ version: DESFireVersionInfo) throws(DESFireCommandError) {
+    let card = DESFireCard(link: link)
+    let aid = Self.desfireNDEFApplication
+    try card.selectApplication(.picc)
+    let picc: DESFireKeySettingsInfo
+    do {
+      picc = try card.keySettings()
+    } catch where error.status == .authenticationError {
+      throw .invalidArgument("the card's PICC key settings hide them without the PICC master key, which `format` does not use yet")
+    }
+    // Does the application exist (a run cut before)? Selecting it tells, without the directory list.
+    var exists = true
+    do {
+      try card.selectApplication(aid)
+    } catch where error.status == .applicationNotFound {
+      exists = false
+    }
+    var files: [UInt8] = []
+    if exists {
+      // Ours only if it answers to AN11004's DF name (a run cut before made it so).
+      let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Tag.applicationV2 + [0x00]
+      let reply: [UInt8]
+      do { reply = try link.transceive(select) } catch { throw .link(error, command: "SELECT (NDEF application)") }
+      guard StatusWord(trailerOf: reply) == .success else {
+        throw .invalidArgument("the card holds an application \(aid) that is not AN11004's NDEF application (no DF name "
+                               + "D2760000850101); `format` does not delete it")
+      }
+      try card.selectApplication(aid)
+      files = try card.fileIDs()
+    } else {
+      guard picc.freeCreateDelete else {
+        throw .invalidArgument("the card's PICC key settings (\(hexString([picc.settings]))h) need the PICC master key to create "
+                               + "an application, which `format` does not use yet")
+      }
+    }
+    let needsCC = !files.contains(Self.desfireCCFile.number), needsNDEF = !files.contains(Self.desfireNDEFFile.number)
+    var ndefSize = 0
+    if needsNDEF || needsCC {
+      let free = try card.freeMemory()
+      let left = free - (needsCC ? 32 : 0)
+      if needsNDEF {
+        ndefSize = min(Self.desfireDefaultNDEFSize(storage: version.storageBytes ?? 0), left / 32 * 32)
+        guard ndefSize >= 32 else {
+          throw .invalidArgument("not enough free memory on the card for the NDEF application: \(free) bytes free, "
+                                 + "\((needsCC ? 32 : 0) + 32) needed at least; nothing was written")
+        }
+      } else if left < 0 {
+        throw .invalidArgument("not enough free memory on the card for the CC file: \(free) bytes free; nothing was written")
+      }
+    }
+    if !exists {
+      try card.createApplication(aid, settings: 0x0F, keyCount: 1, keyType: .des, isoFileID: Self.desfireNDEFApplicationFileID,
+                                 dfName: Type4Tag.applicationV2)
+      try card.selectApplication(aid)
+    }
+    if needsCC {
+      try card.createStandardDataFile(Self.desfireCCFile.number, isoFileID: Self.desfireCCFile.fid,
+                                      access: Self.desfireNDEFAccess, size: 15)
+    }
+    if needsNDEF {
+      try card.createStandardDataFile(Self.desfireNDEFFile.number, isoFileID: Self.desfireNDEFFile.fid,
+                                      access: Self.desfireNDEFAccess, size: ndefSize)
+    } else {
+      ndefSize = try card.dataFileSize(Self.desfireNDEFFile.number)
+    }
+    guard (3...0x7FFF).contains(ndefSize) else {
+      throw .malformed("the NDEF file has \(ndefSize) bytes, not 3 to 32767", command: "GetFileSettings 02")
+    }
+    try card.writeData(file: Self.desfireNDEFFile.number, offset: 0, [0x00, 0x00])
+    try card.writeData(file: Self.desfireCCFile.number, offset: 0, Self.desfireCapabilityContainer(ndefFileSize: ndefSize))
+  }
+}

@@ -98,9 +98,11 @@ public struct DESFireCipher: Sendable, CustomStringConvertible {
 
   /// The CMAC (NIST SP 800-38B) of a non-empty `message` chained from `iv` (one block): the
   /// CBC-MAC starts at the IV instead of zero, as DESFire EV1's secure messaging chains its 8-byte
-  /// CMACs (data sheet §2.5; the chaining as a real card answers, Proxmark3 issue 2961). Computed with OpenSSL's CMAC alone, over the block `D(K, iv)` followed by
-  /// the message: the first CBC step turns that block into `iv`, and the message's blocks, its
-  /// padding and its subkey are those of a CMAC started at `iv`. Returns the whole block (the
+  /// CMACs (data sheet §2.5; the chaining as a real card answers,
+  /// https://github.com/RfidResearchGroup/proxmark3/issues/2961). Computed with OpenSSL's CMAC
+  /// alone, over the block `D(K, iv)` followed by the message: the first CBC step turns that
+  /// block into `iv`, and the message's blocks, its padding and its subkey are those of a CMAC
+  /// started at `iv`. Returns the whole block (the
   /// next IV); EV1 sends its first 8 bytes.
   public func cmac(_ message: [UInt8], iv: [UInt8]) throws(DESFireCryptoError) -> [UInt8] {
     guard !message.isEmpty else { throw .invalidLength(field: "CMAC message", actual: 0) }

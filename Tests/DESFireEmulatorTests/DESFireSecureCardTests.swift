@@ -54,7 +54,8 @@ private struct Host {
 
 @Suite struct DESFireSecureCardTests {
   @Test func authenticateISOAndFormatPICCAsARealCardAnswered() throws {
-    // Proxmark3 issue 2961, byte for byte: 1A with the factory DES key, then FormatPICC.
+    // https://github.com/RfidResearchGroup/proxmark3/issues/2961, byte for byte: 1A with the
+    // factory DES key, then FormatPICC.
     let tag = try DESFireVirtualTag(chip: .ev1With4K)
     _ = tag.send("90 CA 00 00 05 01 00 00 0F 01 00")
     tag.nextRndB(hex("99 D2 F4 FF 53 EF 2D 54"))

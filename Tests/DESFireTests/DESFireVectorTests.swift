@@ -12,9 +12,10 @@ private func hex(_ text: String) -> [UInt8] {
 }
 
 /// DESFire's cryptography against published values: NIST SP 800-38B, ISO/IEC 14443-3 Annex B,
-/// exchanges recorded from real cards (Proxmark3 issue 2961, NXP TagInfo through a relay in
-/// BdF-LabSec/kpn532, nfc-pcsc issue 17) and the worked examples of revk/DESFireAES's "DESFire EV1
-/// protocol" (pp. 17-23), each with every intermediate value.
+/// exchanges recorded from real cards (https://github.com/RfidResearchGroup/proxmark3/issues/2961,
+/// NXP TagInfo through a relay in BdF-LabSec/kpn532, https://github.com/pokusew/nfc-pcsc/issues/17)
+/// and the worked examples of revk/DESFireAES's "DESFire EV1 protocol" (pp. 17-23), each with every
+/// intermediate value.
 @Suite struct DESFireVectorTests {
   @Test func checksums() {
     #expect(DESFireCRC.crc32(hex("00 10 20 30 40 50 60 70 80 90 A0 B0 B0 A0 90 80")) == hex("BF E3 79 19"))
@@ -35,7 +36,8 @@ private func hex(_ text: String) -> [UInt8] {
   }
 
   @Test func authenticateISOWithDESThenFormatPICCAsARealCardAnswered() throws {
-    // Proxmark3 issue 2961: 1A with the factory DES key, RndB 99D2F4FF53EF2D54, RndA 0102…08.
+    // https://github.com/RfidResearchGroup/proxmark3/issues/2961: 1A with the factory DES key,
+    // RndB 99D2F4FF53EF2D54, RndA 0102…08.
     let key = try DESFireKeyMaterial(.des, [UInt8](repeating: 0, count: 8))
     let card = try DESFireCardAuthentication(command: .iso, key: key, rndB: hex("99 D2 F4 FF 53 EF 2D 54"))
     #expect(card.challenge == hex("83 B8 79 40 92 32 72 59"))
@@ -91,7 +93,7 @@ private func hex(_ text: String) -> [UInt8] {
     let tagInfo = try DESFireCardAuthentication(command: .legacy, key: key, rndB: hex("97 64 21 DC F9 AE DC C0"))
     #expect(tagInfo.challenge == hex("53 AE 95 45 7A 7F DF 83"))
     #expect(try tagInfo.finish(hex("00 00 00 00 00 00 00 00 FB F9 68 23 32 1C 6E 5C"))?.answer == hex("CC 0B 2E 25 55 EA 03 3D"))
-    // nfc-pcsc issue 17.
+    // https://github.com/pokusew/nfc-pcsc/issues/17.
     let pcsc = try DESFireCardAuthentication(command: .legacy, key: key, rndB: hex("0E E3 A5 27 20 E8 13 64"))
     #expect(pcsc.challenge == hex("6B 58 43 85 E0 AD 5D 80"))
     #expect(try pcsc.finish(hex("D5 F5 58 DD 18 23 28 47 50 C0 B9 EC 75 EA 8D 6C"))?.answer == hex("BD 52 C8 3C F3 59 AC EB"))

@@ -47,7 +47,7 @@ import Testing
     #expect(cell.write <= 127 + 1 + 3 + 4 + 1)
   }
 
-  /// OMNIKEY 5022: READ BINARY gives 16 bytes (nfc4pc issue 14). Bound: 2 + ceil(500 / 16) = 34;
+  /// OMNIKEY 5022: READ BINARY gives 16 bytes (https://github.com/martinpaljak/nfc4pc/issues/14). Bound: 2 + ceil(500 / 16) = 34;
   /// the write 127 as on any face that writes one page per command.
   @Test func omnikey5022Type2() throws {
     let cell = try roundTrips(.ntag215, on: .omnikey5022)

@@ -55,7 +55,10 @@ public protocol VirtualTag: AnyObject {
 extension VirtualTag {
   /// The UID as people and tools show it: an ISO 15693 UID most significant byte (`E0`) first
   /// (ISO/IEC 15693-3 §4.1; ``identifier`` keeps its air order), the others as ``identifier``.
-  public var shownIdentifier: [UInt8] { platform == .type5 ? identifier.reversed() : identifier }
+  /// (Package-wide, not public: a public protocol extension would be listed as a member of every
+  /// virtual tag type, and so bring them all into the API of NFCSession, which re-exports
+  /// ``VirtualTag``: scripts/product-api-closure.py.)
+  package var shownIdentifier: [UInt8] { platform == .type5 ? identifier.reversed() : identifier }
 }
 
 /// A card as a PC/SC reader slot shows it: an ATR and APDUs in and out. Reader faces

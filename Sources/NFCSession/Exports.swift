@@ -47,6 +47,7 @@
 @_exported import protocol NFCEmulator.VirtualTag
 @_exported import protocol NFCEmulator.VirtualCard
 @_exported import enum NFCEmulator.VirtualTagKind
+@_exported import struct NFCEmulator.DESFireChip
 @_exported import enum NFCEmulator.TagResponse
 @_exported import enum NFCEmulator.RFTechnology
 @_exported import typealias NFCEmulator.ReaderFaceKind

@@ -79,6 +79,9 @@ let package = Package(
     // secure messaging (CMAC, CRC32, full mode), ChangeKey cryptograms. DES, 3DES and AES from
     // libcrypto through COpenSSL (swift-crypto has no DES), so nfctag may link it (docs/desfire.md).
     .target(name: "DESFire", dependencies: ["COpenSSL"]),
+    // The host's DESFire authentications and EV1 secure messaging over NFCTags' DESFireCard, with
+    // DESFire's ciphers: apart from NFCTags, which links no cipher (as NTAG424Tag is).
+    .target(name: "DESFireTag", dependencies: ["DESFire", "NFCTags", "NFCTransport", "Hex"]),
     // NTAG 424 DNA cryptography: key derivation, secure messaging, SUN. No I/O; AES and CMAC from swift-crypto.
     .target(name: "NTAG424", dependencies: [
       "Hex", "NDEF", "NTAG424Commands", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"])),
@@ -138,7 +141,7 @@ let package = Package(
     // nfctag-provision (exec), which keeps the cold start short.
     .executableTarget(name: "nfctag", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCReaders", "NFCSession", "NFCEmulator", "NFCTagEmulate",
-      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking", "NTAG424Originality", "DESFireEmulator",
+      "NFCTransport", "PCSC", "Hex", "NFCTagCLI", "ProvisionCommands", "Locking", "NTAG424Originality", "DESFireEmulator", "DESFireTag",
       .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),
     ]),
@@ -180,6 +183,7 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "NTAG424Originality", "Hex", "NDEF"]),
     .testTarget(name: "DESFireTests", dependencies: ["DESFire"]),
+    .testTarget(name: "DESFireTagTests", dependencies: ["DESFireTag", "DESFire", "DESFireEmulator", "NFCEmulator", "NFCTags", "NFCTestSupport", "NFCTransport"]),
     .testTarget(name: "DESFireEmulatorTests", dependencies: ["DESFireEmulator", "DESFire", "NFCEmulator"]),
     .testTarget(name: "NTAG424TagTests", dependencies: [
       "NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport", "NTAG424Emulator", "NFCEmulator", "Locking"]),

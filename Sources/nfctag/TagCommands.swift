@@ -97,9 +97,14 @@ extension NFCTool {
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Only write the NDEF structures: the old message's bytes stay in memory (default: overwrite them).")
     var fast = false
+    @OptionGroup var piccKey: DESFirePICCKeyOptions
+    @OptionGroup var desfire: DESFireFormatOptions
     func run(in context: CommandContext) throws {
       let fast = fast
+      let piccKey = try piccKey.key(in: context), desfireOptions = desfire.options
       try TagSession(options: readerOptions, context: context).withTag { tag in
+        if let piccKey { try tag.useDESFirePICCAuthentication(piccKey.authentication) }
+        if let desfireOptions { try tag.useDESFireFormatOptions(desfireOptions) }
         // A MIFARE Classic's format writes every data block itself, after opening every sector
         // it writes: an erase first would empty the message before knowing the format can finish.
         if !fast, tag.platformType != .mifareClassic, (try? tag.queryNDEFStatus().0) == .readWrite {

@@ -68,6 +68,14 @@ public final class DESFireCard {
   /// A command layer over `link`.
   public init(link: any Transceiver) { self.link = link }
 
+  /// The secure messaging of the current authentication, set by whoever authenticated (the
+  /// `DESFireTag` module, which has the ciphers): every command ``send(_:_:name:)`` sends goes
+  /// through it, and every answer is checked by it before its data is returned. nil (plain, and
+  /// after a legacy authentication, whose plain answers carry no MAC): nothing is checked. Cleared
+  /// by ``selectApplication(_:)`` and by any refusal, both of which end an authentication on the card
+  /// (MF3ICDx21_41_81 §9.3).
+  public var secureMessaging: (any DESFireSecureMessaging)?
+
   // MARK: Framing
 
   /// Sends native command `code` with `data` (in frames when longer than ``frameData``) and
@@ -75,6 +83,17 @@ public final class DESFireCard {
   /// - Throws: ``DESFireCommandError`` for any status other than `91 00`, a broken link, or an
   ///   answer without a status word.
   public func send(_ code: UInt8, _ data: [UInt8] = [], name: String) throws(DESFireCommandError) -> [UInt8] {
+    do {
+      try secureMessaging?.willSend([code] + data, command: name)
+      let answer = try sendFrames(code, data, name: name)
+      return try secureMessaging.map { messaging throws(DESFireCommandError) in try messaging.received(answer, command: name) } ?? answer
+    } catch {
+      if case .status = error { secureMessaging = nil }
+      throw error
+    }
+  }
+
+  private func sendFrames(_ code: UInt8, _ data: [UInt8], name: String) throws(DESFireCommandError) -> [UInt8] {
     var rest = data[...]
     var frameCode = code
     var (answer, status) = try exchange(frameCode, Array(rest.prefix(Self.frameData)), name: name)
@@ -98,6 +117,12 @@ public final class DESFireCard {
     }
     guard status == .operationOK else { throw .status(status, command: name) }
     return joined
+  }
+
+  /// One wrapped frame of native command `code` and its answer's data and native status, whatever
+  /// the status (an authentication's `91 AF` steps): no secure messaging, no joining.
+  public func exchangeFrame(_ code: UInt8, _ data: [UInt8], name: String) throws(DESFireCommandError) -> ([UInt8], DESFireAnswerStatus) {
+    try exchange(code, data, name: name)
   }
 
   /// One wrapped frame: its data and native status.
@@ -130,6 +155,7 @@ public final class DESFireCard {
   /// SelectApplication (5Ah); ``DESFireApplicationID/picc`` for the PICC level. Ends any
   /// authentication.
   public func selectApplication(_ aid: DESFireApplicationID) throws(DESFireCommandError) {
+    secureMessaging = nil
     _ = try expectEmpty(try send(0x5A, aid.wireBytes, name: "SelectApplication \(aid)"), "SelectApplication \(aid)")
   }
 
@@ -210,6 +236,16 @@ public final class DESFireCard {
   static func threeBytes(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)] }
   static func fileID(_ fid: UInt16) -> [UInt8] { [UInt8(fid & 0xFF), UInt8(fid >> 8)] }
   static func littleEndian(_ bytes: [UInt8]) -> Int { bytes.reversed().reduce(0) { $0 << 8 | Int($1) } }
+}
+
+/// The secure messaging of an authenticated DESFire session as ``DESFireCard`` uses it, without its
+/// ciphers (NFCTags has none): the `DESFireTag` module implements it with the DESFire module's.
+public protocol DESFireSecureMessaging: AnyObject {
+  /// Called with a command (`cmd ‖ data`, plain mode) before it is sent.
+  func willSend(_ command: [UInt8], command name: String) throws(DESFireCommandError)
+  /// The answer's joined data of a command the card took (`91 00`): returns the data without its
+  /// MAC, or throws when the MAC is missing or wrong (a wrong MAC is an error, never data).
+  func received(_ answer: [UInt8], command name: String) throws(DESFireCommandError) -> [UInt8]
 }
 
 extension DESFireCard {

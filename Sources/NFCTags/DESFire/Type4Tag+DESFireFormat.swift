@@ -7,17 +7,39 @@ import NFCTransport
 /// ISO file ID E110h and DF name D2760000850101; the CC file 01h (ISO E103h, plain, 15 bytes) and
 /// the NDEF file 02h (ISO E104h, plain, read, write and read&write free, change key 0).
 ///
-/// Differences from libfreefare, both for want of a host-side authentication here: the PICC master
-/// key is not used (a card whose PICC key settings make creating need it, bit 2 clear, is refused
-/// before anything is written), and the CC file's write right is free (Eh, as Android's formatter
-/// makes it) where libfreefare gives it to key 0 (E000h) after authenticating with the
-/// application's key; its change right stays key 0.
+/// The PICC master key is used only when the caller gives one (``Type4Tag/desfirePICCAuthentication``):
+/// it authenticates first, before anything is written (a wrong key fails there), and again before
+/// CreateApplication. Without one, a card whose PICC key settings make creating need it (bit 2
+/// clear) or hide them is refused before anything is written. The CC file's write right is free
+/// (Eh, as Android's formatter makes it) where libfreefare gives it to key 0 (E000h) after
+/// authenticating with the application's key; its change right stays key 0.
 ///
 /// The NDEF file's size is libfreefare's (2048, 4096 or 7680 bytes by the storage size), cut to what
 /// GetFreeMemory says fits beside the CC file (a file takes its size rounded up to 32 bytes). All
 /// is checked before the first write. The CC is written last: until it is, the card holds no
 /// usable CC, and a run cut anywhere before is finished by running `format` again (what exists is
 /// kept: the application, a file, the NDEF file's size).
+/// Authenticates a ``DESFireCard`` with the PICC master key at the PICC level (selected) and
+/// installs the secure messaging that follows; the card's version tells which command a DES key
+/// takes (legacy 0Ah on a card before EV1). Made by the `DESFireTag` module, which has the ciphers.
+public typealias DESFirePICCAuthentication = @Sendable (DESFireCard, DESFireVersionInfo) throws(DESFireCommandError) -> Void
+
+/// What `format` makes on a MIFARE DESFire beyond AN11004's defaults.
+public struct DESFireNDEFFormatOptions: Hashable, Sendable {
+  /// The NDEF application's key type: DES (AN11004, libfreefare) or AES (what EV2 secure messaging
+  /// and SDM need); its one key is the zero key of its type.
+  public var applicationKeyType: DESFireKeyAlgorithm
+  /// The NDEF file's size (3 to 32767 bytes, the CC's range); nil: libfreefare's by the storage size,
+  /// cut to the free memory.
+  public var ndefFileSize: Int?
+
+  /// Options; the defaults are AN11004's.
+  public init(applicationKeyType: DESFireKeyAlgorithm = .des, ndefFileSize: Int? = nil) {
+    self.applicationKeyType = applicationKeyType
+    self.ndefFileSize = ndefFileSize
+  }
+}
+
 extension Type4Tag {
   /// AN11004's NDEF application on an EV1 and later (libfreefare's choice: "AID 000001h as
   /// proposed in the spec").
@@ -60,12 +82,17 @@ extension Type4Tag {
   private func runDESFireFormat(_ version: DESFireVersionInfo) throws(DESFireCommandError) {
     let card = DESFireCard(link: link)
     let aid = Self.desfireNDEFApplication
+    let authenticate = desfirePICCAuthentication
+    let options = desfireFormatOptions
     try card.selectApplication(.picc)
+    // A wrong key fails here, before anything is written.
+    try authenticate?(card, version)
     let picc: DESFireKeySettingsInfo
     do {
       picc = try card.keySettings()
-    } catch where error.status == .authenticationError {
-      throw .invalidArgument("the card's PICC key settings hide them without the PICC master key, which `format` does not use yet")
+    } catch where error.status == .authenticationError && authenticate == nil {
+      throw .invalidArgument("the card's PICC key settings hide them without the PICC master key: give it with "
+                             + "--picc-key-file or --picc-key-env")
     }
     // Does the application exist (a run cut before)? Selecting it tells, without the directory list.
     var exists = true
@@ -85,21 +112,43 @@ extension Type4Tag {
                                + "D2760000850101); `format` does not delete it")
       }
       try card.selectApplication(aid)
+      // A key type asked for (not the default) must be the existing application's.
+      if options.applicationKeyType != .des, let type = try card.keySettings().keyType, type != options.applicationKeyType {
+        throw .invalidArgument("the NDEF application exists with \(type) keys, not \(options.applicationKeyType); `format` does not "
+                               + "change them; nothing was written")
+      }
       files = try card.fileIDs()
     } else {
-      guard picc.freeCreateDelete else {
+      guard picc.freeCreateDelete || authenticate != nil else {
         throw .invalidArgument("the card's PICC key settings (\(hexString([picc.settings]))h) need the PICC master key to create "
-                               + "an application, which `format` does not use yet")
+                               + "an application: give it with --picc-key-file or --picc-key-env")
       }
     }
     let needsCC = !files.contains(Self.desfireCCFile.number), needsNDEF = !files.contains(Self.desfireNDEFFile.number)
     var ndefSize = 0
+    if let asked = options.ndefFileSize, !(3...0x7FFF).contains(asked) {
+      throw .invalidArgument("the NDEF file's size is 3 to 32767 bytes, not \(asked); nothing was written")
+    }
+    if let asked = options.ndefFileSize, !needsNDEF {
+      let size = try card.dataFileSize(Self.desfireNDEFFile.number)
+      guard size == asked else {
+        throw .invalidArgument("the NDEF file exists with \(size) bytes, not \(asked); `format` does not resize it; nothing was written")
+      }
+    }
     if needsNDEF || needsCC {
       let free = try card.freeMemory()
       let left = free - (needsCC ? 32 : 0)
       if needsNDEF {
-        ndefSize = min(Self.desfireDefaultNDEFSize(storage: version.storageBytes ?? 0), left / 32 * 32)
-        guard ndefSize >= 32 else {
+        if let asked = options.ndefFileSize {
+          guard (asked + 31) / 32 * 32 <= left else {
+            throw .invalidArgument("not enough free memory on the card for an NDEF file of \(asked) bytes: \(free) bytes free, "
+                                   + "\((needsCC ? 32 : 0) + (asked + 31) / 32 * 32) needed; nothing was written")
+          }
+          ndefSize = asked
+        } else {
+          ndefSize = min(Self.desfireDefaultNDEFSize(storage: version.storageBytes ?? 0), left / 32 * 32)
+        }
+        guard ndefSize >= 3, ndefSize <= left else {
           throw .invalidArgument("not enough free memory on the card for the NDEF application: \(free) bytes free, "
                                  + "\((needsCC ? 32 : 0) + 32) needed at least; nothing was written")
         }
@@ -108,7 +157,12 @@ extension Type4Tag {
       }
     }
     if !exists {
-      try card.createApplication(aid, settings: 0x0F, keyCount: 1, keyType: .des, isoFileID: Self.desfireNDEFApplicationFileID,
+      if let authenticate {
+        // Selecting the application above ended the authentication.
+        try card.selectApplication(.picc)
+        try authenticate(card, version)
+      }
+      try card.createApplication(aid, settings: 0x0F, keyCount: 1, keyType: options.applicationKeyType, isoFileID: Self.desfireNDEFApplicationFileID,
                                  dfName: Type4Tag.applicationV2)
       try card.selectApplication(aid)
     }

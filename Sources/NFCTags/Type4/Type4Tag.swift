@@ -38,6 +38,12 @@ public final class Type4Tag: NDEFTagPlatform {
   public private(set) var capabilityContainer: Type4CapabilityContainer?
   /// True when the application answered to the v1 name only.
   public internal(set) var isVersion1 = false
+  /// How ``format()`` of a MIFARE DESFire authenticates with the PICC master key (the `DESFireTag`
+  /// module makes one from a key); nil: it does not, and a card that needs it is refused.
+  public var desfirePICCAuthentication: DESFirePICCAuthentication?
+  /// What ``format()`` of a MIFARE DESFire makes: the NDEF application's key type and the NDEF
+  /// file's size (default: DES, the size from the storage and the free memory).
+  public var desfireFormatOptions = DESFireNDEFFormatOptions()
 
   /// The NDEF Tag Application name of mapping version 2.0 and later.
   public static let applicationV2: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]

@@ -17,6 +17,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
   case .storage(_, let name):
     guard bytes.count == 20, name.count == 2 else { fatalError("a storage ATR of \(bytes.count) bytes") }
+  case .scm(let mode, let type):  // SCM's own ATR of a FeliCa or Topaz card: the bytes it came from
+    guard bytes.count >= 6, bytes[4] == mode, bytes[5] == type, atr.platform == (type == 0x44 ? .type1 : .type3) else {
+      fatalError("an SCM ATR's card mode and type are not its bytes 4 and 5")
+    }
   case .other:
     guard atr.platform == nil, atr.historicalBytes.isEmpty else { fatalError("an unknown ATR has a platform") }
   }

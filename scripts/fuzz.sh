@@ -3,7 +3,8 @@
 # reader sends (TLVs, CCs, the Type 3 attribute block, the Type 4 CC file, Type 5 system info,
 # ATRs, BER objects, PN532 pseudo-APDUs, vpcd frames, and whole platforms against a hostile tag;
 # the NTAG 424 DNA's answers, GetVersion, file settings, secure-messaging responses past the MAC,
-# and SUN URLs).
+# and SUN URLs; the MIFARE DESFire's answers to the host, the virtual DESFire's frames and image, and
+# its EV1 secure messaging's checks over libcrypto).
 #
 # Usage: scripts/fuzz.sh [TARGET|all] [SECONDS]      (make fuzz FUZZ_SECONDS=60; make fuzz-ci: 30 s each)
 #        FUZZ_RUNS=10000000 scripts/fuzz.sh [TARGET|all]  (a number of executions instead of a time:
@@ -12,14 +13,14 @@
 #        scripts/fuzz.sh build [TARGET|all]            (only build the binaries)
 # Each target is one Fuzz/<Name>Fuzz.swift; the targets whose sources overlap are compiled together
 # with the sources of the modules they need into one module (their cross-module `import` lines
-# dropped), with -sanitize=fuzzer,address: two binaries, .build-fuzz/_ndef and .build-fuzz/_tags,
+# dropped), with -sanitize=fuzzer,address: four binaries, .build-fuzz/_ndef, _ntag424, _ciphers and _tags,
 # rebuilt only when a source changed; FUZZ_TARGET picks the entry point. Corpora live in
 # .build-fuzz/<target>. FUZZ_JOBS targets run at once (default 2).
 # Exits non-zero when any target finds a crash, a leak, an invariant failure or a hang (> 1 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 ntag424-sm classic-mad classic-sector"
+TARGETS="ndef tlv cc type3-attributes type4-cc type5-sysinfo atr ber pn532 vpcd hostile-tag detection ntag424 ntag424-sm classic-mad classic-sector desfire desfire-card desfire-sm"
 
 # The Fuzz/ file of a target.
 entry() {
@@ -40,6 +41,9 @@ entry() {
     ntag424-sm) echo Fuzz/NTAG424SMFuzz.swift ;;
     classic-mad) echo Fuzz/ClassicMADFuzz.swift ;;
     classic-sector) echo Fuzz/ClassicSectorFuzz.swift ;;
+    desfire) echo Fuzz/DESFireFuzz.swift ;;
+    desfire-card) echo Fuzz/DESFireCardFuzz.swift ;;
+    desfire-sm) echo Fuzz/DESFireSMFuzz.swift ;;
     *) echo "fuzz.sh: unknown target '$1' (targets: $TARGETS)" >&2; exit 64 ;;
   esac
 }
@@ -49,7 +53,7 @@ sources() {
   case "$1" in
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
     tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic-mad|classic-sector) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
-    cc) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
+    cc|desfire|desfire-card) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
     pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/ACR122ULinks.swift \
              Sources/NFCReaders/PartThreeType2Link.swift Sources/NFCReaders/APDUPassthroughLink.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
@@ -58,13 +62,16 @@ sources() {
              Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/ACR122ULinks.swift Sources/NFCReaders/PartThreeType2Link.swift \
              Sources/NFCReaders/APDUPassthroughLink.swift Sources/NFCReaders/ClassicLinks.swift Sources/NFCReaders/Type1Link.swift \
              Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Sources/NFCReaders/ReaderCapabilities.swift \
-             Sources/NFCReaders/FeliCaLink.swift Sources/NFCReaders/Platform.swift Fuzz/Support/HostileReader.swift ;;
+             Sources/NFCReaders/FeliCaLink.swift Sources/NFCReaders/SCMLinks.swift Sources/NFCReaders/Platform.swift Fuzz/Support/HostileReader.swift ;;
     vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
     # The 424 DNA's parsers only: NTAG424Commands (the secure-messaging answers' decoding among
     # them) and the SUN URL's, which need no swift-crypto.
     ntag424|ntag424-sm) echo Sources/Hex Sources/NTAG424Commands Sources/NTAG424/SUNURL.swift ;;
+    # DESFire's ciphers and EV1 secure messaging: the DESFire module over COpenSSL's C shim
+    # (compiled with clang beside the Swift sources; libcrypto is loaded at the first use).
+    desfire-sm) echo Sources/DESFire Sources/COpenSSL ;;
   esac
 }
 
@@ -73,7 +80,7 @@ sources() {
 # on ever longer sequences of the same few exchanges.
 max_len() {
   case "$1" in
-    pn532|vpcd|hostile-tag|detection) echo 1024 ;;
+    pn532|vpcd|hostile-tag|detection|desfire) echo 1024 ;;
     tlv) echo 1088 ;;  # the header, then a data area of at most 31 + 255 × 4 bytes
     *) echo 4096 ;;
   esac
@@ -148,6 +155,34 @@ seed() {
     classic-sector)  # blocks, the last one the trailer: a value block, then an NFC sector trailer
       { printf '\x2a\x00\x00\x00\xd5\xff\xff\xff\x2a\x00\x00\x00\x05\xfa\x05\xfa'
         printf '\xd3\xf7\xd3\xf7\xd3\xf7\x7f\x07\x88\x40\xff\xff\xff\xff\xff\xff'; } > "$dir/value-ndef-trailer" ;;
+    desfire)  # part, then the bytes or a command and the card's answers (see the target)
+      printf '\x00\x04\x01\x01\x01\x00\x18\x05\x04\x01\x01\x01\x04\x18\x05\x04\x3a\x61\x2c\x5e\x73\x80\xba\x00\x00\x00\x00\x20\x13' > "$dir/version"
+      printf '\x01\x0f\x81' > "$dir/key-settings"
+      # GetVersion in three frames; GetApplicationIDs in two; ReadData of 16 bytes.
+      printf '\x03\x00\x47\x04\x01\x01\x01\x00\x18\x05\x47\x04\x01\x01\x01\x04\x18\x05\x0e\x04\x3a\x61\x2c\x5e\x73\x80\xba\x00\x00\x00\x00\x20\x13\x00' > "$dir/card-version"
+      printf '\x03\x01\x43\x01\x00\x00\x03\x02\x00\x00\x00' > "$dir/card-aids"
+      printf '\x03\x06\x01\x02\x10\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x00' > "$dir/card-read"
+      # A factory EV1 4K formatted by `format`: GetVersion, key settings, no application, free memory, ...
+      printf '\x04\x02\x47\x04\x01\x01\x01\x00\x18\x05\x47\x04\x01\x01\x01\x04\x18\x05\x0e\x04\x3a\x61\x2c\x5e\x73\x80\xba\x00\x00\x00\x00\x20\x13\x00\x00\x00\x02\x0f\x01\x00\x00\xa0\x03\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type4-format" ;;
+    desfire-sm)  # key type, check and shape; the key; a length or key number; the ciphertext or MAC
+      { printf '\x00'; head -c 16 /dev/zero; printf '\x04'; head -c 16 /dev/zero; } > "$dir/des-command"
+      { printf '\x06'; head -c 16 /dev/zero; printf '\x00'; head -c 32 /dev/zero; } > "$dir/aes-changekey"
+      { printf '\x0e'; head -c 16 /dev/zero; printf '\x00'; head -c 24 /dev/zero; } > "$dir/aes-mac" ;;
+    desfire-card)  # image and security flags, chip, then frames (length, bytes); see the target
+      # Factory EV1 4K: GetVersion in three frames, an application, a file, a write, a read, ISO reads.
+      { printf '\x06'
+        printf '\x05\x90\x60\x00\x00\x00\x05\x90\xaf\x00\x00\x00\x05\x90\xaf\x00\x00\x00'
+        printf '\x14\x90\xca\x00\x00\x0e\x01\x00\x00\x0f\xa1\x10\xe1\xd2\x76\x00\x00\x85\x01\x01\x00'
+        printf '\x09\x90\x5a\x00\x00\x03\x01\x00\x00\x00'
+        printf '\x0f\x90\xcd\x00\x00\x09\x02\x04\xe1\x00\xee\xee\x20\x00\x00\x00'
+        printf '\x11\x90\x3d\x00\x00\x0b\x02\x00\x00\x00\x04\x00\x00\x41\x42\x43\x44\x00'
+        printf '\x0d\x90\xbd\x00\x00\x07\x02\x00\x00\x00\x00\x00\x00\x00'
+        printf '\x07\x00\xa4\x00\x0c\x02\xe1\x04\x05\x00\xb0\x00\x00\x04'
+        printf '\x07\x90\xaa\x00\x00\x01\x00\x07\x90\xaf\x00\x00\x01\x00\x00'
+        printf '\x05\x90\x51\x00\x00\x00\x02\x6a\x00\xff\x01\x60'; } > "$dir/session"
+      # An image (EV1 4K, no application), then GetFreeMemory natively.
+      { printf '\x05\x2a\x00DESF\x01\x18\x04\x3a\x61\x2c\x5e\x73\x80\x00\x10\x00\x00\x00\x00\x0f\x00\x01\x00\x00'
+        head -c 16 /dev/zero; printf '\x00\x00\x01\x6e'; } > "$dir/image" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;
@@ -155,10 +190,11 @@ seed() {
 }
 
 # Targets that share their sources share one binary: "ndef" (NDEF and its JSON), "ntag424" (its
-# parsers and its secure-messaging answers, without swift-crypto: ntag424, ntag424-sm) and "tags"
-# (everything a tag or a reader sends); FUZZ_TARGET tells the binary which entry point to run.
+# parsers and its secure-messaging answers, without swift-crypto: ntag424, ntag424-sm), "ciphers"
+# (DESFire's EV1 secure messaging over libcrypto: desfire-sm) and "tags" (everything a tag or a
+# reader sends); FUZZ_TARGET tells the binary which entry point to run.
 # Three compilations instead of one per target: most of a build is the same NFCTags and NFCEmulator.
-group() { case "$1" in ndef) echo ndef ;; ntag424|ntag424-sm) echo ntag424 ;; *) echo tags ;; esac; }
+group() { case "$1" in ndef) echo ndef ;; ntag424|ntag424-sm) echo ntag424 ;; desfire-sm) echo ciphers ;; *) echo tags ;; esac; }
 group_targets() { local t; for t in $TARGETS; do if [ "$(group "$t")" = "$1" ]; then echo "$t"; fi; done; }
 # The sources of a group: the union of its targets' sources (each file once).
 group_sources() { local t; for t in $(group_targets "$1"); do sources "$t"; done | tr ' ' '\n' | sort -u; }
@@ -175,7 +211,7 @@ build() {
   for t in $targets; do entries="$entries $(entry "$t")"; done
   mkdir -p "$dir/src"
   # Rebuild only when an entry point, a source or this script is newer than the binary.
-  if [ -x "$binary" ] && [ -z "$(find $(group_sources "$group") $entries "$0" -newer "$binary" -name '*.swift' -o -newer "$binary" -name fuzz.sh 2>/dev/null | head -n 1)" ]; then
+  if [ -x "$binary" ] && [ -z "$(find $(group_sources "$group") $entries "$0" -newer "$binary" \( -name '*.swift' -o -name '*.[ch]' -o -name fuzz.sh \) 2>/dev/null | head -n 1)" ]; then
     return 0
   fi
   rm -f "$dir/src"/*.swift
@@ -217,8 +253,19 @@ build() {
           -e "s/^public func fuzzOneInput(/func fuzzOneInput_$name(/" "$(entry "$t")" > "$dir/src/entry_$name.swift"
     done
   fi
+  # A group with C sources (COpenSSL): each compiled with clang and instrumented the same way, its
+  # headers given to Swift as the module the Swift sources import.
+  local cflags=() c
+  rm -rf "$dir/c" && mkdir -p "$dir/c"
+  for c in $(find $(group_sources "$group") -name '*.c' | sort); do
+    clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I "$(dirname "$c")/include" "$c" -o "$dir/c/$(basename "$c" .c).o"
+    printf 'module %s {\n  header "%s"\n  export *\n}\n' "$(basename "$(dirname "$c")")" \
+      "$PWD/$(ls "$(dirname "$c")"/include/*.h | head -n 1)" >> "$dir/c/module.modulemap"
+    cflags+=("$dir/c/$(basename "$c" .c).o")
+  done
+  [ ${#cflags[@]} = 0 ] || cflags+=(-I "$dir/c")
   swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name "$module" -package-name nfctag \
-    "$dir"/src/*.swift -o "$binary" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+    "$dir"/src/*.swift "${cflags[@]}" -o "$binary" 2>&1 | { grep -v "Cannot export local symbol" || true; }
   [ "${PIPESTATUS[0]}" = 0 ] || { rm -f "$binary"; return 1; }
 }
 

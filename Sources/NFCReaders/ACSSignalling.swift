@@ -5,7 +5,7 @@ import NFCTransport
 /// NFCSession's `signalReader` answer false, as for a link that is not `ReaderSignalling` at all.
 public protocol OptionalReaderSignalling: ReaderSignalling {
   /// True when the reader is one whose LEDs and buzzer the link drives. It may ask the reader
-  /// (its firmware escape, once per reader: ``ACSSignalling``), never the tag.
+  /// (its firmware escape, once per reader: `ACSSignalling`), never the tag.
   var canSignal: Bool { get }
 }
 

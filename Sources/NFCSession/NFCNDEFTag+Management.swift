@@ -39,7 +39,7 @@ extension NFCNDEFTag {
 
   /// The whole readable memory with what is known of its extent: a Type 2 tag whose chip did not
   /// name itself (a reader with READ BINARY only) is read past the CC's data area until a page is
-  /// refused, and the dump says so (``MemoryDump/Extent``). Read it last: the refused page may
+  /// refused, and the dump says so (`MemoryDump.Extent`). Read it last: the refused page may
   /// leave the tag mute until it is selected again.
   public func readMemoryDump() throws(NFCReaderError) -> MemoryDump {
     try connection.withPlatform { platform throws(TagError) in

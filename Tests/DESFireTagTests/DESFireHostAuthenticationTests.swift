@@ -32,9 +32,9 @@ private final class VirtualDESFireLink: Transceiver {
 }
 
 /// The host's authentications and EV1 secure messaging (DESFireTag) against the exchanges the
-/// DESFire module's vector tests reproduce (proxmark3 issue 2961, revk's "DESFire EV1 protocol",
-/// pokusew/nfc-pcsc issue 17, NXP TagInfo through kpn532's relay), byte for byte, and against the
-/// virtual card.
+/// DESFire module's vector tests reproduce (https://github.com/RfidResearchGroup/proxmark3/issues/2961,
+/// revk's "DESFire EV1 protocol", https://github.com/pokusew/nfc-pcsc/issues/17, NXP TagInfo
+/// through kpn532's relay), byte for byte, and against the virtual card.
 @Suite struct DESFireHostAuthenticationTests {
   static let zeroDES = try! DESFireKeyMaterial(.des, [UInt8](repeating: 0, count: 8))
 
@@ -92,7 +92,7 @@ private final class VirtualDESFireLink: Transceiver {
 
   @Test func legacyAuthenticationAsRealCardsAnswered() throws {
     let cipher = try Self.zeroDES.cipher(), zero = [UInt8](repeating: 0, count: 8)
-    // pokusew/nfc-pcsc issue 17: the host's first token block is D(RndA), so RndA is E(that block).
+    // https://github.com/pokusew/nfc-pcsc/issues/17: the host's first token block is D(RndA), so RndA is E(that block).
     let pcsc = EmbeddedTransceiver([
       step("90 0A 00 00 01 00 00", "6B 58 43 85 E0 AD 5D 80 91 AF"),
       step("90 AF 00 00 10 D5 F5 58 DD 18 23 28 47 50 C0 B9 EC 75 EA 8D 6C 00", "BD 52 C8 3C F3 59 AC EB 91 00")])

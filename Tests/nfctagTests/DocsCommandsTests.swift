@@ -331,7 +331,10 @@ import Testing
     elif sub == "emulate":
         if "--vpcd" not in args:
             args += ["--vpcd", "127.0.0.1:35963"]
-        os.execvp("timeout", ["timeout", "--preserve-status", "-s", "INT", "3", real] + args)
+        # --foreground: one SIGINT, to nfctag only, as a terminal's Ctrl-C. Without it timeout
+        # also signals its process group, and a second SIGINT that lands after nfctag has
+        # handled the first and given SIGINT its default action back ends it with 130.
+        os.execvp("timeout", ["timeout", "--foreground", "--preserve-status", "-s", "INT", "3", real] + args)
     os.execv(real, [real] + args)
     """#
 }

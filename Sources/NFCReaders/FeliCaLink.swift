@@ -26,16 +26,9 @@ public final class FeliCaDirectTransmitLink: Transceiver {
   ///   length byte does not match; the transport's failure.
   public func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
     guard !command.isEmpty, command.count <= 255 else { throw .unsupported("a FeliCa command of \(command.count) bytes") }
-    let reply = try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count)] + command)
-    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
-    let sw = response.statusWord
-    if refusedCommandStatuses.contains(sw) {
-      let working = ReaderCapabilities.readers(reading: \.felica)
-      throw .unsupported("FeliCa commands on \(transport.readerName): it refuses direct transmit (\(sw)) and SCM's REQC; "
-                         + "FeliCa works through nfctag on the \(working.map(\.productName).joined(separator: ", "))")
-    }
-    guard sw.isSuccess else { throw .status(sw) }
-    let data = response.data
+    let data = try pathAnswer(try transport.transmit([0xFF, 0x00, 0x00, 0x00, UInt8(command.count)] + command),
+                              from: transport.readerName, family: "FeliCa", path: "direct transmit and SCM's REQC",
+                              reading: \.felica)
     guard let length = data.first, Int(length) == data.count else { throw .malformedResponse(data) }
     return data
   }

@@ -6,6 +6,24 @@ import NFCTransport
 let refusedCommandStatuses: Set<StatusWord> = [StatusWord(0x6A, 0x81), StatusWord(0x6D, 0x00), StatusWord(0x6E, 0x00),
                                                StatusWord(0x68, 0x00)]
 
+/// The data of a reader's answer to a command for a tag `family` ("FeliCa", "Topaz (Type 1)") sent
+/// by `path` ("direct transmit", "SCM's FeliCa pseudo-APDUs"). A status of
+/// `refusedCommandStatuses` is `unsupported`, naming the reader and the readers that read the
+/// family (`reading`); another failing status is `status`.
+func pathAnswer(_ reply: [UInt8], from readerName: String, family: String, path: String,
+                reading: KeyPath<ReaderCapabilities, Bool?>) throws(TransceiveError) -> [UInt8] {
+  guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
+  let sw = response.statusWord
+  if refusedCommandStatuses.contains(sw) {
+    let working = ReaderCapabilities.readers(reading: reading).map(\.productName)
+    let shortName = family.split(separator: " ").first.map(String.init) ?? family
+    throw .unsupported("\(family) commands on \(readerName): it refuses \(path) (\(sw)); "
+                       + "\(shortName) works through nfctag on the \(working.joined(separator: ", "))")
+  }
+  guard sw.isSuccess else { throw .status(sw) }
+  return response.data
+}
+
 /// FeliCa (NFC Forum Type 3) through the pseudo-APDUs SCM Microsystems defined, which the SCL3711
 /// and Identiv's uTrust 3700 F take (SCM "SCL3711 Reference Manual" v1.3 §6.4.3; Identiv "Reference
 /// Manual for the CLOUD 370x F Contactless Desktop Readers" v1.0 §6.2.13–6.2.18). The Type 3 command
@@ -100,16 +118,8 @@ public final class SCMFeliCaLink: Transceiver {
   }
 
   private func exchange(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    let reply = try transport.transmit(apdu)
-    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
-    let sw = response.statusWord
-    if refusedCommandStatuses.contains(sw) {
-      let working = ReaderCapabilities.readers(reading: \.felica)
-      throw .unsupported("FeliCa commands on \(transport.readerName): it refuses SCM's FeliCa pseudo-APDUs (\(sw)); "
-                         + "FeliCa works through nfctag on the \(working.map(\.productName).joined(separator: ", "))")
-    }
-    guard sw.isSuccess else { throw .status(sw) }
-    return response.data
+    try pathAnswer(try transport.transmit(apdu), from: transport.readerName, family: "FeliCa",
+                   path: "SCM's FeliCa pseudo-APDUs", reading: \.felica)
   }
 }
 
@@ -160,16 +170,9 @@ public final class SCMType1Link: Transceiver {
   }
 
   private func exchange(_ apdu: [UInt8], answer length: Int) throws(TransceiveError) -> [UInt8] {
-    let reply = try transport.transmit(apdu)
-    guard let response = ResponseAPDU(reply) else { throw .malformedResponse(reply) }
-    let sw = response.statusWord
-    if refusedCommandStatuses.contains(sw) {
-      let working = ReaderCapabilities.readers(reading: \.type1)
-      throw .unsupported("Topaz (Type 1) commands on \(transport.readerName): it refuses SCM's Type 1 pseudo-APDUs (\(sw)); "
-                         + "Topaz works through nfctag on the \(working.map(\.productName).joined(separator: " and "))")
-    }
-    guard sw.isSuccess else { throw .status(sw) }
-    guard response.data.count == length else { throw .malformedResponse(response.data) }
-    return response.data
+    let data = try pathAnswer(try transport.transmit(apdu), from: transport.readerName, family: "Topaz (Type 1)",
+                              path: "SCM's Type 1 pseudo-APDUs", reading: \.type1)
+    guard data.count == length else { throw .malformedResponse(data) }
+    return data
   }
 }

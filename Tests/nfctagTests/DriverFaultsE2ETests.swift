@@ -169,11 +169,7 @@ struct DriverFaultsEndToEnd {
 
   /// A fresh NTAG213 image holding the old message.
   func freshImage(_ name: String) throws -> URL {
-    let image = directory.appendingPathComponent(name)
-    try? FileManager.default.removeItem(at: image)
-    let r = try runNFCTag(["write", "text", Self.oldText, "--reader", "sim:ntag213:" + image.path])
-    guard r.status == 0 else { throw EmulatorFailure(message: "the fresh image: \(r.stderr)") }
-    return image
+    try FaultsEndToEnd.freshImage(directory.appendingPathComponent(name))
   }
 
   /// The APDUs `command` sends through `face` to a tag holding the old message, each with its

@@ -62,11 +62,13 @@ struct FaultsEndToEnd {
   }
 
   /// A fresh NTAG213 image holding the old message.
-  func freshImage(_ name: String) throws -> URL {
-    let image = directory.appendingPathComponent(name)
+  func freshImage(_ name: String) throws -> URL { try Self.freshImage(directory.appendingPathComponent(name)) }
+
+  /// A fresh NTAG213 image at `image` holding the old message (`DriverFaultsEndToEnd`'s too).
+  static func freshImage(_ image: URL) throws -> URL {
     try? FileManager.default.removeItem(at: image)
-    let r = try runNFCTag(["write", "text", Self.oldText, "--reader", "sim:ntag213:" + image.path])
-    #expect(r.status == 0, "\(r.stderr)")
+    let r = try runNFCTag(["write", "text", oldText, "--reader", "sim:ntag213:" + image.path])
+    guard r.status == 0 else { throw EmulatorFailure(message: "the fresh image: \(r.stderr)") }
     return image
   }
 

@@ -8,7 +8,7 @@
 // authentication and the MAC and full modes are reached.
 //
 // Input: byte 0: bit 0 the card comes from an image (else a factory card), bit 1 the fuzz
-// security is installed, bits 2-3 the chip (EV1 2K, 4K, 8K); with an image, two bytes of length
+// security is installed, bits 2-3 the chip (EV1 2K, 4K, 8K, EV2 4K); with an image, two bytes of length
 // (least significant first) and the image; then frames, each a length byte (FFh: the field goes
 // off and on) and that many bytes.
 //
@@ -74,7 +74,7 @@ final class FuzzDESFireChannel: DESFireSecureChannel {
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let input = Array(UnsafeBufferPointer(start: data, count: size))
   guard let selector = input.first else { return 0 }
-  let chips: [DESFireChip] = [.ev1With2K, .ev1With4K, .ev1With8K]
+  let chips: [DESFireChip] = [.ev1With2K, .ev1With4K, .ev1With8K, .ev2With4K]  // the EV2: its random-FCI fault
   var rest = input.dropFirst()
   let tag: DESFireVirtualTag
   if selector & 1 != 0 {
@@ -83,12 +83,12 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let image = Array(rest.dropFirst(2).prefix(length))
     rest = rest.dropFirst(2 + image.count)
     // The chip the image names when it names one, so that most images reach past the size check.
-    let chip = chips.first { image.count > 5 && $0.hardwareVersion[5] == image[5] } ?? chips[Int(selector >> 2 & 3) % 3]
+    let chip = chips.first { image.count > 5 && $0.hardwareVersion[5] == image[5] } ?? chips[Int(selector >> 2 & 3)]
     guard let loaded = try? DESFireImage.decode(image, chip: chip) else { return 0 }
     checkDESFireImage(loaded)
     tag = loaded
   } else {
-    guard let factory = try? DESFireVirtualTag(chip: chips[Int(selector >> 2 & 3) % 3]) else { fatalError("no factory card") }
+    guard let factory = try? DESFireVirtualTag(chip: chips[Int(selector >> 2 & 3)]) else { fatalError("no factory card") }
     tag = factory
   }
   tag.security = selector & 2 != 0 ? FuzzDESFireSecurity() : nil

@@ -35,6 +35,16 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   case desfireEV1With2K = "desfire-ev1-2k"
   case desfireEV1With4K = "desfire-ev1-4k"
   case desfireEV1With8K = "desfire-ev1-8k"
+  /// An NXP MIFARE DESFire EV2 2K, 4K or 8K as shipped: an EV1 with the EV2's GetVersion and its
+  /// random-FCI fault (``DESFireChip/answersRandomFCIForMissingNDEFApplication``); EV2 commands
+  /// and secure messaging are not modelled (docs/desfire.md).
+  case desfireEV2With2K = "desfire-ev2-2k"
+  case desfireEV2With4K = "desfire-ev2-4k"
+  case desfireEV2With8K = "desfire-ev2-8k"
+  /// An NXP MIFARE DESFire EV3 2K, 4K or 8K as shipped: an EV1 with the EV3's GetVersion.
+  case desfireEV3With2K = "desfire-ev3-2k"
+  case desfireEV3With4K = "desfire-ev3-4k"
+  case desfireEV3With8K = "desfire-ev3-8k"
 
   /// A tag with factory content.
   /// - Throws: ``EmulatorError``: a UID the model refuses, or
@@ -63,7 +73,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .mifareClassic1KNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic1K, uid: uid)
     case .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .classic4K, uid: uid)
     case .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag.ndefFormatted(chip: .mini, uid: uid)
-    case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K:
+    case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
+         .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K:
       return try DESFireVirtualTag(chip: desfireChip ?? .ev1With4K, uid: uid)
     }
   }
@@ -91,7 +102,8 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .mifareClassic1K, .mifareClassic1KNDEF: return try MIFAREClassicVirtualTag(chip: .classic1K, image: image, uid: uid)
     case .mifareClassic4K, .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag(chip: .classic4K, image: image, uid: uid)
     case .mifareClassicMini, .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag(chip: .mini, image: image, uid: uid)
-    case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K:
+    case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
+         .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K:
       return try DESFireImage.decode(image, chip: desfireChip ?? .ev1With4K, uid: uid)
     }
   }
@@ -102,6 +114,12 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .desfireEV1With2K: return .ev1With2K
     case .desfireEV1With4K: return .ev1With4K
     case .desfireEV1With8K: return .ev1With8K
+    case .desfireEV2With2K: return .ev2With2K
+    case .desfireEV2With4K: return .ev2With4K
+    case .desfireEV2With8K: return .ev2With8K
+    case .desfireEV3With2K: return .ev3With2K
+    case .desfireEV3With4K: return .ev3With4K
+    case .desfireEV3With8K: return .ev3With8K
     default: return nil
     }
   }

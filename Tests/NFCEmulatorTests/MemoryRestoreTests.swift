@@ -36,7 +36,8 @@ private func userArea(_ kind: VirtualTagKind) -> [Range<Int>] {
   case .icodeSLIX2: return [0 ..< 316]
   case .type4, .ntag424dna, .mifareClassic1K, .mifareClassic4K, .mifareClassicMini,
        .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF,
-       .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K: return []
+       .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
+       .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K: return []
   }
 }
 

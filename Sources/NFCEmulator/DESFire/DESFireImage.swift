@@ -9,8 +9,13 @@
 /// level = AID(3) KS1(1) flags(1) [ISO FID(2)] [name length(1) DF name] keys(1) key × keys files(1) file × files
 ///   flags: bit 0 ISO file IDs, bit 1 an ISO FID follows, bit 2 a DF name follows
 ///   key  = type(1: 00 DES/2K3DES, 40 3K3DES, 80 AES) version(1) value(16 or 24)
-///   file = number(1) flags(1: bit 0 an ISO FID follows) [ISO FID(2)] option(1) access(2) size(3) data(size)
+///   file = number(1) flags(1) [ISO FID(2)] option(1) access(2) size(3) data(size) [value | records]
+///   flags: bit 0 an ISO FID follows; bits 3-1 the file type (0 standard, 1 backup, 2 value,
+///          3 linear record, 4 cyclic record: GetFileSettings' type byte); size 0 for value and record files
+///   value   = lower(4) upper(4) value(4) limited credit value(4) options(1)   (signed, committed)
+///   records = record size(3) maximum records(3) count(3) record(record size) × count, oldest first
 /// ```
+/// An uncommitted transaction is not saved (a card that loses the field drops it too).
 /// Keys are in clear: image files are test material, never a place for production keys.
 public enum DESFireImage {
   /// The first five bytes of every image.
@@ -40,10 +45,20 @@ public enum DESFireImage {
     out.append(UInt8(level.files.count))
     for number in level.files.keys.sorted() {
       guard let file = level.files[number] else { continue }
-      out += [file.number, file.isoFileID != nil ? 1 : 0]
+      out += [file.number, (file.isoFileID != nil ? 1 : 0) | file.fileType << 1]
       if let fid = file.isoFileID { out += DESFireBytes.uint16(fid) }
       out.append(file.communication.rawValue)
       out += file.access.bytes + DESFireBytes.uint24(file.data.count) + file.data
+      switch file.kind {
+      case .standard, .backup:
+        break
+      case .value(let value):
+        out += DESFireBytes.int32(value.lowerLimit) + DESFireBytes.int32(value.upperLimit) + DESFireBytes.int32(value.value)
+          + DESFireBytes.int32(value.limitedCreditValue) + [value.options]
+      case .records(let records):
+        out += DESFireBytes.uint24(records.recordSize) + DESFireBytes.uint24(records.maxRecords)
+          + DESFireBytes.uint24(records.records.count) + records.records.flatMap { $0 }
+      }
     }
   }
 
@@ -99,17 +114,45 @@ public enum DESFireImage {
     guard let fileCount = reader.byte(), fileCount <= 32 else { return nil }
     var files: [UInt8: DESFireFile] = [:]
     for _ in 0..<fileCount {
-      guard let number = reader.byte(), number <= 0x1F, files[number] == nil, let fileFlags = reader.byte() else { return nil }
+      guard let number = reader.byte(), number <= 0x1F, files[number] == nil, let fileFlags = reader.byte(),
+            fileFlags & 0xF0 == 0 else { return nil }
       var fileID: UInt16?
       if fileFlags & 1 != 0 { guard let value = reader.uint16() else { return nil }; fileID = value }
       guard let option = reader.byte(), let mode = DESFireCommunicationMode(optionByte: option),
             let low = reader.byte(), let high = reader.byte(), let size = reader.uint24(),
-            let data = reader.take(size) else { return nil }
+            let data = reader.take(size), let kind = fileKind(fileFlags >> 1, size: size, &reader) else { return nil }
       files[number] = DESFireFile(number: number, isoFileID: fileID, communication: mode,
-                                  access: DESFireAccessRights(bytes: low, high), data: data)
+                                  access: DESFireAccessRights(bytes: low, high), data: data, kind: kind)
     }
     return DESFireApplication(aid: UInt32(aid), keySettings: ks1, keys: keys, isoFileID: fid,
                               usesISOFileIDs: flags & 1 != 0, dfName: name, files: files)
+  }
+
+  /// A file's kind from its type (flags bits 3-1) and what follows its data; nil when out of
+  /// range (limits out of order, a value outside them, a value or record file with data, a record
+  /// count past what the file holds).
+  private static func fileKind(_ type: UInt8, size: Int, _ reader: inout Reader) -> DESFireFileKind? {
+    switch type {
+    case 0: return .standard
+    case 1: return size > 0 ? .backup : nil
+    case 2:
+      guard size == 0, let lower = reader.int32(), let upper = reader.int32(), let value = reader.int32(),
+            let limited = reader.int32(), let options = reader.byte(), lower <= upper, (lower...upper).contains(value),
+            limited >= 0, options & 0xFC == 0 else { return nil }
+      return .value(DESFireValueFile(lowerLimit: lower, upperLimit: upper, value: value, options: options,
+                                     limitedCreditValue: limited))
+    case 3, 4:
+      guard size == 0, let recordSize = reader.uint24(), let maxRecords = reader.uint24(), let count = reader.uint24(),
+            recordSize > 0, maxRecords >= (type == 4 ? 2 : 1) else { return nil }
+      var file = DESFireRecordFile(recordSize: recordSize, maxRecords: maxRecords, cyclic: type == 4, records: [])
+      guard count <= file.capacity else { return nil }
+      for _ in 0..<count {
+        guard let record = reader.take(recordSize) else { return nil }
+        file.records.append(record)
+      }
+      return .records(file)
+    default: return nil
+    }
   }
 
   /// Reads an image from the front; every read is nil past the end.
@@ -129,6 +172,11 @@ public enum DESFireImage {
     mutating func uint16() -> UInt16? {
       guard let b = take(2) else { return nil }
       return UInt16(b[0]) | UInt16(b[1]) << 8
+    }
+
+    mutating func int32() -> Int32? {
+      guard let b = take(4) else { return nil }
+      return DESFireBytes.int32(b[...], at: 0)
     }
 
     mutating func uint24() -> Int? {

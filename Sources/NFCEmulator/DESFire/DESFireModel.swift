@@ -46,9 +46,17 @@ public enum DESFireStatus: UInt8, Error, Sendable, CaseIterable {
   case duplicateError = 0xDE
   /// No file of that number.
   case fileNotFound = 0xF0
+  /// Not in the EV1 data sheet's table: what a MIFARE DESFire EV2 answers to SelectApplication
+  /// after its random-FCI answer to an ISO SELECT of the missing NDEF application
+  /// (revtel/react-native-nfc-manager issue 815; ``DESFireChip/answersRandomFCIForMissingNDEFApplication``).
+  case ev2SelectionFault = 0x1B
 }
 
 /// A DESFire chip: what GetVersion says and how much memory the applications can have.
+///
+/// EV2 and EV3 are modelled as an EV1 with their own GetVersion bytes (their own commands, secure
+/// messaging and file types are not modelled); the EV2 adds its random-FCI fault
+/// (``answersRandomFCIForMissingNDEFApplication``).
 public struct DESFireChip: Hashable, Sendable {
   /// "MIFARE DESFire EV1 4K".
   public let productName: String
@@ -58,6 +66,13 @@ public struct DESFireChip: Hashable, Sendable {
   public let softwareVersion: [UInt8]
   /// The user memory in bytes, GetFreeMemory's answer on a factory card.
   public let memorySize: Int
+  /// Whether an ISO SELECT of the NDEF application's DF name (D2760000850101) on a card without
+  /// that application answers a random FCI (`6F …`, `90 00`) instead of `6A 82`, after which
+  /// SelectApplication answers `91 1B` until the PICC level is selected again by ISO SELECT or
+  /// the field is reset: the MIFARE DESFire EV2's behaviour (revtel/react-native-nfc-manager
+  /// issue 815; EV1 and EV3 answer `6A 82`). What ends the fault is this model's choice: the report
+  /// names only a new connection and creating the NDEF application (docs/desfire.md).
+  public let answersRandomFCIForMissingNDEFApplication: Bool
 
   /// MF3ICD21 (EV1 2K): HW 1.0, SW 1.4, storage byte 16h (2^11 bytes).
   public static let ev1With2K = ev1(size: 0x16, name: "2K")
@@ -65,6 +80,18 @@ public struct DESFireChip: Hashable, Sendable {
   public static let ev1With4K = ev1(size: 0x18, name: "4K")
   /// MF3ICD81 (EV1 8K): storage byte 1Ah (2^13 bytes).
   public static let ev1With8K = ev1(size: 0x1A, name: "8K")
+  /// MF3D22 (EV2 2K): HW 12h.00h, SW 02h.01h, storage byte 16h.
+  public static let ev2With2K = ev2(size: 0x16, name: "2K")
+  /// MF3D42 (EV2 4K): storage byte 18h.
+  public static let ev2With4K = ev2(size: 0x18, name: "4K")
+  /// MF3D82 (EV2 8K): storage byte 1Ah.
+  public static let ev2With8K = ev2(size: 0x1A, name: "8K")
+  /// MF3D23 (EV3 2K): HW 33h.00h, SW 03h.00h, storage byte 16h.
+  public static let ev3With2K = ev3(size: 0x16, name: "2K")
+  /// MF3D43 (EV3 4K): storage byte 18h.
+  public static let ev3With4K = ev3(size: 0x18, name: "4K")
+  /// MF3D83 (EV3 8K): storage byte 1Ah.
+  public static let ev3With8K = ev3(size: 0x1A, name: "8K")
 
   /// GetVersion (data sheet §9.4, "returns manufacturing related data") as an EV1 answers it:
   /// vendor 04h NXP, type 01h MIFARE DESFire, subtype 01h, HW version 1.0, SW version 1.4,
@@ -72,10 +99,32 @@ public struct DESFireChip: Hashable, Sendable {
   /// MF3ICD81 and an MF3ICDH41 ("Type/subtype: 0x01/0x01, Version: 1.0 … 1.4, Storage size: 8192
   /// bytes", 4096 bytes).
   private static func ev1(size: UInt8, name: String) -> DESFireChip {
-    DESFireChip(productName: "MIFARE DESFire EV1 \(name)",
-                hardwareVersion: [0x04, 0x01, 0x01, 0x01, 0x00, size, 0x05],
-                softwareVersion: [0x04, 0x01, 0x01, 0x01, 0x04, size, 0x05],
-                memorySize: 1 << Int(size >> 1))
+    chip("EV1", name, size: size, hardware: (0x01, 0x00), software: (0x01, 0x04), randomFCI: false)
+  }
+
+  /// GetVersion as an EV2 answers it: HW major 12h minor 00h, SW 02h.01h, as real cards answer it
+  /// (NXP's MF3D(H)x2 data sheet was not at hand): a real EV2 8K in Flipper Zero's NFC file format
+  /// documentation, `04 01 01 12 00 1A 05 04 01 01 02 01 1A 05`, and a real EV2 4K in
+  /// RfidResearchGroup/proxmark3 issue 583, "Version 18.0 (Desfire EV2)", software 2.1.
+  private static func ev2(size: UInt8, name: String) -> DESFireChip {
+    chip("EV2", name, size: size, hardware: (0x12, 0x00), software: (0x02, 0x01), randomFCI: true)
+  }
+
+  /// GetVersion as an EV3 answers it: HW 33h.00h, SW 03h.00h, as real cards answer it (NXP's
+  /// MF3D(H)x3 data sheet was not at hand): a real EV3 4K, `04 01 01 33 00 18 05`,
+  /// `04 01 01 03 00 18 05`, in the captured exchanges of paultag's Rust `desfire` crate's tests,
+  /// and a real EV3 2K's hardware frame, `04 01 01 33 00 16 05`, in
+  /// flipperdevices/flipperzero-firmware pull request 4439.
+  private static func ev3(size: UInt8, name: String) -> DESFireChip {
+    chip("EV3", name, size: size, hardware: (0x33, 0x00), software: (0x03, 0x00), randomFCI: false)
+  }
+
+  private static func chip(_ generation: String, _ name: String, size: UInt8, hardware: (UInt8, UInt8),
+                           software: (UInt8, UInt8), randomFCI: Bool) -> DESFireChip {
+    DESFireChip(productName: "MIFARE DESFire \(generation) \(name)",
+                hardwareVersion: [0x04, 0x01, 0x01, hardware.0, hardware.1, size, 0x05],
+                softwareVersion: [0x04, 0x01, 0x01, software.0, software.1, size, 0x05],
+                memorySize: 1 << Int(size >> 1), answersRandomFCIForMissingNDEFApplication: randomFCI)
   }
 }
 
@@ -162,7 +211,8 @@ public struct DESFireAccessRights: Hashable, Sendable {
   public static let never: UInt8 = 0x0F
 }
 
-/// A file of an application. EV1 data files only for now (standard data files).
+/// A file of an application: a standard or backup data file, a value file, or a linear or cyclic
+/// record file (``DESFireFileKind``).
 public struct DESFireFile: Hashable, Sendable {
   /// The file number, 00h-1Fh.
   public var number: UInt8
@@ -172,11 +222,11 @@ public struct DESFireFile: Hashable, Sendable {
   public var communication: DESFireCommunicationMode
   /// The access rights.
   public var access: DESFireAccessRights
-  /// The file's bytes (a standard data file: its size is `data.count`).
+  /// The file's bytes (a standard or backup data file: its size is `data.count`, a backup file's
+  /// committed bytes); empty for value and record files.
   public var data: [UInt8]
-
-  /// The file type byte GetFileSettings answers: 00h, a standard data file.
-  public var fileType: UInt8 { 0x00 }
+  /// What kind of file it is, with a value or record file's contents.
+  public var kind: DESFireFileKind = .standard
 }
 
 /// An application: its AID, key settings, keys and files (or the PICC level, AID 000000).

@@ -33,7 +33,8 @@ extension DESFireVirtualTag {
     }
   }
 
-  /// GetFileSettings (F5h): type, option, access rights (2), size (3) for a standard data file.
+  /// GetFileSettings (F5h): type, option, access rights (2), then each kind's layout
+  /// (``DESFireFile/settings``).
   func getFileSettings(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard data.count == 1, let number = data.first else { return (.lengthError, []) }
     switch applicationForFiles(freeBit: 0x02) {
@@ -41,8 +42,7 @@ extension DESFireVirtualTag {
     case .success(let application):
       guard number <= 0x1F else { return (.parameterError, []) }
       guard let file = application.files[number] else { return (.fileNotFound, []) }
-      return (.operationOK, [file.fileType, file.communication.rawValue] + file.access.bytes
-                + DESFireBytes.uint24(file.data.count))
+      return (.operationOK, file.settings)
     }
   }
 
@@ -85,6 +85,8 @@ extension DESFireVirtualTag {
       guard number <= 0x1F else { return (.parameterError, []) }
       guard application.files[number] != nil else { return (.fileNotFound, []) }
       if selectedFile == number { selectedFile = nil }
+      transaction.files[number] = nil
+      transaction.openRecords.remove(number)
       updateCurrent { $0.files[number] = nil }
       return (.operationOK, [])
     }
@@ -99,6 +101,7 @@ extension DESFireVirtualTag {
     guard let application = currentApplication else { return .failure(.permissionDenied) }
     guard number <= 0x1F else { return .failure(.parameterError) }
     guard let file = application.files[number] else { return .failure(.fileNotFound) }
+    guard file.isDataFile else { return .failure(Self.wrongFileKind) }
     if let refused = refusal(granting: nibbles(file.access)) { return .failure(refused) }
     return .success((file, offset, length))
   }
@@ -106,7 +109,7 @@ extension DESFireVirtualTag {
   /// How a file's data travels for a command its rights grant with `nibbles`: in the file's
   /// mode when the authenticated key is what grants it, else plain (a free right); nil when that
   /// mode is MAC or full under the legacy scheme, which is not modelled.
-  private func transfer(_ file: DESFireFile, granting nibbles: [UInt8]) -> DESFireCommunicationMode? {
+  func transfer(_ file: DESFireFile, granting nibbles: [UInt8]) -> DESFireCommunicationMode? {
     guard let key = authenticatedKey, nibbles.contains(key), file.communication != .plain, channel != nil else { return .plain }
     return ev1Channel == nil ? nil : file.communication
   }
@@ -143,19 +146,21 @@ extension DESFireVirtualTag {
       guard let mode = transfer(file, granting: [file.access.write, file.access.readWrite]) else { return (.permissionDenied, []) }
       let block = ev1Channel?.blockLength ?? 8
       let expected = mode == .full ? (length + 4 + block - 1) / block * block : length + (mode == .mac ? 8 : 0)
-      return continueWrite(header: Array(data.prefix(7)), mode: mode, expected: expected, received: Array(data.dropFirst(7)))
+      return continueWrite(command: 0x3D, header: Array(data.prefix(7)), mode: mode, expected: expected,
+                           received: Array(data.dropFirst(7)))
     }
   }
 
-  /// A WriteData with `received` of the `expected` bytes: AFh for more; once complete, its MAC
-  /// checked or its data deciphered (1Eh when that fails), then the write.
-  func continueWrite(header: [UInt8], mode: DESFireCommunicationMode, expected: Int, received: [UInt8]) -> (DESFireStatus, [UInt8]) {
+  /// A WriteData (3Dh) or WriteRecord (3Bh) with `received` of the `expected` bytes: AFh for more;
+  /// once complete, its MAC checked or its data deciphered (1Eh when that fails), then the write.
+  func continueWrite(command: UInt8, header: [UInt8], mode: DESFireCommunicationMode, expected: Int,
+                     received: [UInt8]) -> (DESFireStatus, [UInt8]) {
     guard received.count <= expected else { return (.lengthError, []) }
     guard received.count == expected else {
-      pending = .write(header: header, mode: mode, expected: expected, received: received)
+      pending = .write(command: command, header: header, mode: mode, expected: expected, received: received)
       return (.additionalFrame, [])
     }
-    let prefix = [0x3D] + header
+    let prefix = [command] + header
     guard let number = header.first, let offset = DESFireBytes.uint24(header[...], at: 1),
           let length = DESFireBytes.uint24(header[...], at: 4) else { return (.lengthError, []) }
     var bytes = received
@@ -172,7 +177,11 @@ extension DESFireVirtualTag {
       bytes = plain
     }
     guard bytes.count == length else { return (.lengthError, []) }
-    updateCurrent { $0.files[number]?.data.replaceSubrange(offset..<(offset + length), with: bytes) }
+    if command == 0x3B {
+      storeRecord(bytes, number: number, offset: offset)
+    } else {
+      storeData(bytes, number: number, offset: offset)
+    }
     return (.operationOK, [])
   }
 
@@ -196,9 +205,13 @@ extension DESFireVirtualTag {
       guard !apdu.data.isEmpty else { return StatusWord.wrongLength.bytes }
       if apdu.data == Self.piccDFName {
         select(aid: 0)
+        selectionFault = false
         return StatusWord.success.bytes
       }
-      guard let application = applications.first(where: { $0.dfName == apdu.data }) else { return StatusWord.fileNotFound.bytes }
+      guard let application = applications.first(where: { $0.dfName == apdu.data }) else {
+        if chip.answersRandomFCIForMissingNDEFApplication, apdu.data == Self.ndefDFName { return randomFCI() }
+        return StatusWord.fileNotFound.bytes
+      }
       select(aid: application.aid)
       return StatusWord.success.bytes
     case 0x00, 0x02:
@@ -206,6 +219,7 @@ extension DESFireVirtualTag {
       let fid = UInt16(apdu.data[0]) << 8 | UInt16(apdu.data[1])
       if fid == 0x3F00, apdu.p1 == 0x00 {
         select(aid: 0)
+        selectionFault = false
         return StatusWord.success.bytes
       }
       if let file = currentApplication?.files.values.first(where: { $0.isoFileID == fid }) {
@@ -220,6 +234,21 @@ extension DESFireVirtualTag {
     default:
       return StatusWord.incorrectP1P2.bytes
     }
+  }
+
+  /// The NDEF application's DF name (AN11004, mapping 2.0).
+  static let ndefDFName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
+
+  /// The EV2's answer to an ISO SELECT of the missing NDEF application (revtel/react-native-nfc-manager
+  /// issue 815: "a random File Control Information (`6F ...`)" where EV1 and EV3 answer `6A 82`):
+  /// tag 6Fh, a length, that many random bytes, `90 00`. The selection stays as it was, and
+  /// SelectApplication answers `91 1B` from here on (``selectionFault``).
+  private func randomFCI() -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    let length = Int.random(in: 4...16, using: &generator)
+    let body = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    selectionFault = true
+    return [0x6F, UInt8(length)] + body + StatusWord.success.bytes
   }
 
   /// The ISO-selected file; nil when none (or it was deleted).

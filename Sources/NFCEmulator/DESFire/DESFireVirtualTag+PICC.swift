@@ -25,6 +25,20 @@ extension DESFireVirtualTag {
     case 0x54: return changeKeySettings(data)
     case 0x51: return getCardUID(data)
     case 0x6D: return getDFNames(data)
+    case 0xCB: return createBackupDataFile(data)
+    case 0xCC: return createValueFile(data)
+    case 0xC1: return createRecordFile(data, cyclic: false)
+    case 0xC0: return createRecordFile(data, cyclic: true)
+    case 0x5F: return changeFileSettings(data)
+    case 0x6C: return getValue(data)
+    case 0x0C: return credit(data)
+    case 0xDC: return debit(data)
+    case 0x1C: return limitedCredit(data)
+    case 0x3B: return writeRecord(data)
+    case 0xBB: return readRecords(data)
+    case 0xEB: return clearRecordFile(data)
+    case 0xC7: return commitTransaction(data)
+    case 0xA7: return abortTransaction(data)
     default: return (.illegalCommand, [])
     }
   }
@@ -64,16 +78,18 @@ extension DESFireVirtualTag {
   /// SelectApplication (5Ah): AID 000000 is the PICC level; ends any authentication.
   private func selectApplication(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard data.count == 3, let aid = DESFireBytes.uint24(data, at: 0) else { return (.lengthError, []) }
+    guard !selectionFault else { return (.ev2SelectionFault, []) }  // the EV2 after its random FCI
     guard aid == 0 || applications.contains(where: { $0.aid == UInt32(aid) }) else { return (.applicationNotFound, []) }
     select(aid: UInt32(aid))
     return (.operationOK, [])
   }
 
-  /// Selects an application (or the PICC level): no authentication, no ISO file.
+  /// Selects an application (or the PICC level): no authentication, no ISO file, no transaction.
   func select(aid: UInt32) {
     selectedAID = aid
     endAuthentication()
     selectedFile = nil
+    transaction = DESFireTransaction()
   }
 
   /// CreateApplication (CAh): AID(3) KS1 KS2 [ISO FID(2) [DF name 1-16]] when KS2 bit 5.

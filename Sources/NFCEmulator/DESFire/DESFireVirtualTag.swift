@@ -1,8 +1,9 @@
 import NFCTransport
 
-/// A virtual NXP MIFARE DESFire EV1 (2K, 4K or 8K): applications with keys and standard data
-/// files, the native command set in its three framings, and the ISO/IEC 7816-4 commands that
-/// reach files with ISO file identifiers (NDEF as NXP AN11004 maps it).
+/// A virtual NXP MIFARE DESFire EV1 (2K, 4K or 8K): applications with keys and standard data,
+/// backup data, value and record files (with their transactions), the native command set in its
+/// three framings, and the ISO/IEC 7816-4 commands that reach files with ISO file identifiers
+/// (NDEF as NXP AN11004 maps it).
 ///
 /// Identification (NXP MF3ICDx21_41_81 data sheet §9.1-9.2, ISO/IEC 14443-3 and -4; the bytes as
 /// EV1 cards answer them, e.g. ACS's ACM1281U reference manual's `FF CA 01 00` example): 7-byte UID
@@ -83,14 +84,20 @@ public final class DESFireVirtualTag: VirtualTag {
   var selectedFile: UInt8?
   /// An open chain of frames.
   var pending: Pending?
+  /// The working copies of the backup, value and record files changed since the last commit
+  /// (``DESFireTransaction``).
+  var transaction = DESFireTransaction()
+  /// Set by the EV2's random-FCI answer: SelectApplication answers `91 1B` until the PICC level
+  /// is ISO-selected again or the field is reset (``DESFireChip/answersRandomFCIForMissingNDEFApplication``).
+  var selectionFault = false
 
   /// A chain that waits for the host's next `AF`.
   enum Pending {
     /// The answer's frames still to send.
     case answer([[UInt8]])
-    /// A WriteData whose data is still arriving: its header, how the data comes, how many bytes
-    /// are expected on the wire, and the bytes so far.
-    case write(header: [UInt8], mode: DESFireCommunicationMode, expected: Int, received: [UInt8])
+    /// A WriteData or WriteRecord whose data is still arriving: its command, header, how the data
+    /// comes, how many bytes are expected on the wire, and the bytes so far.
+    case write(command: UInt8, header: [UInt8], mode: DESFireCommunicationMode, expected: Int, received: [UInt8])
     /// An authentication waiting for the host's token.
     case authentication(keyNumber: UInt8, any DESFireAuthenticating)
   }
@@ -124,6 +131,8 @@ public final class DESFireVirtualTag: VirtualTag {
     endAuthentication()
     selectedFile = nil
     pending = nil
+    transaction = DESFireTransaction()
+    selectionFault = false
   }
 
   /// No key authenticated any more.
@@ -172,8 +181,9 @@ public final class DESFireVirtualTag: VirtualTag {
       case .answer(let frames):
         answerProtected = true  // the chain's MAC is in its last frame already
         return chained(frames: frames)
-      case .write(let header, let mode, let expected, let received):
-        return secured(continueWrite(header: header, mode: mode, expected: expected, received: received + data))
+      case .write(let command, let header, let mode, let expected, let received):
+        return secured(continueWrite(command: command, header: header, mode: mode, expected: expected,
+                                     received: received + data))
       case .authentication(let keyNumber, let authentication):
         return finishAuthentication(keyNumber: keyNumber, authentication, token: Array(data))
       }
@@ -183,7 +193,9 @@ public final class DESFireVirtualTag: VirtualTag {
       return secured((.commandAborted, []))
     }
     // Commands that protect their own data; every other one moves the EV1 IV by its CMAC.
-    if ![0x0A, 0x1A, 0xAA, 0xC4, 0x54, 0x3D].contains(command) { ev1Channel?.received([command] + data) }
+    if ![0x0A, 0x1A, 0xAA, 0xC4, 0x54, 0x3D, 0x3B, 0x0C, 0xDC, 0x1C, 0x5F].contains(command) {
+      ev1Channel?.received([command] + data)
+    }
     return secured(perform(command, data))
   }
 

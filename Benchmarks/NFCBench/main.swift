@@ -178,7 +178,8 @@ func frameBound(_ kind: VirtualTagKind, _ result: TypeRoundTrips) -> Int? {
   case .type4, .ntag424dna: return result.detection + 4 + chunks(span - 32, result.maxAnswer)
   case .icodeSLIX2: return result.detection + 3 + chunks(span, result.maxAnswer / 4 * 4)
   case .mifareClassic1K, .mifareClassic4K, .mifareClassicMini: return nil  // factory cards: no NDEF
-  case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K: return nil  // factory cards: no NDEF application
+  case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
+       .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K: return nil  // factory cards: no NDEF application
   case .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF:
     return nil  // counted exactly by the Classic host tests (docs/mifare-classic.md)
   }
@@ -234,3 +235,4 @@ print("  bound: the fewest APDUs the tag's commands and the reader's frame allow
 func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ", count: max(0, width - text.count)) }
 
 printFaceRoundTrips()  // FaceRoundTrips.swift
+printDESFireRoundTrips()  // DESFireRoundTrips.swift

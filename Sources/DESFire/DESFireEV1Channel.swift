@@ -11,8 +11,8 @@
 public final class DESFireEV1Channel {
   /// The session key's cipher.
   public let cipher: DESFireCipher
-  /// The current IV.
-  public private(set) var iv: [UInt8]
+  /// The current IV (moved by the host's side too: DESFireEV1Channel+Host.swift).
+  public internal(set) var iv: [UInt8]
 
   /// A channel with the session key of an authentication, IV zero.
   public init(sessionKey: DESFireKeyMaterial) throws(DESFireCryptoError) {

@@ -58,7 +58,7 @@ extension DESFireCard {
       }
       if command != .legacy {
         let sessionKey = try DESFireCardAuthentication.sessionKey(rndA: random, rndB: rndB, key: key)
-        secureMessaging = try DESFireEV1SecureMessaging(sessionKey: sessionKey)
+        secureMessaging = try DESFireEV1SecureMessaging(sessionKey: sessionKey, keyNumber: keyNumber, command: command)
       }
     } catch let error as DESFireCommandError {
       throw error
@@ -70,14 +70,22 @@ extension DESFireCard {
 
 /// EV1 secure messaging in plain and MAC communication as the host does it (MF3ICDx21_41_81 §2.5):
 /// each command's CMAC (not sent in plain mode) moves the IV; each answer carries the first 8
-/// bytes of `CMAC(data ‖ status)`, which is checked before the data is given back.
+/// bytes of `CMAC(data ‖ status)`, which is checked before the data is given back (a missing or
+/// wrong one is `DESFireCommandError.integrity`). MAC and full modes for file data,
+/// ChangeKey, ChangeKeySettings and GetCardUID: DESFireCard+DataModes.swift, DESFireCard+ChangeKey.swift.
 public final class DESFireEV1SecureMessaging: DESFireSecureMessaging {
   /// The channel: the session key's cipher and the IV.
   public let channel: DESFireEV1Channel
+  /// The key number the session authenticated (ChangeKey tells the same key from another by it).
+  public let keyNumber: UInt8
+  /// The command that authenticated (1Ah or AAh).
+  public let command: DESFireAuthenticationCommand
 
   /// A session from the authentication's session key, IV zero.
-  public init(sessionKey: DESFireKeyMaterial) throws(DESFireCryptoError) {
+  public init(sessionKey: DESFireKeyMaterial, keyNumber: UInt8 = 0, command: DESFireAuthenticationCommand = .iso) throws(DESFireCryptoError) {
     channel = try DESFireEV1Channel(sessionKey: sessionKey)
+    self.keyNumber = keyNumber
+    self.command = command
   }
 
   public func willSend(_ command: [UInt8], command name: String) throws(DESFireCommandError) {
@@ -85,11 +93,11 @@ public final class DESFireEV1SecureMessaging: DESFireSecureMessaging {
   }
 
   public func received(_ answer: [UInt8], command name: String) throws(DESFireCommandError) -> [UInt8] {
-    guard answer.count >= 8 else { throw .malformed("\(answer.count) bytes, no CMAC", command: name) }
+    guard answer.count >= 8 else { throw .integrity("\(answer.count) bytes, no CMAC", command: name) }
     let data = Array(answer.dropLast(8))
     let expected: [UInt8]
     do { expected = try channel.mac(data + [0x00]) } catch { throw .malformed("the host's CMAC failed: \(error)", command: name) }
-    guard expected == Array(answer.suffix(8)) else { throw .malformed("the answer's CMAC does not match", command: name) }
+    guard expected == Array(answer.suffix(8)) else { throw .integrity("the answer's CMAC does not match", command: name) }
     return data
   }
 }

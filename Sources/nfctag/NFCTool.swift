@@ -31,7 +31,7 @@ struct NFCTool: ParsableCommand {
     subcommands: [
       NDEFCommand.self,
       ListReaders.self, Scan.self, Read.self, Dump.self, Write.self,
-      Format.self, Erase.self, Lock.self, Info.self, Password.self, ClassicValue.self, Send.self, Reader.self, Doctor.self, EmulateCommand.self,
+      Format.self, Erase.self, Lock.self, Info.self, Password.self, ClassicValue.self, DESFireCommand.self, Send.self, Reader.self, Doctor.self, EmulateCommand.self,
       ProvisionCommand.self, LedgerCommand.self, SDMCommand.self, KeysCommand.self,
     ])
 }

@@ -142,7 +142,11 @@ extension NFCTool {
       discussion: """
         An NTAG 424 DNA is locked with ChangeFileSettings (Write, Read&Write and Change access \
         never), authenticated with its key 0 (--auth-key-file or --auth-key-env; the factory key \
-        by default); nfctag-provision does that part. See ntag-424-dna.md in the documentation folder.
+        by default); nfctag-provision does that part. See ntag-424-dna.md in the documentation folder. \
+        A MIFARE DESFire with the NDEF application `format` makes gets its NDEF file's write access \
+        never (ChangeFileSettings, authenticated with the application's key 0: --auth-key-file or \
+        --auth-key-env, of the application's key type; the zero key by default), then the CC's \
+        write access FFh; a lock cut short is finished by running it again. See desfire.md.
         """)
     @OptionGroup var readerOptions: ReaderOptions
     @Flag(help: "Confirm: locking is permanent and cannot be undone.") var yes = false
@@ -156,6 +160,7 @@ extension NFCTool {
     enum Outcome { case alreadyReadOnly, locked, ntag424 }
 
     func run(in context: CommandContext) throws {
+      let (authKeyFile, authKeyEnv) = (auth.authKeyFile, auth.authKeyEnv)
       let outcome = try TagSession(options: readerOptions, context: context).withTag { tag -> Outcome in
         // A MIFARE Classic's lock leaves the sectors read-only already and locks the others (a
         // lock cut short is finished): it was read-only already when it wrote nothing.
@@ -163,8 +168,15 @@ extension NFCTool {
           try tag.writeLock()
           return try tag.mifareClassicWriteCommandsSent() == before ? .alreadyReadOnly : .locked
         }
-        // A 424 DNA's lock needs AES (nfctag-provision's): only GetVersion names one (`info`).
-        if tag.platformType == .type4, try tag.identification().chip.hasPrefix("NTAG 424 DNA") { return .ntag424 }
+        if tag.platformType == .type4 {
+          let chip = try tag.identification().chip
+          // A 424 DNA's lock needs AES (nfctag-provision's): only GetVersion names one (`info`).
+          if chip.hasPrefix("NTAG 424 DNA") { return .ntag424 }
+          // A DESFire's needs ChangeFileSettings under its application's key (LockDESFire.swift).
+          if chip.hasPrefix("MIFARE DESFire") {
+            return try Self.lockDESFire(tag, authKeyFile: authKeyFile, authKeyEnv: authKeyEnv, in: context)
+          }
+        }
         if try tag.queryNDEFStatus().0 == .readOnly { return .alreadyReadOnly }
         try tag.writeLock()
         return .locked

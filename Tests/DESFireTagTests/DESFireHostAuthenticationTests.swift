@@ -59,7 +59,7 @@ private final class VirtualDESFireLink: Transceiver {
     let card = DESFireCard(link: link)
     try card.authenticate(.iso, keyNumber: 0, key: Self.zeroDES, rndA: hex("01 02 03 04 05 06 07 08"))
     #expect { try card.send(0xFC, name: "FormatPICC") } throws: { error in
-      guard case DESFireCommandError.malformed(let why, _) = error else { return false }
+      guard case DESFireCommandError.integrity(let why, _) = error else { return false }
       return why.contains("CMAC")
     }
     let short = DESFireCard(link: EmbeddedTransceiver(Self.isoDESTranscript(formatAnswer: "0A 28 91 00")))

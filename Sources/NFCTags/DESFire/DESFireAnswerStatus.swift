@@ -92,6 +92,10 @@ public enum DESFireCommandError: Error, Sendable, CustomStringConvertible {
   case link(TransceiveError, command: String)
   /// The host refused to send it (a parameter out of range): nothing was sent.
   case invalidArgument(String)
+  /// An answer in an authenticated session failed its check (a CMAC that does not match, an
+  /// enciphered answer whose CRC32 or padding is wrong): its data is never given back, and the
+  /// session is over. `why` says which check.
+  case integrity(String, command: String)
 
   /// The card's native status, when that is the reason.
   public var status: DESFireAnswerStatus? {
@@ -107,6 +111,8 @@ public enum DESFireCommandError: Error, Sendable, CustomStringConvertible {
     case .malformed(let why, let command): return "\(command): malformed answer: \(why)"
     case .link(let error, let command): return "\(command) failed: \(error)"
     case .invalidArgument(let why): return why
+    case .integrity(let why, let command):
+      return "\(command): integrity failure: \(why) (nothing taken from the answer; authenticate again)"
     }
   }
 
@@ -122,6 +128,7 @@ public enum DESFireCommandError: Error, Sendable, CustomStringConvertible {
     case .status, .isoStatus: return .unsupported(description)
     case .malformed(let why, let command): return .malformed("\(command): \(why)", offset: nil)
     case .invalidArgument(let why): return .unsupported(why)
+    case .integrity: return .unsupported(description)
     }
   }
 }

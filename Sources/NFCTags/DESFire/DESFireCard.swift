@@ -88,7 +88,10 @@ public final class DESFireCard {
       let answer = try sendFrames(code, data, name: name)
       return try secureMessaging.map { messaging throws(DESFireCommandError) in try messaging.received(answer, command: name) } ?? answer
     } catch {
-      if case .status = error { secureMessaging = nil }
+      switch error {
+      case .status, .integrity: secureMessaging = nil  // the card ended the session, or the host cannot trust it
+      default: break
+      }
       throw error
     }
   }

@@ -26,21 +26,23 @@ public struct DESFireVersionInfo: Hashable, Sendable {
     public var protocolType: UInt8
   }
 
-  /// The DESFire generations, as the software major version tells them.
+  /// The DESFire generations, as the hardware major version tells them (what Proxmark3's
+  /// `hf mfdes info` and NXP TagInfo go by: the software major of real cards is 01h on an EV1 but
+  /// 02h on an EV2 and 03h on an EV3, docs/desfire.md).
   public enum Generation: Hashable, Sendable, CustomStringConvertible {
-    /// The first DESFire (software major 0).
+    /// The first DESFire, MF3ICD40 (hardware major 0).
     case original
-    /// EV1 (software major 01h).
+    /// EV1 (hardware major 01h).
     case ev1
-    /// EV2 (software major 1xh or 2xh: 12h, and 22h for EV2 XL).
+    /// EV2 (hardware major 1xh or 2xh: 12h, and 22h for EV2 XL).
     case ev2
-    /// EV3 (software major 3xh: 33h).
+    /// EV3 (hardware major 3xh: 33h).
     case ev3
     /// A major version no generation above has.
     case unknown(UInt8)
 
-    /// Its generation from the software major version.
-    public init(softwareMajor major: UInt8) {
+    /// Its generation from the hardware major version.
+    public init(hardwareMajor major: UInt8) {
       switch major {
       case 0x00: self = .original
       case 0x01: self = .ev1
@@ -57,7 +59,7 @@ public struct DESFireVersionInfo: Hashable, Sendable {
       case .ev1: return "EV1"
       case .ev2: return "EV2"
       case .ev3: return "EV3"
-      case .unknown(let major): return "(software \(hexString([major])))"
+      case .unknown(let major): return "(hardware \(hexString([major])))"
       }
     }
   }
@@ -95,8 +97,8 @@ public struct DESFireVersionInfo: Hashable, Sendable {
   /// True for NXP's MIFARE DESFire (vendor 04h, type 01h; 81h in some dual-interface forms).
   public var isDESFire: Bool { hardware.vendor == 0x04 && hardware.type & 0x7F == 0x01 }
 
-  /// The generation, from the software major version.
-  public var generation: Generation { Generation(softwareMajor: software.majorVersion) }
+  /// The generation, from the hardware major version.
+  public var generation: Generation { Generation(hardwareMajor: hardware.majorVersion) }
 
   /// The storage size in bytes (2^(n >> 1)), nil for a byte past 2^30.
   public var storageBytes: Int? {

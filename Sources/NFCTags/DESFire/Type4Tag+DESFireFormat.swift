@@ -79,11 +79,23 @@ extension Type4Tag {
     selection = .none
   }
 
+  /// ISO SELECT of the PICC level by its DF name (D2760000850100, which EV1 and EV3 answer `90 00`),
+  /// before the first native command: a MIFARE DESFire EV2 that answered the SELECT of the missing
+  /// NDEF application with a random FCI (`6F …`; revtel/react-native-nfc-manager issue 815, as
+  /// `discover()` does before formatting) refuses SelectApplication with `91 1B` in the same
+  /// connection; this select ends that (docs/desfire.md, "EV2 and EV3"). Its status is not checked:
+  /// SelectApplication, next, reports a card that refuses.
+  private func reselectPICCLevel() throws(DESFireCommandError) {
+    let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Tag.applicationV1 + [0x00]
+    do { _ = try link.transceive(select) } catch { throw .link(error, command: "SELECT (PICC level)") }
+  }
+
   private func runDESFireFormat(_ version: DESFireVersionInfo) throws(DESFireCommandError) {
     let card = DESFireCard(link: link)
     let aid = Self.desfireNDEFApplication
     let authenticate = desfirePICCAuthentication
     let options = desfireFormatOptions
+    try reselectPICCLevel()
     try card.selectApplication(.picc)
     // A wrong key fails here, before anything is written.
     try authenticate?(card, version)

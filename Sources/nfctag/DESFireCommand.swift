@@ -1,0 +1,186 @@
+import ArgumentParser
+import DESFireTag
+import NFCSession
+import NFCTagCLI
+import NFCTags
+import NFCTransport
+
+/// `nfctag desfire …`: a MIFARE DESFire's applications, files and keys (docs/desfire.md,
+/// "Command line"). Plain communication mode; keys from files or the environment only.
+struct DESFireCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "desfire",
+    abstract: "Manage a MIFARE DESFire: its applications, files and keys.",
+    discussion: """
+      Keys come from a file or an environment variable, never the command line: --key-file or \
+      --key-env with --key-no and --key-type authenticate in the application; --picc-key-file or \
+      --picc-key-env give the PICC master key (default: the factory DES zero key where one is needed). \
+      Files in plain communication mode only (MAC and full mode: not done yet). See desfire.md in the documentation folder.
+      """,
+    subcommands: [Info.self, Apps.self, Files.self, CreateApp.self, DeleteApp.self, CreateFile.self, DeleteFile.self,
+                  ReadFile.self, WriteFile.self, FormatCard.self, Keys.self])
+}
+
+/// An AID on the command line: 6 hex digits, most significant first ("000001"), never 000000.
+func parseDESFireAID(_ text: String) -> DESFireApplicationID? {
+  guard text.utf8.count == 6, let bytes = parseHex(text), bytes.count == 3 else { return nil }
+  let aid = DESFireApplicationID(bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+  return aid == .picc ? nil : aid
+}
+
+/// `--aid HEX`, the application a command works in.
+struct DESFireAIDOption: ParsableArguments {
+  @Option(help: ArgumentHelp("The application: 6 hex digits, most significant first (000001).", valueName: "hex"))
+  var aid: String
+
+  func validate() throws {
+    guard parseDESFireAID(aid) != nil else { throw ValidationError("--aid is 6 hex digits other than 000000, not '\(aid)'.") }
+  }
+
+  /// The AID (valid after `validate()`).
+  var value: DESFireApplicationID { parseDESFireAID(aid) ?? .ndefApplication }
+}
+
+/// A file number on the command line, 0 to 31.
+struct DESFireFileOption: ParsableArguments {
+  @Option(help: ArgumentHelp("The file number, 0 to 31.", valueName: "n")) var file: Int
+
+  func validate() throws {
+    guard (0...31).contains(file) else { throw ValidationError("--file is 0 to 31, not \(file).") }
+  }
+
+  /// The number (valid after `validate()`).
+  var number: UInt8 { UInt8(clamping: file) }
+}
+
+/// The key a command authenticates with in an application: `--key-file`/`--key-env`, `--key-no`,
+/// `--key-type`; never argv, never in traces, logs or errors (docs/desfire.md).
+struct DESFireKeyOptions: ParsableArguments {
+  @Option(help: ArgumentHelp("A file whose first line is the key to authenticate with, in hex (16, 32 or 48 digits).", valueName: "file"))
+  var keyFile: String?
+  @Option(help: ArgumentHelp("An environment variable holding the key to authenticate with, in hex.", valueName: "name"))
+  var keyEnv: String?
+  @Option(help: ArgumentHelp("The key's number in the application, 0 to 13 (default 0, the application master key).", valueName: "n"))
+  var keyNo: Int?
+  @Option(help: ArgumentHelp("The key's type (default: 8 bytes des, 24 bytes 3k3des; 16 bytes need it).",
+                             valueName: "des|2k3des|3k3des|aes"))
+  var keyType: DESFirePICCKey.Kind?
+
+  func validate() throws {
+    if keyFile != nil && keyEnv != nil { throw ValidationError("give the key with one of --key-file or --key-env.") }
+    if (keyType != nil || keyNo != nil) && keyFile == nil && keyEnv == nil {
+      throw ValidationError("--key-no and --key-type need the key: --key-file or --key-env.")
+    }
+    if let keyNo, !(0...13).contains(keyNo) { throw ValidationError("--key-no is 0 to 13, not \(keyNo).") }
+  }
+
+  /// The key and its number, or nil when none is given.
+  /// - Throws: 66 for an unreadable file, 64 for a variable not set or a value that is not a key
+  ///   of the type (the message shows no digit of it).
+  func key(in context: CommandContext) throws(CLIFailure) -> (key: DESFireKey, number: UInt8)? {
+    let text: [UInt8], origin: String
+    if let file = keyFile {
+      text = try readSecretInputOrFail(file, option: "--key-file", alternative: "--key-env", in: context)
+      origin = "--key-file \(secretSourceName(file, option: "--key-file"))"
+    } else if let env = keyEnv {
+      text = Array(try secretVariableOrFail(env, option: "--key-env", alternative: "--key-file", what: "the key", in: context).utf8)
+      origin = "--key-env \(secretSourceName(env, option: "--key-env"))"
+    } else {
+      return nil
+    }
+    switch DESFireKey.parse(text, kind: keyType, what: "the key", origin: origin) {
+    case .success(let key): return (key, UInt8(clamping: keyNo ?? 0))
+    case .failure(let why): throw CLIFailure(.invalidValue(why.description))
+    }
+  }
+}
+
+extension DESFirePICCKeyOptions {
+  /// How the PICC master key authenticates: the key given, else the factory DES zero key.
+  func authentication(in context: CommandContext) throws(CLIFailure) -> DESFirePICCAuthentication {
+    if let key = try key(in: context) { return key.authentication }
+    let zero = DESFireKey.zero()
+    return { card, version throws(DESFireCommandError) in try zero.authenticate(card, keyNumber: 0, version: version) }
+  }
+}
+
+/// Runs a `desfire` command's work on the card in the field: one session, GetVersion first (a tag
+/// that is not a DESFire is refused there), then `body`. Every refusal of the card ends as
+/// ``desfireFailure(_:)`` says.
+func withDESFireCard<T: Sendable>(
+  _ readerOptions: ReaderOptions, in context: CommandContext,
+  _ body: @escaping @Sendable (DESFireCard, DESFireVersionInfo) throws(DESFireCommandError) -> T
+) throws -> T {
+  let result = try TagSession(options: readerOptions, context: context).withTag { tag in
+    try tag.withDESFireCard { card throws(DESFireCommandError) -> T in
+      let version: DESFireVersionInfo
+      do throws(DESFireCommandError) {
+        version = try card.getVersion()
+      } catch {
+        if case .link = error { throw error }
+        throw .invalidArgument("not a MIFARE DESFire: \(error)")
+      }
+      guard version.isDESFire else {
+        throw .invalidArgument("not a MIFARE DESFire: GetVersion names another chip")
+      }
+      return try body(card, version)
+    }
+  }
+  switch result {
+  case .success(let value): return value
+  case .failure(let error): throw desfireFailure(error)
+  }
+}
+
+/// The one table from a DESFire refusal to its exit status and line (docs/exit-codes.md,
+/// "MIFARE DESFire"): each line says what happened (the command and its status) and what to do.
+func desfireFailure(_ error: DESFireCommandError) -> CLIFailure {
+  let line = error.description
+  switch error {
+  case .status(let status, _):
+    switch status {
+    case .authenticationError:
+      return CLIFailure(.tagRefused(line + ": authenticate with the key this needs (--key-file or --key-env with --key-no "
+                                     + "and --key-type; the PICC master key with --picc-key-file or --picc-key-env)"))
+    case .permissionDenied:
+      return CLIFailure(.tagRefused(line + ": the key settings or the file's access rights do not allow it with this key; "
+                                     + "`nfctag desfire files --aid` shows the rights"))
+    case .outOfMemory:
+      return CLIFailure(.nfcFailure(.ndefReaderSessionErrorTagSizeTooSmall,
+                                    line + ": make it smaller or free memory (`nfctag desfire info` shows the free memory)"))
+    case .countError:
+      return CLIFailure(.nfcFailure(.ndefReaderSessionErrorTagSizeTooSmall, line + ": delete an application first"))
+    case .duplicateError:
+      return CLIFailure(.unsupported(line + ": choose another number or name, or delete the existing one first"))
+    case .applicationNotFound:
+      return CLIFailure(.unsupported(line + ": `nfctag desfire apps` lists the applications"))
+    case .fileNotFound:
+      return CLIFailure(.unsupported(line + ": `nfctag desfire files --aid` lists the application's files"))
+    case .boundaryError:
+      return CLIFailure(.unsupported(line + ": `nfctag desfire files --aid` shows the file's size"))
+    case .noSuchKey:
+      return CLIFailure(.unsupported(line + ": `nfctag desfire keys versions` lists the keys"))
+    case .integrityError:
+      return CLIFailure(.readBackMismatch(line + ": tap the card again; if it persists, check the key"))
+    default:
+      return CLIFailure(.unsupported(line))
+    }
+  case .isoStatus:
+    return CLIFailure(.unsupported(line + ": the card does not take this DESFire command"))
+  case .malformed:
+    return CLIFailure(.unsupported(line))
+  case .integrity:
+    return CLIFailure(.readBackMismatch(line + "; tap the card again: if it persists, the answers are not the card's own"))
+  case .link:
+    return cliFailure(for: error.tagError)
+  case .invalidArgument(let why):
+    return CLIFailure(.unsupported(why))
+  }
+}
+
+/// Text or JSON output of a `desfire` command.
+func writeDESFireOutput(_ text: String, in context: CommandContext) {
+  let output = StandardOutput(context.output)
+  output.write(text)
+  output.flush()
+}

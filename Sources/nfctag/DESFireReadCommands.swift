@@ -1,0 +1,233 @@
+import ArgumentParser
+import DESFireTag
+import NFCTagCLI
+import NFCTags
+import NFCTransport
+
+/// Output formats of `desfire read-file`.
+enum DESFireReadFormat: String, ExpressibleByArgument, CaseIterable { case hex, raw, json }
+
+extension DESFireCommand {
+  /// `nfctag desfire info`: the card, its PICC level and every application with its files.
+  struct Info: ToolCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "info",
+      abstract: "Show a MIFARE DESFire: version, storage, free memory, UID, key settings, applications and files.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @OptionGroup var piccKey: DESFirePICCKeyOptions
+    @OptionGroup var format: FormatOption
+
+    func run(in context: CommandContext) throws {
+      let authenticate = try piccKey.key(in: context)?.authentication
+      let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+        try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: true)
+      }
+      writeDESFireOutput(format.isJSON ? Self.json(report) + "\n" : Self.text(report), in: context)
+    }
+
+    static func text(_ report: DESFireCardReport) -> String {
+      let version = report.version, hw = version.hardware, sw = version.software
+      var text = """
+        chip:         \(version.productName)
+        UID:          \(hexString(version.uid))
+        hardware:     vendor \(hexString([hw.vendor])), type \(hexString([hw.type])).\(hexString([hw.subType])), \
+        version \(hw.majorVersion).\(hw.minorVersion), storage \(version.storageText)
+        software:     version \(sw.majorVersion).\(sw.minorVersion) (\(version.generation))
+        production:   week \(hexString([version.productionWeek])) of 20\(hexString([version.productionYear])), batch \(hexString(version.batchNumber))
+        free memory:  \(textOf(report.freeMemory) { "\($0) bytes" })
+        PICC keys:    \(textOf(report.piccKeySettings, \.text))
+
+        """
+      switch report.applications {
+      case .failure(let error): text += "applications: \(error)\n"
+      case .success(let applications):
+        text += "applications: \(applications.isEmpty ? "none" : String(applications.count))\n"
+        for application in applications { text += application.text(indent: "  ") }
+      }
+      return text
+    }
+
+    static func json(_ report: DESFireCardReport) -> String {
+      let version = report.version, hw = version.hardware, sw = version.software
+      var o = JSONObjectWriter()
+      o.string("chip", version.productName)
+      o.string("generation", "\(version.generation)")
+      o.string("uid", hexString(version.uid))
+      var hardware = JSONObjectWriter()
+      for (key, value) in [("vendor", hw.vendor), ("type", hw.type), ("subType", hw.subType), ("major", hw.majorVersion),
+                           ("minor", hw.minorVersion), ("storageSize", hw.storageSize)] {
+        hardware.number(key, Int(value))
+      }
+      o.raw("hardware", hardware.finish())
+      var software = JSONObjectWriter()
+      software.number("major", Int(sw.majorVersion))
+      software.number("minor", Int(sw.minorVersion))
+      o.raw("software", software.finish())
+      if let bytes = version.storageBytes { o.number("storageBytes", bytes) }
+      o.string("productionWeek", hexString([version.productionWeek]))
+      o.string("productionYear", hexString([version.productionYear]))
+      o.string("batch", hexString(version.batchNumber))
+      o.raw("freeMemory", jsonOf(report.freeMemory) { String($0) })
+      o.raw("piccKeySettings", jsonOf(report.piccKeySettings, \.json))
+      switch report.applications {
+      case .failure(let error): o.raw("applications", desfireErrorJSON(error))
+      case .success(let applications): o.array("applications", applications.map(\.json))
+      }
+      return o.finish()
+    }
+  }
+
+  /// `nfctag desfire apps`: the applications and their key settings.
+  struct Apps: ToolCommand {
+    static let configuration = CommandConfiguration(commandName: "apps", abstract: "List the applications on a MIFARE DESFire.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @OptionGroup var piccKey: DESFirePICCKeyOptions
+    @OptionGroup var format: FormatOption
+
+    func run(in context: CommandContext) throws {
+      let authenticate = try piccKey.key(in: context)?.authentication
+      let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+        try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: false)
+      }
+      // The list is what the command is for: a card that hides it is a refusal.
+      let applications: [DESFireCardReport.ApplicationReport]
+      switch report.applications {
+      case .failure(let error): throw desfireFailure(error)
+      case .success(let list): applications = list
+      }
+      if format.isJSON {
+        var o = JSONObjectWriter()
+        o.array("applications", applications.map(\.json))
+        writeDESFireOutput(o.finish() + "\n", in: context)
+      } else {
+        writeDESFireOutput(applications.isEmpty ? "no applications\n" : applications.map { $0.text(indent: "") }.joined(), in: context)
+      }
+    }
+  }
+
+  /// `nfctag desfire files --aid HEX`: an application's files and their settings.
+  struct Files: ToolCommand {
+    static let configuration = CommandConfiguration(commandName: "files", abstract: "List an application's files and their settings.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @OptionGroup var aid: DESFireAIDOption
+    @OptionGroup var key: DESFireKeyOptions
+    @OptionGroup var format: FormatOption
+
+    func run(in context: CommandContext) throws {
+      let aid = aid.value, key = try key.key(in: context)
+      let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+        try card.selectApplication(aid)
+        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        return try DESFireCardReport.application(card, aid: aid, files: true)
+      }
+      if case .failure(let error)? = report.files { throw desfireFailure(error) }
+      writeDESFireOutput(format.isJSON ? report.json + "\n" : report.text(indent: ""), in: context)
+    }
+  }
+
+  /// `nfctag desfire read-file`: a standard data file's bytes (plain communication).
+  struct ReadFile: ToolCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "read-file", abstract: "Read a data file of an application (plain communication mode).")
+    @OptionGroup var readerOptions: ReaderOptions
+    @OptionGroup var aid: DESFireAIDOption
+    @OptionGroup var file: DESFireFileOption
+    @Option(help: ArgumentHelp("The first byte to read (default 0).", valueName: "n")) var offset = 0
+    @Option(help: ArgumentHelp("How many bytes (default: to the end of the file).", valueName: "n")) var length: Int?
+    @Option(help: "Output: hex, raw bytes or json.") var format: DESFireReadFormat = .hex
+    @Flag(help: "Write raw bytes even to a terminal.") var force = false
+    @OptionGroup var key: DESFireKeyOptions
+
+    func validate() throws {
+      guard (0...0xFF_FFFF).contains(offset) else { throw ValidationError("--offset is 0 to 16777215, not \(offset).") }
+      if let length, !(1...0xFF_FFFF).contains(length) { throw ValidationError("--length is 1 to 16777215, not \(length).") }
+    }
+
+    func run(in context: CommandContext) throws {
+      if format == .raw, !force, context.outputIsTerminal {
+        throw ValidationError("refusing to write raw bytes to a terminal: redirect the output or add --force.")
+      }
+      let (aid, number, offset, length, key) = (aid.value, file.number, offset, length ?? 0, try key.key(in: context))
+      let bytes = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+        try card.selectApplication(aid)
+        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        try plainDataFile(card, number)
+        return try card.readData(file: number, offset: offset, length: length)
+      }
+      let output = StandardOutput(context.output)
+      switch format {
+      case .raw: output.write(bytes)
+      case .hex: output.write(hexString(bytes) + "\n")
+      case .json:
+        var o = JSONObjectWriter()
+        o.string("aid", aid.description)
+        o.number("file", Int(number))
+        o.number("offset", offset)
+        o.number("length", bytes.count)
+        o.string("hex", hexString(bytes))
+        output.write(o.finish() + "\n")
+      }
+      output.flush()
+    }
+  }
+
+  /// `nfctag desfire keys …`.
+  struct Keys: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "keys", abstract: "A MIFARE DESFire's keys.",
+                                                    subcommands: [Versions.self])
+  }
+}
+
+extension DESFireCommand.Keys {
+  /// `nfctag desfire keys versions [--aid HEX]`: each key's version (GetKeyVersion).
+  struct Versions: ToolCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "versions", abstract: "Show the version of each key of the PICC level or of an application.")
+    @OptionGroup var readerOptions: ReaderOptions
+    @Option(help: ArgumentHelp("The application: 6 hex digits (default: the PICC level).", valueName: "hex")) var aid: String?
+    @OptionGroup var format: FormatOption
+
+    func validate() throws {
+      if let aid, parseDESFireAID(aid) == nil { throw ValidationError("--aid is 6 hex digits other than 000000, not '\(aid)'.") }
+    }
+
+    func run(in context: CommandContext) throws {
+      let level = aid.flatMap(parseDESFireAID) ?? .picc
+      let versions = try withDESFireCard(readerOptions, in: context) { card, _ throws(DESFireCommandError) -> [UInt8] in
+        try card.selectApplication(level)
+        // The key count from the key settings; when they are hidden, until the card has no such key.
+        let count = (try? card.keySettings())?.keyCount ?? 14
+        var versions: [UInt8] = []
+        for number in 0..<UInt8(clamping: count) {
+          do throws(DESFireCommandError) { versions.append(try card.keyVersion(number)) } catch where error.status == .noSuchKey { break }
+        }
+        return versions
+      }
+      if format.isJSON {
+        var o = JSONObjectWriter()
+        o.string("level", level == .picc ? "picc" : level.description)
+        o.array("keys", versions.enumerated().map { "{\"key\":\($0.offset),\"version\":\($0.element)}" })
+        writeDESFireOutput(o.finish() + "\n", in: context)
+      } else {
+        let name = level == .picc ? "PICC level" : "application \(level)"
+        writeDESFireOutput(versions.enumerated().map { "\(name) key \($0.offset): version \(hexString([$0.element]))\n" }.joined(),
+                           in: context)
+      }
+    }
+  }
+}
+
+/// Checks that file `number` of the selected application is a data file in plain communication:
+/// MAC and full mode need secure messaging this command does not do yet (65, nothing sent after).
+/// `writing`: a standard data file only (a backup data file's write needs CommitTransaction).
+func plainDataFile(_ card: DESFireCard, _ number: UInt8, writing: Bool = false) throws(DESFireCommandError) {
+  let settings = try card.fileSettings(number)
+  guard settings.fileType == .standardData || (!writing && settings.fileType == .backupData) else {
+    throw .invalidArgument("file \(number) is a \(settings.fileType?.description ?? "unknown") file: "
+                           + (writing ? "write-file takes standard data files" : "read-file takes data files"))
+  }
+  guard settings.communication == .plain else {
+    throw .invalidArgument("file \(number) needs \(settings.communication?.name ?? "enciphered") communication mode: "
+                           + "MAC and full mode are not done yet (desfire.md)")
+  }
+}

@@ -207,30 +207,6 @@ struct DriverFacesEndToEnd {
     }
   }
 
-  /// A factory MIFARE DESFire EV1 4K behind the ACR122U and a Part 3 reader: `scan` names it,
-  /// `read` says to format it (65), `format` gives it AN11004's NDEF application, and a URL
-  /// written then reads back (docs/desfire.md, "The host").
-  @Test(arguments: ["acr122u", "acr1552u"])
-  func aFactoryDESFireIsFormattedWrittenAndRead(_ face: String) throws {
-    try withDriverReader(face: face, tag: "desfire-ev1-4k") { reader, _ in
-      func nfctag(_ arguments: String...) throws -> RunResult {
-        try runNFCTag(arguments + ["--reader", reader.name, "--timeout", "5"])
-      }
-      let scan = try nfctag("scan", "--json")
-      #expect(scan.status == 0, "\(scan.stderr)")
-      #expect(scan.stdout.contains("MIFARE DESFire EV1 4K"), "\(scan.stdout)")
-      let unformatted = try nfctag("read")
-      #expect(unformatted.status == 65, "\(unformatted.stderr)")
-      #expect(unformatted.stderr.contains("nfctag format"), "\(unformatted.stderr)")
-      let format = try nfctag("format")
-      #expect(format.status == 0, "\(format.stderr)")
-      let url = "https://example.org/desfire/\(face)"
-      let write = try nfctag("write", "url", url)
-      #expect(write.status == 0, "\(write.stderr)")
-      #expect(try nfctag("read", "--format", "json").stdout.contains(#""uri":"\#(url)""#))
-    }
-  }
-
   /// The quick cover leaves no face and no family out.
   @Test func theQuickCellsCoverEveryFaceAndFamily() {
     #expect(Set(Self.quickCells.map(\.face)) == Set(Self.families.map(\.face)))

@@ -23,3 +23,14 @@ extension NFCNDEFTag {
     }
   }
 }
+
+extension NFCNDEFTag {
+  /// MIFARE DESFire with its whole NDEF application: checks the options of
+  /// ``useDESFireFormatOptions(_:)`` against it (what ``format()`` does first), so that a caller
+  /// can refuse before it changes anything. Other tags: nothing is sent.
+  package func checkDESFireFormatOptions() throws(NFCReaderError) {
+    try connection.withPlatform { platform throws(TagError) in
+      try (platform as? Type4Tag)?.checkDESFireFormatOptions()
+    }
+  }
+}

@@ -104,7 +104,10 @@ extension NFCTool {
       let piccKey = try piccKey.key(in: context), desfireOptions = desfire.options
       try TagSession(options: readerOptions, context: context).withTag { tag in
         if let piccKey { try tag.useDESFirePICCAuthentication(piccKey.authentication) }
-        if let desfireOptions { try tag.useDESFireFormatOptions(desfireOptions) }
+        if let desfireOptions {
+          try tag.useDESFireFormatOptions(desfireOptions)
+          try tag.checkDESFireFormatOptions()  // before the old message is overwritten
+        }
         // A MIFARE Classic's format writes every data block itself, after opening every sector
         // it writes: an erase first would empty the message before knowing the format can finish.
         if !fast, tag.platformType != .mifareClassic, (try? tag.queryNDEFStatus().0) == .readWrite {

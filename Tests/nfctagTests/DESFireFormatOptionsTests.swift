@@ -64,4 +64,26 @@ import Testing
     #expect(aes.stderr.contains("does not change them"), "\(aes.stderr)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: cut)) == half)
   }
+
+  /// On a card whose NDEF application is whole, the options are checked against it too: `format`
+  /// writes its empty message only when they match.
+  @Test func aWholeApplicationIsCheckedAgainstTheOptions() throws {
+    let image = try factoryImage()
+    let reader = "sim:desfire-ev1-4k:\(image)"
+    #expect(try runTool(["format", "--ndef-size", "500", "--reader", reader]).status == 0)
+    #expect(try runTool(["write", "text", "kept", "--reader", reader]).status == 0)
+    let written = try Data(contentsOf: URL(fileURLWithPath: image))
+    let aes = try runTool(["format", "--key-type", "aes", "--reader", reader])
+    #expect(aes.status == 65, "\(aes.stderr)")
+    #expect(aes.stderr.contains("exists with DES keys") || aes.stderr.contains("does not change them"), "\(aes.stderr)")
+    let size = try runTool(["format", "--ndef-size", "600", "--reader", reader])
+    #expect(size.status == 65, "\(size.stderr)")
+    #expect(size.stderr.contains("500 bytes, not 600"), "\(size.stderr)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: image)) == written)
+    #expect(try runTool(["read", "--reader", reader]).stdout.contains("kept"))
+    // The options it was made with: the empty message.
+    #expect(try runTool(["format", "--ndef-size", "500", "--key-type", "des", "--reader", reader]).status == 0)
+    let empty = try runTool(["read", "--reader", reader])
+    #expect(empty.status == 0 && !empty.stdout.contains("kept"), "\(empty.stdout)")
+  }
 }

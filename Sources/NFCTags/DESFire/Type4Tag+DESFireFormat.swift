@@ -79,6 +79,46 @@ extension Type4Tag {
     selection = .none
   }
 
+  /// On a DESFire whose NDEF application is whole, when ``desfireFormatOptions`` are not the
+  /// defaults: the NDEF file's size (GetFileSettings) and the application's key type
+  /// (GetKeySettings) against them, before ``format()`` writes its empty message (and before a
+  /// caller overwrites the old message: `nfctag format`). An AES key type asked of an application
+  /// with DES keys, or a size other than the file's, is refused: `format` does not change keys nor
+  /// resize files. Other tags, and a DESFire without the whole application: nothing is sent.
+  /// - Throws: ``TagError/invalidArgument(_:)`` for either; the card's refusals and the link's
+  ///   failures as ``DESFireCommandError/tagError``.
+  package func checkDESFireFormatOptions() throws(TagError) {
+    guard desfireFormatOptions != DESFireNDEFFormatOptions(), mayBeDESFire, (try? discover()) != nil,
+          try readDESFireVersion() != nil else { return }
+    do throws(DESFireCommandError) {
+      defer { selection = .none }
+      let card = DESFireCard(link: link)
+      try card.selectApplication(Self.desfireNDEFApplication)
+      try checkExistingKeyType(card)
+      try checkExistingNDEFFileSize(card)
+    } catch {
+      throw error.tagError
+    }
+  }
+
+  /// In the selected NDEF application: an AES key type asked (not the default) must be its keys'.
+  private func checkExistingKeyType(_ card: DESFireCard) throws(DESFireCommandError) {
+    let asked = desfireFormatOptions.applicationKeyType
+    if asked != .des, let type = try card.keySettings().keyType, type != asked {
+      throw .invalidArgument("the NDEF application exists with \(type) keys, not \(asked); `format` does not "
+                             + "change them; nothing was written")
+    }
+  }
+
+  /// In the selected NDEF application, whose NDEF file exists: a size asked must be the file's.
+  private func checkExistingNDEFFileSize(_ card: DESFireCard) throws(DESFireCommandError) {
+    guard let asked = desfireFormatOptions.ndefFileSize else { return }
+    let size = try card.dataFileSize(Self.desfireNDEFFile.number)
+    guard size == asked else {
+      throw .invalidArgument("the NDEF file exists with \(size) bytes, not \(asked); `format` does not resize it; nothing was written")
+    }
+  }
+
   /// ISO SELECT of the PICC level by its DF name (D2760000850100, which EV1 and EV3 answer `90 00`),
   /// before the first native command: a MIFARE DESFire EV2 that answered the SELECT of the missing
   /// NDEF application with a random FCI (`6F …`; revtel/react-native-nfc-manager issue 815, as
@@ -124,11 +164,7 @@ extension Type4Tag {
                                + "D2760000850101); `format` does not delete it")
       }
       try card.selectApplication(aid)
-      // A key type asked for (not the default) must be the existing application's.
-      if options.applicationKeyType != .des, let type = try card.keySettings().keyType, type != options.applicationKeyType {
-        throw .invalidArgument("the NDEF application exists with \(type) keys, not \(options.applicationKeyType); `format` does not "
-                               + "change them; nothing was written")
-      }
+      try checkExistingKeyType(card)
       files = try card.fileIDs()
     } else {
       guard picc.freeCreateDelete || authenticate != nil else {
@@ -141,12 +177,7 @@ extension Type4Tag {
     if let asked = options.ndefFileSize, !(3...0x7FFF).contains(asked) {
       throw .invalidArgument("the NDEF file's size is 3 to 32767 bytes, not \(asked); nothing was written")
     }
-    if let asked = options.ndefFileSize, !needsNDEF {
-      let size = try card.dataFileSize(Self.desfireNDEFFile.number)
-      guard size == asked else {
-        throw .invalidArgument("the NDEF file exists with \(size) bytes, not \(asked); `format` does not resize it; nothing was written")
-      }
-    }
+    if !needsNDEF { try checkExistingNDEFFileSize(card) }
     if needsNDEF || needsCC {
       let free = try card.freeMemory()
       let left = free - (needsCC ? 32 : 0)

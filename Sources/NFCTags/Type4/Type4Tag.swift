@@ -178,6 +178,7 @@ public final class Type4Tag: NDEFTagPlatform {
       }
       throw error
     }
+    try checkDESFireFormatOptions()
     try writeNDEF([], verify: true)
   }
 

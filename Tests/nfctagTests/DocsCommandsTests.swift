@@ -319,6 +319,8 @@ import Testing
         args = readers(args, lambda n: sim)
         if "--continuous" in args and "--timeout" not in args:
             args += ["--timeout", "1"]
+    elif sub == "desfire":
+        args = readers(args, lambda n: "sim:desfire-ev1-4k")
     elif sub == "keys" or (sub == "sdm" and "setup" in args):
         args = readers(args, lambda n: os.environ["DOCTEST_SIM_NTAG424"])
     elif sub == "provision":

@@ -41,7 +41,7 @@ extension DESFireCard {
   ///   CC file takes no ISO UPDATE BINARY; the card's refusals (`91 AE` for a wrong key),
   ///   the link's failures, an answer whose CMAC fails; ``DESFireCommandError/malformed(_:command:)``
   ///   when what is read back is not what was written.
-  public func lockNDEF(key: (DESFirePICCKey.Kind) throws(DESFireCommandError) -> DESFireKey) throws(DESFireCommandError) -> DESFireNDEFLockOutcome {
+  public func lockNDEF(key: (DESFireSecretKey.Kind) throws(DESFireCommandError) -> DESFireSecretKey) throws(DESFireCommandError) -> DESFireNDEFLockOutcome {
     let ccLocked = try readNDEFCapabilityContainer()[Self.ccWriteAccessOffset] == 0xFF
     let version = try getVersion()
     try selectApplication(.ndefApplication)
@@ -51,7 +51,7 @@ extension DESFireCard {
     if !fileLocked {
       let change = settings.access.change
       if change <= 0x0D {
-        let kind: DESFirePICCKey.Kind
+        let kind: DESFireSecretKey.Kind
         switch try keySettings().keyType {
         case .des?: kind = .des
         case .tripleDES3K?: kind = .threeKeyTripleDES

@@ -29,6 +29,11 @@ enum DESFireCommName: String, ExpressibleByArgument, CaseIterable {
   }
 }
 
+/// A file's kind as `desfire create-file --kind` names it.
+enum DESFireFileKindName: String, ExpressibleByArgument, CaseIterable {
+  case standard, backup, value, linearRecord = "linear-record", cyclicRecord = "cyclic-record"
+}
+
 /// Parses a key-number access right: 0-13, or "free" (Eh), "never" (Fh).
 func parseDESFireRight(_ text: String) -> UInt8? {
   switch text.lowercased() {
@@ -79,12 +84,13 @@ extension DESFireCommand {
       let settings = parseHex(settings)?.first ?? 0x0F
       let fid = isoFid.flatMap(parseHex).map { $0.reduce(UInt16(0)) { $0 << 8 | UInt16($1) } }
       let name = dfName.flatMap(parseHex)
-      try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+      // A rerun after a cut finds the application made: the same settings are done (docs/desfire.md).
+      let outcome = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(.picc)
         try authenticate?(card, version)
-        try card.createApplication(aid, settings: settings, keyCount: count, keyType: type, isoFileID: fid, dfName: name)
+        return try card.createApplicationOnce(aid, settings: settings, keyCount: count, keyType: type, isoFileID: fid, dfName: name)
       }
-      context.console.notice("created application \(aid)")
+      context.console.notice(outcome == .done ? "created application \(aid)" : "application \(aid) already exists with these settings")
     }
   }
 
@@ -138,15 +144,25 @@ extension DESFireCommand {
     }
   }
 
-  /// `nfctag desfire create-file`: a standard data file.
+  /// `nfctag desfire create-file`: a file of any kind (MF3ICDx21_41_81 §9: CreateStdDataFile,
+  /// CreateBackupDataFile, CreateValueFile, CreateLinearRecordFile, CreateCyclicRecordFile).
   struct CreateFile: ToolCommand {
     static let configuration = CommandConfiguration(
-      commandName: "create-file", abstract: "Create a standard data file in an application.",
-      discussion: "Each access right is a key number (0-13), free or never; default free, change key 0.")
+      commandName: "create-file", abstract: "Create a file in an application: standard, backup, value or record.",
+      discussion: "Each access right is a key number (0-13), free or never; default free, change key 0. Data files take "
+        + "--size; value files --lower, --upper, --value and --limited-credit; record files --record-size and --records.")
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var aid: DESFireAIDOption
     @OptionGroup var file: DESFireFileOption
-    @Option(help: ArgumentHelp("The size in bytes, 1 to 16777215.", valueName: "n")) var size: Int
+    @Option(help: "The kind of file.") var kind: DESFireFileKindName = .standard
+    @Option(help: ArgumentHelp("A data file's size in bytes, 1 to 16777215.", valueName: "n")) var size: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp("A value file's lower limit (default 0).", valueName: "n")) var lower: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp("A value file's upper limit (default 2147483647).", valueName: "n")) var upper: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp("A value file's starting value (default: the lower limit).", valueName: "n")) var value: Int?
+    @Flag(help: "A value file takes LimitedCredit.") var limitedCredit = false
+    @Option(help: ArgumentHelp("A record file's record size in bytes, 1 to 16777215.", valueName: "n")) var recordSize: Int?
+    @Option(help: ArgumentHelp("A record file's maximum number of records (a cyclic file keeps one fewer; 2 or more).",
+                               valueName: "n")) var records: Int?
     @Option(help: "Communication mode: plain, mac or full.") var comm: DESFireCommName = .plain
     @Option(help: ArgumentHelp("Read right.", valueName: "key|free|never")) var read = "free"
     @Option(help: ArgumentHelp("Write right.", valueName: "key|free|never")) var write = "free"
@@ -155,23 +171,67 @@ extension DESFireCommand {
     @OptionGroup var key: DESFireKeyOptions
 
     func validate() throws {
-      guard (1...0xFF_FFFF).contains(size) else { throw ValidationError("--size is 1 to 16777215, not \(size).") }
       for (option, value) in [("--read", read), ("--write", write), ("--read-write", readWrite), ("--change", change)]
       where parseDESFireRight(value) == nil {
         throw ValidationError("\(option) is a key number 0 to 13, free or never, not '\(value)'.")
       }
+      let given: [(String, Bool)] = [("--size", size != nil), ("--lower", lower != nil), ("--upper", upper != nil),
+                                     ("--value", value != nil), ("--limited-credit", limitedCredit),
+                                     ("--record-size", recordSize != nil), ("--records", records != nil)]
+      let allowed: Set<String>
+      switch kind {
+      case .standard, .backup:
+        allowed = ["--size"]
+        guard let size else { throw ValidationError("a \(kind.rawValue) data file needs --size.") }
+        guard (1...0xFF_FFFF).contains(size) else { throw ValidationError("--size is 1 to 16777215, not \(size).") }
+      case .value:
+        allowed = ["--lower", "--upper", "--value", "--limited-credit"]
+        let range = Int(Int32.min)...Int(Int32.max)
+        for (option, number) in [("--lower", lower), ("--upper", upper), ("--value", value)] {
+          if let number, !range.contains(number) { throw ValidationError("\(option) is -2147483648 to 2147483647, not \(number).") }
+        }
+        guard valueLimits != nil else { throw ValidationError("--lower, --value and --upper go in that order.") }
+      case .linearRecord, .cyclicRecord:
+        allowed = ["--record-size", "--records"]
+        guard let recordSize, let records else { throw ValidationError("a record file needs --record-size and --records.") }
+        guard (1...0xFF_FFFF).contains(recordSize) else { throw ValidationError("--record-size is 1 to 16777215, not \(recordSize).") }
+        let least = kind == .cyclicRecord ? 2 : 1
+        guard (least...0xFF_FFFF).contains(records) else {
+          throw ValidationError("--records is \(least) to 16777215 for a \(kind.rawValue) file, not \(records).")
+        }
+      }
+      if let (option, _) = given.first(where: { $0.1 && !allowed.contains($0.0) }) {
+        throw ValidationError("\(option) does not go with --kind \(kind.rawValue).")
+      }
+    }
+
+    /// A value file's limits (nil when out of order or out of range).
+    var valueLimits: DESFireValueFileLimits? {
+      guard let low = Int32(exactly: lower ?? 0), let high = Int32(exactly: upper ?? Int(Int32.max)),
+            let start = Int32(exactly: value ?? Int(low)), low <= start, start <= high else { return nil }
+      return DESFireValueFileLimits(lower: low, upper: high, value: start, limitedCreditEnabled: limitedCredit)
     }
 
     func run(in context: CommandContext) throws {
       let access = DESFireFileAccess(read: parseDESFireRight(read) ?? 0x0F, write: parseDESFireRight(write) ?? 0x0F,
                                      readWrite: parseDESFireRight(readWrite) ?? 0x0F, change: parseDESFireRight(change) ?? 0x0F)
-      let (aid, number, size, mode, key) = (aid.value, file.number, size, comm.mode, try key.key(in: context))
+      let (aid, number, mode, key) = (aid.value, file.number, comm.mode, try key.key(in: context))
+      let (kind, size, limits, recordSize, records) = (kind, size ?? 0, valueLimits, recordSize ?? 0, records ?? 0)
       try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
         if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
-        try card.createStandardDataFile(number, communication: mode, access: access, size: size)
+        switch kind {
+        case .standard: try card.createStandardDataFile(number, communication: mode, access: access, size: size)
+        case .backup: try card.createBackupDataFile(number, communication: mode, access: access, size: size)
+        case .value:
+          guard let limits else { throw .invalidArgument("--lower, --value and --upper go in that order") }
+          try card.createValueFile(number, communication: mode, access: access, limits: limits)
+        case .linearRecord, .cyclicRecord:
+          try card.createRecordFile(number, cyclic: kind == .cyclicRecord, communication: mode, access: access,
+                                    recordSize: recordSize, maximumRecords: records)
+        }
       }
-      context.console.notice("created file \(number) in application \(aid)")
+      context.console.notice("created \(kind.rawValue) file \(number) in application \(aid)")
     }
   }
 
@@ -194,10 +254,12 @@ extension DESFireCommand {
     }
   }
 
-  /// `nfctag desfire write-file`: bytes into a data file (plain communication).
+  /// `nfctag desfire write-file`: bytes into a standard or backup data file, in the file's
+  /// communication mode when the key given grants the write; a backup file's write committed.
   struct WriteFile: ToolCommand {
     static let configuration = CommandConfiguration(
-      commandName: "write-file", abstract: "Write bytes into a data file of an application (plain communication mode).")
+      commandName: "write-file", abstract: "Write bytes into a data file of an application (plain, MAC or full communication mode).",
+      discussion: "A backup data file's write is committed (CommitTransaction) at the end: cut before, the file is unchanged.")
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var aid: DESFireAIDOption
     @OptionGroup var file: DESFireFileOption
@@ -219,8 +281,9 @@ extension DESFireCommand {
       try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
         if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
-        try plainDataFile(card, number, writing: true)
-        try card.writeData(file: number, offset: offset, bytes)
+        let (type, mode) = try dataFile(card, number, writing: true)
+        try card.writeData(file: number, offset: offset, bytes, communication: mode)
+        if type == .backupData { try card.commitTransaction() }
       }
       context.console.notice("wrote \(bytes.count) bytes to file \(number) of application \(aid)")
     }

@@ -6,7 +6,7 @@ import NFCTags
 import NFCTransport
 
 /// `nfctag desfire …`: a MIFARE DESFire's applications, files and keys (docs/desfire.md,
-/// "Command line"). Plain communication mode; keys from files or the environment only.
+/// "Command line"). Every communication mode; keys from files or the environment only.
 struct DESFireCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "desfire",
@@ -15,10 +15,10 @@ struct DESFireCommand: ParsableCommand {
       Keys come from a file or an environment variable, never the command line: --key-file or \
       --key-env with --key-no and --key-type authenticate in the application; --picc-key-file or \
       --picc-key-env give the PICC master key (default: the factory DES zero key where one is needed). \
-      Files in plain communication mode only (MAC and full mode: not done yet). See desfire.md in the documentation folder.
+      Data travels in the file's communication mode (plain, MAC or full) when the key given grants the command. See desfire.md in the documentation folder.
       """,
     subcommands: [Info.self, Apps.self, Files.self, CreateApp.self, DeleteApp.self, CreateFile.self, DeleteFile.self,
-                  ReadFile.self, WriteFile.self, FormatCard.self, Keys.self])
+                  ReadFile.self, WriteFile.self, Value.self, Records.self, FormatCard.self, Keys.self])
 }
 
 /// An AID on the command line: 6 hex digits, most significant first ("000001"), never 000000.
@@ -64,7 +64,7 @@ struct DESFireKeyOptions: ParsableArguments {
   var keyNo: Int?
   @Option(help: ArgumentHelp("The key's type (default: 8 bytes des, 24 bytes 3k3des; 16 bytes need it).",
                              valueName: "des|2k3des|3k3des|aes"))
-  var keyType: DESFirePICCKey.Kind?
+  var keyType: DESFireSecretKey.Kind?
 
   func validate() throws {
     if keyFile != nil && keyEnv != nil { throw ValidationError("give the key with one of --key-file or --key-env.") }
@@ -77,7 +77,7 @@ struct DESFireKeyOptions: ParsableArguments {
   /// The key and its number, or nil when none is given.
   /// - Throws: 66 for an unreadable file, 64 for a variable not set or a value that is not a key
   ///   of the type (the message shows no digit of it).
-  func key(in context: CommandContext) throws(CLIFailure) -> (key: DESFireKey, number: UInt8)? {
+  func key(in context: CommandContext) throws(CLIFailure) -> (key: DESFireSecretKey, number: UInt8)? {
     let text: [UInt8], origin: String
     if let file = keyFile {
       text = try readSecretInputOrFail(file, option: "--key-file", alternative: "--key-env", in: context)
@@ -88,7 +88,7 @@ struct DESFireKeyOptions: ParsableArguments {
     } else {
       return nil
     }
-    switch DESFireKey.parse(text, kind: keyType, what: "the key", origin: origin) {
+    switch DESFireSecretKey.parse(text, kind: keyType, what: "the key", origin: origin) {
     case .success(let key): return (key, UInt8(clamping: keyNo ?? 0))
     case .failure(let why): throw CLIFailure(.invalidValue(why.description))
     }
@@ -99,7 +99,7 @@ extension DESFirePICCKeyOptions {
   /// How the PICC master key authenticates: the key given, else the factory DES zero key.
   func authentication(in context: CommandContext) throws(CLIFailure) -> DESFirePICCAuthentication {
     if let key = try key(in: context) { return key.authentication }
-    let zero = DESFireKey.zero()
+    let zero = DESFireSecretKey.zero()
     return { card, version throws(DESFireCommandError) in try zero.authenticate(card, keyNumber: 0, version: version) }
   }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import DESFireTag
 import NFCTagCLI
 
-extension DESFirePICCKey.Kind: ExpressibleByArgument {}
+extension DESFireSecretKey.Kind: ExpressibleByArgument {}
 
 /// `format`'s PICC master key of a MIFARE DESFire whose PICC key settings need it: from a file or an
 /// environment variable, never argv; never in traces, logs or errors (docs/desfire.md).
@@ -14,7 +14,7 @@ struct DESFirePICCKeyOptions: ParsableArguments {
   var piccKeyEnv: String?
   @Option(help: ArgumentHelp("The PICC master key's type (default: 8 bytes des, 24 bytes 3k3des; 16 bytes need it).",
                              valueName: "des|2k3des|3k3des|aes"))
-  var piccKeyType: DESFirePICCKey.Kind?
+  var piccKeyType: DESFireSecretKey.Kind?
 
   func validate() throws {
     if piccKeyFile != nil && piccKeyEnv != nil { throw ValidationError("give the PICC master key with one of --picc-key-file or --picc-key-env.") }
@@ -26,7 +26,7 @@ struct DESFirePICCKeyOptions: ParsableArguments {
   /// The key, or nil when none is given.
   /// - Throws: 66 for an unreadable file, 64 for a variable not set or a value that is not a key
   ///   of the type (the message shows no digit of it).
-  func key(in context: CommandContext) throws(CLIFailure) -> DESFirePICCKey? {
+  func key(in context: CommandContext) throws(CLIFailure) -> DESFireSecretKey? {
     let text: [UInt8], origin: String
     if let file = piccKeyFile {
       text = try readSecretInputOrFail(file, option: "--picc-key-file", alternative: "--picc-key-env", in: context)
@@ -38,7 +38,8 @@ struct DESFirePICCKeyOptions: ParsableArguments {
     } else {
       return nil
     }
-    switch DESFirePICCKey.parse(text, kind: piccKeyType, origin: origin) {
+    switch DESFireSecretKey.parse(text, kind: piccKeyType, what: "the PICC master key", origin: origin,
+                                    typeOption: "--picc-key-type") {
     case .success(let key): return key
     case .failure(let why): throw CLIFailure(.invalidValue(why.description))
     }

@@ -125,10 +125,11 @@ extension DESFireCommand {
     }
   }
 
-  /// `nfctag desfire read-file`: a standard data file's bytes (plain communication).
+  /// `nfctag desfire read-file`: a standard or backup data file's bytes, in the file's
+  /// communication mode when the key given grants the read.
   struct ReadFile: ToolCommand {
     static let configuration = CommandConfiguration(
-      commandName: "read-file", abstract: "Read a data file of an application (plain communication mode).")
+      commandName: "read-file", abstract: "Read a data file of an application (plain, MAC or full communication mode).")
     @OptionGroup var readerOptions: ReaderOptions
     @OptionGroup var aid: DESFireAIDOption
     @OptionGroup var file: DESFireFileOption
@@ -151,8 +152,8 @@ extension DESFireCommand {
       let bytes = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
         if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
-        try plainDataFile(card, number)
-        return try card.readData(file: number, offset: offset, length: length)
+        let (_, mode) = try dataFile(card, number, writing: false)
+        return try card.readData(file: number, offset: offset, length: length, communication: mode)
       }
       let output = StandardOutput(context.output)
       switch format {
@@ -170,64 +171,21 @@ extension DESFireCommand {
       output.flush()
     }
   }
-
-  /// `nfctag desfire keys …`.
-  struct Keys: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "keys", abstract: "A MIFARE DESFire's keys.",
-                                                    subcommands: [Versions.self])
-  }
 }
 
-extension DESFireCommand.Keys {
-  /// `nfctag desfire keys versions [--aid HEX]`: each key's version (GetKeyVersion).
-  struct Versions: ToolCommand {
-    static let configuration = CommandConfiguration(
-      commandName: "versions", abstract: "Show the version of each key of the PICC level or of an application.")
-    @OptionGroup var readerOptions: ReaderOptions
-    @Option(help: ArgumentHelp("The application: 6 hex digits (default: the PICC level).", valueName: "hex")) var aid: String?
-    @OptionGroup var format: FormatOption
-
-    func validate() throws {
-      if let aid, parseDESFireAID(aid) == nil { throw ValidationError("--aid is 6 hex digits other than 000000, not '\(aid)'.") }
-    }
-
-    func run(in context: CommandContext) throws {
-      let level = aid.flatMap(parseDESFireAID) ?? .picc
-      let versions = try withDESFireCard(readerOptions, in: context) { card, _ throws(DESFireCommandError) -> [UInt8] in
-        try card.selectApplication(level)
-        // The key count from the key settings; when they are hidden, until the card has no such key.
-        let count = (try? card.keySettings())?.keyCount ?? 14
-        var versions: [UInt8] = []
-        for number in 0..<UInt8(clamping: count) {
-          do throws(DESFireCommandError) { versions.append(try card.keyVersion(number)) } catch where error.status == .noSuchKey { break }
-        }
-        return versions
-      }
-      if format.isJSON {
-        var o = JSONObjectWriter()
-        o.string("level", level == .picc ? "picc" : level.description)
-        o.array("keys", versions.enumerated().map { "{\"key\":\($0.offset),\"version\":\($0.element)}" })
-        writeDESFireOutput(o.finish() + "\n", in: context)
-      } else {
-        let name = level == .picc ? "PICC level" : "application \(level)"
-        writeDESFireOutput(versions.enumerated().map { "\(name) key \($0.offset): version \(hexString([$0.element]))\n" }.joined(),
-                           in: context)
-      }
-    }
-  }
-}
-
-/// Checks that file `number` of the selected application is a data file in plain communication:
-/// MAC and full mode need secure messaging this command does not do yet (65, nothing sent after).
-/// `writing`: a standard data file only (a backup data file's write needs CommitTransaction).
-func plainDataFile(_ card: DESFireCard, _ number: UInt8, writing: Bool = false) throws(DESFireCommandError) {
+/// Checks that file `number` of the selected application is a data file (GetFileSettings) and
+/// gives its kind and the mode ReadData or WriteData travels in (the file's own when the session's
+/// key is what grants the access: docs/desfire.md, "Command line"); anything else is refused (65,
+/// nothing sent after the settings).
+func dataFile(_ card: DESFireCard, _ number: UInt8,
+              writing: Bool) throws(DESFireCommandError) -> (DESFireFileSettings.FileType, DESFireFileCommunication) {
   let settings = try card.fileSettings(number)
-  guard settings.fileType == .standardData || (!writing && settings.fileType == .backupData) else {
+  guard let type = settings.fileType, type == .standardData || type == .backupData else {
     throw .invalidArgument("file \(number) is a \(settings.fileType?.description ?? "unknown") file: "
-                           + (writing ? "write-file takes standard data files" : "read-file takes data files"))
+                           + (writing ? "write-file" : "read-file") + " takes standard and backup data files "
+                           + "(`nfctag desfire value` and `nfctag desfire records` the others)")
   }
-  guard settings.communication == .plain else {
-    throw .invalidArgument("file \(number) needs \(settings.communication?.name ?? "enciphered") communication mode: "
-                           + "MAC and full mode are not done yet (desfire.md)")
-  }
+  let access = settings.access
+  let granting = writing ? [access.write, access.readWrite] : [access.read, access.readWrite]
+  return (type, card.communication(for: settings, granting: granting))
 }

@@ -27,9 +27,9 @@ extension NFCTool.Lock {
     }
     var keyRefusal: String?
     let result = try tag.withDESFireCard { card throws(DESFireCommandError) -> DESFireNDEFLockOutcome in
-      try card.lockNDEF { kind throws(DESFireCommandError) -> DESFireKey in
-        guard let text else { return DESFireKey.zero(kind) }
-        switch DESFireKey.parse(text, kind: kind, what: "key 0 of the NDEF application", origin: origin) {
+      try card.lockNDEF { kind throws(DESFireCommandError) -> DESFireSecretKey in
+        guard let text else { return DESFireSecretKey.zero(kind) }
+        switch DESFireSecretKey.parse(text, kind: kind, what: "key 0 of the NDEF application", origin: origin) {
         case .success(let key): return key
         case .failure(let why):
           keyRefusal = why.description

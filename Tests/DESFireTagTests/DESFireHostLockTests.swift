@@ -54,7 +54,7 @@ import Testing
     return tag
   }
 
-  static func zeroKey(_ kind: DESFirePICCKey.Kind) -> DESFireTag.DESFireKey { DESFireTag.DESFireKey.zero(kind) }
+  static func zeroKey(_ kind: DESFireSecretKey.Kind) -> DESFireTag.DESFireSecretKey { DESFireTag.DESFireSecretKey.zero(kind) }
 
   /// The NDEF file's rights on the card (read, write, read&write, change) and the CC's byte 14.
   static func state(_ tag: DESFireVirtualTag) -> (access: UInt16?, ccWrite: UInt8?) {
@@ -130,7 +130,7 @@ import Testing
 
   @Test func aWrongKeyChangesNothing() throws {
     let tag = try Self.formattedCard(.aes)
-    let wrong = try #require(try? DESFireTag.DESFireKey.parse(Array("00112233445566778899AABBCCDDEEFF".utf8), kind: .aes, what: "key",
+    let wrong = try #require(try? DESFireTag.DESFireSecretKey.parse(Array("00112233445566778899AABBCCDDEEFF".utf8), kind: .aes, what: "key",
                                                    origin: "test").get())
     do {
       _ = try DESFireCard(link: CutLink(tag)).lockNDEF { _ in wrong }

@@ -46,4 +46,75 @@ struct DriverDESFireEndToEnd {
       #expect(try nfctag("read", "--format", "json").stdout.contains(#""uri":"\#(url)""#))
     }
   }
+
+  /// The faces `nfctag desfire …` runs on: both in CI, the Part 3 reader in a plain `make test`.
+  static var commandFaces: [String] { fullCounts ? faces : ["acr1552u"] }
+
+  /// `nfctag desfire …` on a factory EV1 through pcscd: an application of each key type with a
+  /// standard file in MAC or full mode written and read with key 1; in the AES application a
+  /// backup, a value and two record files in the three modes, committed; the PICC master key to
+  /// AES and back to DES (docs/desfire.md, "Command line").
+  @Test(arguments: commandFaces)
+  func theDESFireCommandsThroughPcscd(_ face: String) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-driver-desfire-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func keyFile(_ name: String, _ hex: String) throws -> String {
+      let url = directory.appendingPathComponent(name)
+      try Data((hex + "\n").utf8).write(to: url)
+      return url.path
+    }
+    let zero = ["des": 8, "2k3des": 16, "3k3des": 24, "aes": 16]
+    try withDriverReader(face: face, tag: "desfire-ev1-4k") { reader, _ in
+      @discardableResult
+      func desfire(_ arguments: [String], _ expected: Int32 = 0, file: String = #fileID, line: Int = #line) throws -> RunResult {
+        let r = try runNFCTag(["desfire"] + arguments + ["--reader", reader.name, "--timeout", "5"])
+        #expect(r.status == expected, "\(arguments.prefix(2).joined(separator: " ")): \(r.stderr)",
+                sourceLocation: SourceLocation(fileID: file, filePath: file, line: line, column: 1))
+        return r
+      }
+      let rights = ["--read", "1", "--write", "1", "--read-write", "1"]
+      for (index, type) in ["des", "2k3des", "3k3des", "aes"].enumerated() {
+        let aid = ["--aid", "0000A\(index + 1)"]
+        let key1 = ["--key-file", try keyFile("\(type).key", String(repeating: "00", count: zero[type] ?? 16)),
+                    "--key-type", type, "--key-no", "1"]
+        try desfire(["create-app"] + aid + ["--key-count", "2", "--key-type", type])
+        let mode = index % 2 == 0 ? "mac" : "full"
+        try desfire(["create-file"] + aid + ["--file", "1", "--size", "40", "--comm", mode] + rights)
+        let data = "C0FFEE0\(index)" + String(repeating: "5A", count: 20)
+        try desfire(["write-file"] + aid + ["--file", "1", "--hex", data] + key1)
+        let read = try desfire(["read-file"] + aid + ["--file", "1", "--length", "24"] + key1)
+        #expect(read.stdout == data.lowercased() + "\n", "\(type) \(mode): \(read.stdout)")
+        try desfire(["read-file"] + aid + ["--file", "1"], 77)  // the right is key 1
+      }
+      // The AES application: the other kinds, each in its mode, committed at the end of each command.
+      let aes = ["--aid", "0000A4"]
+      let key1 = ["--key-file", try keyFile("aes1.key", String(repeating: "00", count: 16)), "--key-type", "aes", "--key-no", "1"]
+      try desfire(["create-file"] + aes + ["--file", "2", "--kind", "backup", "--size", "16", "--comm", "full"] + rights)
+      try desfire(["write-file"] + aes + ["--file", "2", "--hex", "0102030405060708"] + key1)
+      #expect(try desfire(["read-file"] + aes + ["--file", "2", "--length", "8"] + key1).stdout == "0102030405060708\n")
+      try desfire(["create-file"] + aes + ["--file", "3", "--kind", "value", "--upper", "100", "--value", "10", "--comm", "mac"] + rights)
+      try desfire(["value", "credit"] + aes + ["--file", "3", "--amount", "25"] + key1)
+      try desfire(["value", "debit"] + aes + ["--file", "3", "--amount", "5"] + key1)
+      #expect(try desfire(["value", "get"] + aes + ["--file", "3"] + key1).stdout == "30\n")
+      try desfire(["value", "credit"] + aes + ["--file", "3", "--amount", "71"] + key1, 65)  // past the upper limit
+      try desfire(["create-file"] + aes + ["--file", "4", "--kind", "linear-record", "--record-size", "2", "--records", "2",
+                   "--comm", "plain"] + rights)
+      try desfire(["create-file"] + aes + ["--file", "5", "--kind", "cyclic-record", "--record-size", "2", "--records", "3",
+                   "--comm", "full"] + rights)
+      for file in ["4", "5"] {
+        try desfire(["records", "write"] + aes + ["--file", file, "--hex", "ABCD"] + key1)
+        #expect(try desfire(["records", "read"] + aes + ["--file", file] + key1).stdout == "abcd\n", "file \(file)")
+      }
+      // The PICC master key to AES and back to DES.
+      let aesKey = try keyFile("picc.key", "00112233445566778899AABBCCDDEEFF")
+      try desfire(["keys", "change", "--picc", "--new-key-file", aesKey, "--new-key-type", "aes", "--new-key-version", "2", "--yes"])
+      try desfire(["format-card", "--yes"], 77)  // the factory key no longer opens it
+      #expect(try desfire(["keys", "versions"]).stdout.contains("version 02"))
+      try desfire(["keys", "change", "--picc", "--key-file", aesKey, "--key-type", "aes",
+                   "--new-key-file", try keyFile("des.key", String(repeating: "00", count: 8)), "--yes"])
+      try desfire(["format-card", "--yes"])
+      #expect(try desfire(["apps"]).stdout.split(separator: "\n").filter { $0.contains("0000A") }.isEmpty)
+    }
+  }
 }

@@ -95,6 +95,24 @@ package func secretVariableOrFail(_ name: String, option: String, alternative: S
   throw CLIFailure(.invalidValue("the environment variable \(sanitizeLine(name)) (\(what), \(option)) is not set"))
 }
 
+/// A secret from the file or the variable a pair of options names (`--key-file`/`--key-env`),
+/// with where it came from as an error may say it ("--key-file NAME": ``secretSourceName(_:option:)``);
+/// nil when neither is given.
+/// - Throws: as ``readSecretInputOrFail(_:option:alternative:in:)`` and
+///   ``secretVariableOrFail(_:option:alternative:what:in:)``.
+package func readSecret(file: String?, environment: String?, options: (file: String, env: String), what: String,
+                        in context: CommandContext) throws(CLIFailure) -> (text: [UInt8], origin: String)? {
+  if let file {
+    let text = try readSecretInputOrFail(file, option: options.file, alternative: options.env, in: context)
+    return (text, "\(options.file) \(secretSourceName(file, option: options.file))")
+  }
+  if let environment {
+    let text = Array(try secretVariableOrFail(environment, option: options.env, alternative: options.file, what: what, in: context).utf8)
+    return (text, "\(options.env) \(secretSourceName(environment, option: options.env))")
+  }
+  return nil
+}
+
 private func isHexDigit(_ scalar: Unicode.Scalar) -> Bool {
   switch scalar {
   case "0"..."9", "a"..."f", "A"..."F": return true

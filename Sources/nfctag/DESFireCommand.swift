@@ -78,20 +78,10 @@ struct DESFireKeyOptions: ParsableArguments {
   /// - Throws: 66 for an unreadable file, 64 for a variable not set or a value that is not a key
   ///   of the type (the message shows no digit of it).
   func key(in context: CommandContext) throws(CLIFailure) -> (key: DESFireSecretKey, number: UInt8)? {
-    let text: [UInt8], origin: String
-    if let file = keyFile {
-      text = try readSecretInputOrFail(file, option: "--key-file", alternative: "--key-env", in: context)
-      origin = "--key-file \(secretSourceName(file, option: "--key-file"))"
-    } else if let env = keyEnv {
-      text = Array(try secretVariableOrFail(env, option: "--key-env", alternative: "--key-file", what: "the key", in: context).utf8)
-      origin = "--key-env \(secretSourceName(env, option: "--key-env"))"
-    } else {
-      return nil
-    }
-    switch DESFireSecretKey.parse(text, kind: keyType, what: "the key", origin: origin) {
-    case .success(let key): return (key, UInt8(clamping: keyNo ?? 0))
-    case .failure(let why): throw CLIFailure(.invalidValue(why.description))
-    }
+    let options = (file: "--key-file", env: "--key-env", type: "--key-type")
+    guard let key = try readDESFireSecretKey(file: keyFile, env: keyEnv, options: options, kind: keyType, what: "the key",
+                                             in: context) else { return nil }
+    return (key, UInt8(clamping: keyNo ?? 0))
   }
 }
 

@@ -18,16 +18,8 @@ extension DESFireCommand {
 ///   the type (the message shows no digit of it).
 func readDESFireSecretKey(file: String?, env: String?, options: (file: String, env: String, type: String),
                           kind: DESFireSecretKey.Kind?, what: String, in context: CommandContext) throws(CLIFailure) -> DESFireSecretKey? {
-  let text: [UInt8], origin: String
-  if let file {
-    text = try readSecretInputOrFail(file, option: options.file, alternative: options.env, in: context)
-    origin = "\(options.file) \(secretSourceName(file, option: options.file))"
-  } else if let env {
-    text = Array(try secretVariableOrFail(env, option: options.env, alternative: options.file, what: what, in: context).utf8)
-    origin = "\(options.env) \(secretSourceName(env, option: options.env))"
-  } else {
-    return nil
-  }
+  guard let (text, origin) = try readSecret(file: file, environment: env, options: (options.file, options.env), what: what,
+                                            in: context) else { return nil }
   switch DESFireSecretKey.parse(text, kind: kind, what: what, origin: origin, typeOption: options.type) {
   case .success(let key): return key
   case .failure(let why): throw CLIFailure(.invalidValue(why.description))

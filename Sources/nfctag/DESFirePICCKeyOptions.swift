@@ -27,21 +27,8 @@ struct DESFirePICCKeyOptions: ParsableArguments {
   /// - Throws: 66 for an unreadable file, 64 for a variable not set or a value that is not a key
   ///   of the type (the message shows no digit of it).
   func key(in context: CommandContext) throws(CLIFailure) -> DESFireSecretKey? {
-    let text: [UInt8], origin: String
-    if let file = piccKeyFile {
-      text = try readSecretInputOrFail(file, option: "--picc-key-file", alternative: "--picc-key-env", in: context)
-      origin = "--picc-key-file \(secretSourceName(file, option: "--picc-key-file"))"
-    } else if let env = piccKeyEnv {
-      text = Array(try secretVariableOrFail(env, option: "--picc-key-env", alternative: "--picc-key-file",
-                                            what: "the PICC master key", in: context).utf8)
-      origin = "--picc-key-env \(secretSourceName(env, option: "--picc-key-env"))"
-    } else {
-      return nil
-    }
-    switch DESFireSecretKey.parse(text, kind: piccKeyType, what: "the PICC master key", origin: origin,
-                                    typeOption: "--picc-key-type") {
-    case .success(let key): return key
-    case .failure(let why): throw CLIFailure(.invalidValue(why.description))
-    }
+    try readDESFireSecretKey(file: piccKeyFile, env: piccKeyEnv,
+                             options: (file: "--picc-key-file", env: "--picc-key-env", type: "--picc-key-type"),
+                             kind: piccKeyType, what: "the PICC master key", in: context)
   }
 }

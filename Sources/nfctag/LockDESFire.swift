@@ -14,17 +14,9 @@ extension NFCTool.Lock {
                           in context: CommandContext) throws -> Outcome {
     // A card without the NDEF application fails here as `read` does ("not NDEF formatted", 65).
     _ = try tag.queryNDEFStatus()
-    let text: [UInt8]?, origin: String
-    if let file = authKeyFile {
-      text = try readSecretInputOrFail(file, option: "--auth-key-file", alternative: "--auth-key-env", in: context)
-      origin = "--auth-key-file \(secretSourceName(file, option: "--auth-key-file"))"
-    } else if let env = authKeyEnv {
-      text = Array(try secretVariableOrFail(env, option: "--auth-key-env", alternative: "--auth-key-file",
-                                            what: "key 0", in: context).utf8)
-      origin = "--auth-key-env \(secretSourceName(env, option: "--auth-key-env"))"
-    } else {
-      (text, origin) = (nil, "")
-    }
+    let secret = try readSecret(file: authKeyFile, environment: authKeyEnv, options: ("--auth-key-file", "--auth-key-env"),
+                                what: "key 0", in: context)
+    let (text, origin) = (secret?.text, secret?.origin ?? "")
     var keyRefusal: String?
     let result = try tag.withDESFireCard { card throws(DESFireCommandError) -> DESFireNDEFLockOutcome in
       try card.lockNDEF { kind throws(DESFireCommandError) -> DESFireSecretKey in

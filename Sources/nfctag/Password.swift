@@ -30,14 +30,8 @@ struct PasswordSource {
   /// - Throws: 66 for an unreadable file, 64 for a variable that is not set or a key given in
   ///   place of the file or variable name.
   func firstLine(in context: CommandContext) throws(CLIFailure) -> [UInt8]? {
-    let text: [UInt8]
-    if let file {
-      text = try readSecretInputOrFail(file, option: options.file, alternative: options.env, in: context)
-    } else if let environment {
-      text = Array(try secretVariableOrFail(environment, option: options.env, alternative: options.file, what: what, in: context).utf8)
-    } else {
-      return nil
-    }
+    guard let (text, _) = try readSecret(file: file, environment: environment, options: (options.file, options.env), what: what,
+                                         in: context) else { return nil }
     var line = Array(text.split(separator: 0x0A, maxSplits: 1, omittingEmptySubsequences: false).first ?? [])
     if line.last == 0x0D { line.removeLast() }
     return line

@@ -1,12 +1,12 @@
 // libFuzzer entry point over the host's MIFARE DESFire answer parsers (Sources/NFCTags/DESFire):
 // GetVersion (`DESFireVersionInfo`), GetKeySettings (`DESFireKeySettingsInfo`), AIDs on the wire,
-// the native status table, and `DESFireCard`'s wrapped commands (`90 Cmd 00 00 [Lc data] 00`,
+// the native status table, GetFileSettings (`DESFireFileSettings`), and `DESFireCard`'s wrapped commands (`90 Cmd 00 00 [Lc data] 00`,
 // answers `data 91 xx`, `91 AF` frames fetched and joined, long commands sent in frames) against a
 // scripted card whose every answer comes from the input; then a Type 4 tag with a DESFire's ATS
 // (`info` and `format`, which ask GetVersion, GetFreeMemory, the key settings, file settings).
 // Built by scripts/fuzz.sh with NFCTransport and NFCTags (in the "tags" binary).
 //
-// Input: byte 0 picks the part (0 GetVersion, 1 key settings, 2 AIDs and status bytes, 3 a card
+// Input: byte 0 picks the part (0 GetVersion, 1 key settings, 2 AIDs, status bytes and file settings, 3 a card
 // command, 4 a Type 4 DESFire's info, format, read); for 3 and 4 byte 1 picks the command and its
 // parameters come next (see `runDESFireCommand`), then the answers, each a control byte: 00-3F that
 // many data bytes and `91`, then the next input byte as the status; 40-7F (c & 3F) data bytes and
@@ -81,7 +81,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     guard bytes.count == 2, settings.settings == bytes[0], settings.keyCount == Int(bytes[1] & 0x0F),
           (settings.keyType == nil) == (bytes[1] & 0xC0 == 0xC0) else { fatalError("GetKeySettings parsed \(bytes)") }
     _ = (settings.masterKeyChangeable, settings.freeDirectoryList, settings.freeCreateDelete, settings.settingsChangeable)
-  case 2:  // AIDs from 3 bytes round-trip; every status byte has a line
+  case 2:  // AIDs from 3 bytes round-trip; every status byte has a line; file settings
     if let aid = DESFireApplicationID(wire: bytes) {
       guard bytes.count == 3, aid.wireBytes == bytes, DESFireApplicationID(aid.value) == aid, aid.description.count == 6 else {
         fatalError("AID \(bytes) does not round-trip")
@@ -93,6 +93,16 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
       let status = DESFireAnswerStatus(rawValue: byte)
       guard !status.description.isEmpty, !status.meaning.isEmpty else { fatalError("status \(byte) has no text") }
       _ = (status.name, DESFireCommandError.status(status, command: "fuzz").tagError)
+    }
+    // GetFileSettings: the first 4 bytes as they are; 17 bytes are enough for every file type.
+    if let file = try? DESFireFileSettings(parsing: bytes) {
+      guard bytes.count >= 4, file.fileTypeByte == bytes[0], file.communicationByte == bytes[1], file.rest == Array(bytes[4...]),
+            (file.size != nil) == (file.fileType == .standardData || file.fileType == .backupData) else {
+        fatalError("GetFileSettings parsed \(bytes)")
+      }
+      _ = (file.communication, file.valueLimits, file.records, DESFireFileAccess.rightText(file.access.read))
+    } else if bytes.count >= 17 {
+      fatalError("GetFileSettings of \(bytes.count) bytes refused")
     }
   case 3:
     guard bytes.count >= 1 else { return 0 }

@@ -1,12 +1,14 @@
 // libFuzzer entry point over the host's MIFARE DESFire answer parsers (Sources/NFCTags/DESFire):
 // GetVersion (`DESFireVersionInfo`), GetKeySettings (`DESFireKeySettingsInfo`), AIDs on the wire,
-// the native status table, GetFileSettings (`DESFireFileSettings`), and `DESFireCard`'s wrapped commands (`90 Cmd 00 00 [Lc data] 00`,
+// the native status table, GetFileSettings (`DESFireFileSettings`), a GetDFNames entry
+// (`DESFireDFNameEntry`), and `DESFireCard`'s wrapped commands (`90 Cmd 00 00 [Lc data] 00`,
 // answers `data 91 xx`, `91 AF` frames fetched and joined, long commands sent in frames) against a
 // scripted card whose every answer comes from the input; then a Type 4 tag with a DESFire's ATS
 // (`info` and `format`, which ask GetVersion, GetFreeMemory, the key settings, file settings).
 // Built by scripts/fuzz.sh with NFCTransport and NFCTags (in the "tags" binary).
 //
-// Input: byte 0 picks the part (0 GetVersion, 1 key settings, 2 AIDs, status bytes and file settings, 3 a card
+// Input: byte 0 picks the part (0 GetVersion, 1 key settings, 2 AIDs, status bytes, file settings and a
+// GetDFNames entry, 3 a card
 // command, 4 a Type 4 DESFire's info, format, read); for 3 and 4 byte 1 picks the command and its
 // parameters come next (see `runDESFireCommand`), then the answers, each a control byte: 00-3F that
 // many data bytes and `91`, then the next input byte as the status; 40-7F (c & 3F) data bytes and
@@ -15,7 +17,8 @@
 // Invariants: never a crash or a hang; at most `DESFireCard.maxFrames` answer frames per command
 // (plus the frames of the command itself); what a command returns is the answers' data joined,
 // never more; a parse that succeeds has the fields of the bytes (the UID from byte 14, the storage
-// size from the size byte, the key count from the low nibble).
+// size from the size byte, the key count from the low nibble; a GetDFNames entry from 6 to 21
+// bytes, its DF name the bytes after the AID and ISO FID; GetDFNames' entries exactly the frames' bytes).
 
 /// A card whose answers come from the fuzz input; records the data of each answer.
 final class DESFireScriptedLink: Transceiver {
@@ -104,6 +107,15 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     } else if bytes.count >= 17 {
       fatalError("GetFileSettings of \(bytes.count) bytes refused")
     }
+    // GetDFNames: one entry, AID(3) ISO FID(2) DF name(1-16); any other length is malformed.
+    if let entry = try? DESFireDFNameEntry(parsing: bytes) {
+      guard (6...21).contains(bytes.count), entry.aid.wireBytes == Array(bytes[0..<3]),
+            entry.isoFileID == UInt16(bytes[3]) | UInt16(bytes[4]) << 8, entry.dfName == Array(bytes[5...]) else {
+        fatalError("GetDFNames entry parsed \(bytes)")
+      }
+    } else if (6...21).contains(bytes.count) {
+      fatalError("GetDFNames entry of \(bytes.count) bytes refused")
+    }
   case 3:
     guard bytes.count >= 1 else { return 0 }
     let link = DESFireScriptedLink(input: bytes.dropFirst())
@@ -149,7 +161,7 @@ func runDESFireCommand(_ pick: UInt8, link: DESFireScriptedLink) {
   }
   link.startCommand()
   do throws(DESFireCommandError) {
-    switch pick % 11 {
+    switch pick % 12 {
     case 0:
       let version = try card.getVersion()
       guard link.received.count >= 28, version.uid == Array(link.received[14..<21]) else { fatalError("GetVersion from frames") }
@@ -185,6 +197,12 @@ func runDESFireCommand(_ pick: UInt8, link: DESFireScriptedLink) {
     case 9:
       try card.selectApplication(.ndefApplication)
       try card.createStandardDataFile(2, isoFileID: 0xE104, access: .free, size: 32)
+    case 10:
+      let entries = try card.dfNames()
+      guard entries.reduce(0, { $0 + 5 + $1.dfName.count }) == link.received.count,
+            Set(entries.map(\.aid)).count == entries.count, entries.allSatisfy({ (1...16).contains($0.dfName.count) }) else {
+        fatalError("GetDFNames: \(entries.count) entries from \(link.received.count) bytes")
+      }
     default:
       let code = link.take(1)[0]
       let data = link.take(Int(link.take(1)[0]) % 128)

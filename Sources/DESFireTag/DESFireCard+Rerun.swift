@@ -64,18 +64,32 @@ extension DESFireCard {
     }
   }
 
-  /// CreateApplication, or, when `aid` exists (`91 DE`: a run cut after it ran), GetKeySettings
-  /// of it compared with the settings, key count and key type asked: the same is
-  /// ``DESFireRerunOutcome/alreadyDone`` (the ISO file ID and DF name are not compared: the host
-  /// has no GetDFNames yet).
+  /// CreateApplication, or, when `aid` exists (`91 DE`: a run cut after it ran), GetDFNames (at
+  /// the PICC level, after `reauthenticate` when given: the refusal ended the session) and
+  /// GetKeySettings of it compared with the ISO file ID and DF name, settings, key count and key
+  /// type asked: the same is ``DESFireRerunOutcome/alreadyDone``. GetDFNames lists only an
+  /// application with a DF name, so an ISO file ID asked without one is not compared.
   /// - Throws: `DESFireCommandError/invalidArgument(_:)` naming each difference when it exists with
-  ///   others, or when its key settings are hidden; the card's other refusals; the link's failures.
+  ///   others, or when its DF names or key settings are hidden; the card's other refusals; the
+  ///   link's failures.
   public func createApplicationOnce(_ aid: DESFireApplicationID, settings: UInt8, keyCount: Int, keyType: DESFireKeyAlgorithm,
-                                    isoFileID: UInt16? = nil, dfName: [UInt8]? = nil) throws(DESFireCommandError) -> DESFireRerunOutcome {
+                                    isoFileID: UInt16? = nil, dfName: [UInt8]? = nil,
+                                    reauthenticate: ((DESFireCard) throws(DESFireCommandError) -> Void)? = nil)
+    throws(DESFireCommandError) -> DESFireRerunOutcome {
     do {
       try createApplication(aid, settings: settings, keyCount: keyCount, keyType: keyType, isoFileID: isoFileID, dfName: dfName)
       return .done
     } catch where error.status == .duplicateError {
+      try reauthenticate?(self)
+      let names: DESFireDFNameEntry?
+      do { names = try dfNames().first { $0.aid == aid } } catch {
+        if case .status = error {
+          throw .invalidArgument("CreateApplication \(aid) answered 91 de: application \(aid) exists and the card hides its DF names "
+                                 + "(\(error)), so whether it has the settings asked is unknown")
+        }
+        throw error
+      }
+      var differences = Self.isoNameDifferences(names, isoFileID: isoFileID, dfName: dfName)
       try selectApplication(aid)
       let info: DESFireKeySettingsInfo
       do { info = try keySettings() } catch {
@@ -83,7 +97,6 @@ extension DESFireCard {
         throw .invalidArgument("CreateApplication \(aid) answered 91 de: application \(aid) exists and hides its key settings "
                                + "(\(error)), so whether it has the settings asked is unknown")
       }
-      var differences: [String] = []
       if info.settings != settings {
         differences.append("key settings \(hexString([info.settings])), not \(hexString([settings]))")
       }
@@ -95,6 +108,24 @@ extension DESFireCard {
         throw .invalidArgument("application \(aid) exists with other settings: \(differences.joined(separator: ", "))")
       }
       return .alreadyDone
+    }
+  }
+}
+
+extension DESFireCard {
+  /// How GetDFNames' entry of an application differs from the ISO file ID and DF name asked.
+  static func isoNameDifferences(_ entry: DESFireDFNameEntry?, isoFileID: UInt16?, dfName: [UInt8]?) -> [String] {
+    func fid(_ value: UInt16) -> String { hexString([UInt8(value >> 8), UInt8(value & 0xFF)]) }
+    switch (entry, dfName) {
+    case (nil, nil): return []
+    case (nil, let name?): return ["no DF name, not \(hexString(name))"]
+    case (let entry?, nil):
+      return ["ISO file ID \(fid(entry.isoFileID)) and DF name \(hexString(entry.dfName)), not none"]
+    case (let entry?, let name?):
+      var differences: [String] = []
+      if let isoFileID, entry.isoFileID != isoFileID { differences.append("ISO file ID \(fid(entry.isoFileID)), not \(fid(isoFileID))") }
+      if entry.dfName != name { differences.append("DF name \(hexString(entry.dfName)), not \(hexString(name))") }
+      return differences
     }
   }
 }

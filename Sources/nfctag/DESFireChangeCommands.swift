@@ -88,7 +88,11 @@ extension DESFireCommand {
       let outcome = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(.picc)
         try authenticate?(card, version)
-        return try card.createApplicationOnce(aid, settings: settings, keyCount: count, keyType: type, isoFileID: fid, dfName: name)
+        // A rerun's GetDFNames comes after the card's 91 DE ended the session: authenticate again.
+        var reauthenticate: ((DESFireCard) throws(DESFireCommandError) -> Void)?
+        if let authenticate { reauthenticate = { card throws(DESFireCommandError) in try authenticate(card, version) } }
+        return try card.createApplicationOnce(aid, settings: settings, keyCount: count, keyType: type, isoFileID: fid, dfName: name,
+                                              reauthenticate: reauthenticate)
       }
       context.console.notice(outcome == .done ? "created application \(aid)" : "application \(aid) already exists with these settings")
     }

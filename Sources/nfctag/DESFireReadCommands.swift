@@ -20,16 +20,18 @@ extension DESFireCommand {
     func run(in context: CommandContext) throws {
       let authenticate = try piccKey.key(in: context)?.authentication
       let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
-        try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: true)
+        try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: true, cardUID: true)
       }
       writeDESFireOutput(format.isJSON ? Self.json(report) + "\n" : Self.text(report), in: context)
     }
 
     static func text(_ report: DESFireCardReport) -> String {
       let version = report.version, hw = version.hardware, sw = version.software
+      // GetCardUID's real UID beside GetVersion's (a card with random UIDs shows a random one there).
+      let cardUIDLine = report.cardUID.map { "\ncard UID:     " + textOf($0) { hexString($0) } + " (GetCardUID)" } ?? ""
       var text = """
         chip:         \(version.productName)
-        UID:          \(hexString(version.uid))
+        UID:          \(hexString(version.uid))\(cardUIDLine)
         hardware:     vendor \(hexString([hw.vendor])), type \(hexString([hw.type])).\(hexString([hw.subType])), \
         version \(hw.majorVersion).\(hw.minorVersion), storage \(version.storageText)
         software:     version \(sw.majorVersion).\(sw.minorVersion) (\(version.generation))
@@ -53,6 +55,11 @@ extension DESFireCommand {
       o.string("chip", version.productName)
       o.string("generation", "\(version.generation)")
       o.string("uid", hexString(version.uid))
+      switch report.cardUID {
+      case .success(let uid)?: o.string("cardUID", hexString(uid))
+      case .failure(let error)?: o.raw("cardUID", desfireErrorJSON(error))
+      case nil: break
+      }
       var hardware = JSONObjectWriter()
       for (key, value) in [("vendor", hw.vendor), ("type", hw.type), ("subType", hw.subType), ("major", hw.majorVersion),
                            ("minor", hw.minorVersion), ("storageSize", hw.storageSize)] {

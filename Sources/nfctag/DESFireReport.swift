@@ -1,3 +1,4 @@
+import DESFireTag
 import NFCTagCLI
 import NFCTags
 import NFCTransport
@@ -12,23 +13,32 @@ struct DESFireCardReport: Sendable {
   struct ApplicationReport: Sendable {
     var aid: DESFireApplicationID
     var keySettings: Result<DESFireKeySettingsInfo, DESFireCommandError>
+    /// Its ISO file ID and DF name from GetDFNames (nil: it has none), or GetDFNames' refusal.
+    var isoNames: Result<DESFireDFNameEntry?, DESFireCommandError> = .success(nil)
     /// nil when the files were not asked for.
     var files: Result<[FileReport], DESFireCommandError>?
   }
   var version: DESFireVersionInfo
+  /// GetCardUID's answer (the card's real UID) when the PICC master key was given; nil without it.
+  var cardUID: Result<[UInt8], DESFireCommandError>?
   var freeMemory: Result<Int, DESFireCommandError>
   var piccKeySettings: Result<DESFireKeySettingsInfo, DESFireCommandError>
   var applications: Result<[ApplicationReport], DESFireCommandError>
 
   /// Reads the PICC level (after `authenticate`, when given) and every application, with its
-  /// files when `files` is true. Only a lost link is thrown; a refusal is kept in its part.
+  /// files when `files` is true, and GetCardUID when `cardUID` is true and `authenticate` given.
+  /// Only a lost link (or an answer that fails its check) is thrown; a refusal is kept in its part.
   static func read(_ card: DESFireCard, version: DESFireVersionInfo, authenticate: DESFirePICCAuthentication?,
-                   files: Bool) throws(DESFireCommandError) -> DESFireCardReport {
+                   files: Bool, cardUID: Bool = false) throws(DESFireCommandError) -> DESFireCardReport {
     try card.selectApplication(.picc)
     try authenticate?(card, version)
+    // Right after the authentication: GetCardUID needs its EV1 session, which a refusal ends.
+    let uid = authenticate == nil || !cardUID
+      ? nil : try refusal(orUnsupported: true) { () throws(DESFireCommandError) in try card.cardUID() }
     let free = try refusal { () throws(DESFireCommandError) in try card.freeMemory() }
     let picc = try refusal { () throws(DESFireCommandError) in try card.keySettings() }
     let aids = try refusal { () throws(DESFireCommandError) in try card.applicationIDs() }
+    let names = try refusal { () throws(DESFireCommandError) in try card.dfNames() }
     var applications: Result<[ApplicationReport], DESFireCommandError>
     switch aids {
     case .failure(let error): applications = .failure(error)
@@ -36,11 +46,13 @@ struct DESFireCardReport: Sendable {
       var reports: [ApplicationReport] = []
       for aid in aids.sorted() {
         try card.selectApplication(aid)
-        reports.append(try application(card, aid: aid, files: files))
+        var report = try application(card, aid: aid, files: files)
+        report.isoNames = names.map { $0.first { $0.aid == aid } }
+        reports.append(report)
       }
       applications = .success(reports)
     }
-    return DESFireCardReport(version: version, freeMemory: free, piccKeySettings: picc, applications: applications)
+    return DESFireCardReport(version: version, cardUID: uid, freeMemory: free, piccKeySettings: picc, applications: applications)
   }
 
   /// The selected application's key settings and, when `files`, its files.
@@ -58,9 +70,13 @@ struct DESFireCardReport: Sendable {
   }
 
   /// `body`'s value, or the card's refusal (a native status) as the failure; anything else thrown.
-  static func refusal<T>(_ body: () throws(DESFireCommandError) -> T) throws(DESFireCommandError) -> Result<T, DESFireCommandError> {
+  /// With `orUnsupported`, the host's refusal before sending (`invalidArgument`: GetCardUID without
+  /// an EV1 session, after a legacy authentication) is a failure too.
+  static func refusal<T>(orUnsupported: Bool = false,
+                         _ body: () throws(DESFireCommandError) -> T) throws(DESFireCommandError) -> Result<T, DESFireCommandError> {
     do { return .success(try body()) } catch {
       if case .status = error { return .failure(error) }
+      if orUnsupported, case .invalidArgument = error { return .failure(error) }
       throw error
     }
   }
@@ -148,6 +164,11 @@ func desfireErrorJSON(_ error: DESFireCommandError) -> String {
 extension DESFireCardReport.ApplicationReport {
   func text(indent: String) -> String {
     var lines = ["\(indent)application \(aid): " + textOf(keySettings, \.text)]
+    switch isoNames {
+    case .success(nil): break
+    case .success(let entry?): lines.append("\(indent)  ISO file ID \(entry.isoFileIDText), DF name \(hexString(entry.dfName))")
+    case .failure(let error): lines.append("\(indent)  DF names: \(error)")
+    }
     switch files {
     case nil: break
     case .failure(let error)?: lines.append("\(indent)  files: \(error)")
@@ -162,6 +183,11 @@ extension DESFireCardReport.ApplicationReport {
     var o = JSONObjectWriter()
     o.string("aid", aid.description)
     o.raw("keySettings", jsonOf(keySettings, \.json))
+    switch isoNames {
+    case .success(nil): break
+    case .success(let entry?): o.string("isoFileID", entry.isoFileIDText); o.string("dfName", hexString(entry.dfName))
+    case .failure(let error): o.raw("dfName", desfireErrorJSON(error))
+    }
     switch files {
     case nil: break
     case .failure(let error)?: o.raw("files", desfireErrorJSON(error))
@@ -184,4 +210,9 @@ func jsonOf<T>(_ result: Result<T, DESFireCommandError>, _ json: (T) -> String) 
   case .success(let value): return json(value)
   case .failure(let error): return desfireErrorJSON(error)
   }
+}
+
+extension DESFireDFNameEntry {
+  /// The ISO file ID as 4 hex digits, most significant first ("e110").
+  var isoFileIDText: String { hexString([UInt8(isoFileID >> 8), UInt8(isoFileID & 0xFF)]) }
 }

@@ -83,10 +83,26 @@ public final class DESFireCard {
   /// - Throws: ``DESFireCommandError`` for any status other than `91 00`, a broken link, or an
   ///   answer without a status word.
   public func send(_ code: UInt8, _ data: [UInt8] = [], name: String) throws(DESFireCommandError) -> [UInt8] {
+    try sendKeepingFrames(code, data, name: name).flatMap { $0 }
+  }
+
+  /// ``send(_:_:name:)``, the answer's data kept frame by frame (GetDFNames sends one entry a
+  /// frame, of no fixed length): in a session the checked data is the frames' bytes without the
+  /// MAC the last one carried.
+  public func sendKeepingFrames(_ code: UInt8, _ data: [UInt8] = [], name: String) throws(DESFireCommandError) -> [[UInt8]] {
     do {
       try secureMessaging?.willSend([code] + data, command: name)
-      let answer = try sendFrames(code, data, name: name)
-      return try secureMessaging.map { messaging throws(DESFireCommandError) in try messaging.received(answer, command: name) } ?? answer
+      let frames = try sendFrames(code, data, name: name)
+      guard let messaging = secureMessaging else { return frames }
+      let answer = frames.flatMap { $0 }
+      let checked = try messaging.received(answer, command: name)
+      guard checked.count <= answer.count, answer.starts(with: checked) else { return [checked] }
+      var kept: [[UInt8]] = [], left = checked.count
+      for frame in frames where left > 0 {
+        kept.append(Array(frame.prefix(left)))
+        left -= min(left, frame.count)
+      }
+      return kept
     } catch {
       switch error {
       case .status, .integrity: secureMessaging = nil  // the card ended the session, or the host cannot trust it
@@ -96,7 +112,7 @@ public final class DESFireCard {
     }
   }
 
-  private func sendFrames(_ code: UInt8, _ data: [UInt8], name: String) throws(DESFireCommandError) -> [UInt8] {
+  private func sendFrames(_ code: UInt8, _ data: [UInt8], name: String) throws(DESFireCommandError) -> [[UInt8]] {
     var rest = data[...]
     var frameCode = code
     var (answer, status) = try exchange(frameCode, Array(rest.prefix(Self.frameData)), name: name)
@@ -110,16 +126,14 @@ public final class DESFireCard {
       (answer, status) = try exchange(frameCode, Array(rest.prefix(Self.frameData)), name: name)
       rest = rest.dropFirst(Self.frameData)
     }
-    var joined = answer
-    var frames = 1
+    var frames = [answer]
     while status == .additionalFrame {
-      frames += 1
-      guard frames <= Self.maxFrames else { throw .malformed("more than \(Self.maxFrames) frames", command: name) }
+      guard frames.count < Self.maxFrames else { throw .malformed("more than \(Self.maxFrames) frames", command: name) }
       (answer, status) = try exchange(0xAF, [], name: name)
-      joined += answer
+      frames.append(answer)
     }
     guard status == .operationOK else { throw .status(status, command: name) }
-    return joined
+    return frames
   }
 
   /// One wrapped frame of native command `code` and its answer's data and native status, whatever

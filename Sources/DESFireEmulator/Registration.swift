@@ -48,8 +48,13 @@ private final class Authenticating: DESFireAuthenticating {
   var challenge: [UInt8] { card.challenge }
 
   func finish(_ token: [UInt8]) -> (answer: [UInt8], channel: any DESFireSecureChannel)? {
-    guard let done = try? card.finish(token), let ev1 = try? DESFireEV1Channel(sessionKey: done.sessionKey) else { return nil }
-    return (done.answer, Channel(ev1, legacy: card.command == .legacy))
+    guard let done = try? card.finish(token) else { return nil }
+    if card.command == .legacy {  // LegacyChannel.swift
+      guard let legacy = try? DESFireLegacyChannel(sessionKey: done.sessionKey) else { return nil }
+      return (done.answer, LegacyChannel(legacy))
+    }
+    guard let ev1 = try? DESFireEV1Channel(sessionKey: done.sessionKey) else { return nil }
+    return (done.answer, Channel(ev1, legacy: false))
   }
 }
 

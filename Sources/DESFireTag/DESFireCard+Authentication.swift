@@ -10,8 +10,9 @@ import NFCTags
 ///
 /// EV1 (1Ah, AAh): CBC, each message's IV the last ciphertext block of the one before, and EV1
 /// secure messaging after it (``DESFireEV1SecureMessaging``: every answer's CMAC checked). Legacy
-/// (0Ah): each block from a zero IV, the host deciphering to send (D40 "send mode"); its plain
-/// answers carry no MAC, so nothing is installed.
+/// (0Ah): each block from a zero IV, the host deciphering to send (D40 "send mode"), and the
+/// legacy secure messaging after it (``DESFireLegacySecureMessaging``: plain answers carry no MAC;
+/// ReadData and WriteData in MAC and full mode, DESFireCard+LegacyModes.swift).
 extension DESFireCard {
   /// Authenticates with key `keyNumber` of the selected level and installs the secure messaging
   /// that follows (``secureMessaging``).
@@ -56,8 +57,10 @@ extension DESFireCard {
         // The card does not know the key it took the token with: as good as a refusal.
         throw DESFireCommandError.status(.authenticationError, command: name)
       }
-      if command != .legacy {
-        let sessionKey = try DESFireCardAuthentication.sessionKey(rndA: random, rndB: rndB, key: key)
+      let sessionKey = try DESFireCardAuthentication.sessionKey(rndA: random, rndB: rndB, key: key)
+      if command == .legacy {
+        secureMessaging = try DESFireLegacySecureMessaging(sessionKey: sessionKey, keyNumber: keyNumber)
+      } else {
         secureMessaging = try DESFireEV1SecureMessaging(sessionKey: sessionKey, keyNumber: keyNumber, command: command)
       }
     } catch let error as DESFireCommandError {

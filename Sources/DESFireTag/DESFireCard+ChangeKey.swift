@@ -12,9 +12,10 @@ public enum DESFireKeySlot: Sendable, Hashable {
   case application(UInt8)
 }
 
-/// The key commands that need an EV1 session (NXP MF3ICDx21_41_81 data sheet §9.3): ChangeKey,
-/// ChangeKeySettings and GetCardUID. Without an EV1 session (none, or the legacy Authenticate
-/// 0Ah, after which a card answers `91 9D`) the host refuses before sending anything.
+/// The key commands that need a session (NXP MF3ICDx21_41_81 data sheet §9.3): ChangeKey,
+/// ChangeKeySettings and GetCardUID. After the legacy Authenticate (0Ah) ChangeKey and
+/// ChangeKeySettings take the legacy form (DESFireCard+LegacyModes.swift) and GetCardUID, an EV1
+/// command, is refused; without a session the host refuses before sending anything.
 extension DESFireCard {
   /// ChangeKey (C4h): `slot` becomes `newKey` (an AES key with `version`; a DES-family key's
   /// version is the parity bits of its first 8 bytes, as given).
@@ -44,6 +45,9 @@ extension DESFireCard {
       (number, keyByte) = (n, n)
     }
     let name = slot == .piccMaster ? "ChangeKey (PICC master key)" : "ChangeKey \(number)"
+    if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyModes.swift
+      return try legacyChangeKey(number: number, keyByte: keyByte, to: newKey, version: version, oldKey: oldKey, name: name, session: legacy)
+    }
     let session = try ev1Session(name, needs: "an enciphered cryptogram")
     let sameKey = number == session.keyNumber
     guard sameKey || oldKey != nil else {
@@ -77,6 +81,9 @@ extension DESFireCard {
   ///   the card's refusals (`91 9D` when the settings are frozen); an answer whose CMAC fails.
   public func changeKeySettings(_ settings: UInt8) throws(DESFireCommandError) {
     let name = "ChangeKeySettings"
+    if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyModes.swift
+      return try legacyChangeKeySettings(settings, session: legacy)
+    }
     let session = try ev1Session(name, needs: "an enciphered command")
     let cryptogram: [UInt8]
     do { cryptogram = try session.channel.encipherCommand(prefix: [0x54], [settings]) } catch {

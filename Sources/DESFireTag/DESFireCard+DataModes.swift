@@ -14,9 +14,10 @@ import NFCTags
 ///   WriteData's data goes as `data ‖ CRC32(3D ‖ header ‖ data) ‖ 00…` enciphered.
 ///
 /// The mode is the caller's to give: the file's (GetFileSettings) when the authenticated key is
-/// what grants the access, plain when the right is free (Eh). MAC and full need an EV1 session:
-/// without one (none, or the legacy Authenticate 0Ah, whose MAC and full modes are not supported)
-/// the host refuses before sending anything. An answer that fails its check is
+/// what grants the access, plain when the right is free (Eh). MAC and full need a session.
+/// After the legacy Authenticate (0Ah) MAC and full are the legacy scheme's
+/// (DESFireCard+LegacyModes.swift: a 4-byte MAC, or `data ‖ CRC16 ‖ 00…` enciphered). Without a
+/// session the host refuses MAC and full before sending anything. An answer that fails its check is
 /// `DESFireCommandError/integrity(_:command:)`, its data never given back, and the session ends.
 extension DESFireCard {
   /// ReadData (BDh) of `length` bytes of file `number` from `offset` (0: to the end), in
@@ -27,6 +28,9 @@ extension DESFireCard {
   public func readData(file number: UInt8, offset: Int, length: Int,
                        communication: DESFireFileCommunication) throws(DESFireCommandError) -> [UInt8] {
     let name = "ReadData \(hexString([number]))"
+    if communication != .plain, let legacy = secureMessaging as? DESFireLegacySecureMessaging {
+      return try legacyReadData(file: number, offset: offset, length: length, communication: communication, session: legacy)
+    }
     switch communication {
     case .plain:
       return try readData(file: number, offset: offset, length: length)
@@ -53,6 +57,9 @@ extension DESFireCard {
                         communication: DESFireFileCommunication) throws(DESFireCommandError) {
     let name = "WriteData \(hexString([number]))"
     guard communication != .plain else { return try writeData(file: number, offset: offset, bytes) }
+    if let legacy = secureMessaging as? DESFireLegacySecureMessaging {
+      return try legacyWriteData(file: number, offset: offset, bytes, communication: communication, session: legacy)
+    }
     let session = try ev1Session(name, needs: communication == .mac ? "MAC mode" : "full mode")
     guard !bytes.isEmpty, (0...0xFF_FFFF).contains(offset), bytes.count <= 0xFF_FFFF else {
       throw .invalidArgument("WriteData needs 1 to 16777215 bytes at an offset up to 16777215")
@@ -78,7 +85,7 @@ extension DESFireCard {
   func ev1Session(_ name: String, needs what: String) throws(DESFireCommandError) -> DESFireEV1SecureMessaging {
     guard let session = secureMessaging as? DESFireEV1SecureMessaging else {
       throw .invalidArgument("\(name) in \(what) needs an EV1 session (AuthenticateISO 1Ah or AuthenticateAES AAh) first: "
-                             + "without one, or after the legacy Authenticate (0Ah), only plain communication is supported")
+                             + "the legacy Authenticate (0Ah) protects only ReadData and WriteData")
     }
     return session
   }

@@ -14,14 +14,25 @@ import NFCTags
 ///
 /// The mode is the file's when the authenticated key is what grants the access, plain otherwise
 /// (``DESFireCard/communication(for:granting:)``). MAC and full need an EV1 session: without one
-/// the host refuses before sending anything.
+/// (none, or the legacy 0Ah's, which covers only ReadData and WriteData) the host refuses before
+/// sending anything.
 extension DESFireCard {
   /// The mode a command's data travels in for file `settings` when `granting` (the file's rights
   /// that open the command) are the ones the card looks at: the file's mode when the EV1 session's
-  /// key is one of them, else plain (a free right, or no session: the card takes plain then).
+  /// key is one of them, else plain (a free right, or no session: the card takes plain then). After
+  /// the legacy Authenticate (0Ah) the same for a standard or backup data file (its legacy MAC and
+  /// full modes, DESFireCard+LegacyModes.swift), plain for the others (which the card refuses).
   public func communication(for settings: DESFireFileSettings, granting: [UInt8]) -> DESFireFileCommunication {
-    guard let session = secureMessaging as? DESFireEV1SecureMessaging, granting.contains(session.keyNumber),
-          let mode = settings.communication else { return .plain }
+    let keyNumber: UInt8
+    if let session = secureMessaging as? DESFireEV1SecureMessaging {
+      keyNumber = session.keyNumber
+    } else if let legacy = secureMessaging as? DESFireLegacySecureMessaging,
+              settings.fileType == .standardData || settings.fileType == .backupData {
+      keyNumber = legacy.keyNumber
+    } else {
+      return .plain
+    }
+    guard granting.contains(keyNumber), let mode = settings.communication else { return .plain }
     return mode
   }
 

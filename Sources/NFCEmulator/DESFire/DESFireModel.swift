@@ -48,7 +48,7 @@ public enum DESFireStatus: UInt8, Error, Sendable, CaseIterable {
   case fileNotFound = 0xF0
   /// Not in the EV1 data sheet's table: what a MIFARE DESFire EV2 answers to SelectApplication
   /// after its random-FCI answer to an ISO SELECT of the missing NDEF application
-  /// (revtel/react-native-nfc-manager issue 815; ``DESFireChip/answersRandomFCIForMissingNDEFApplication``).
+  /// (https://github.com/revtel/react-native-nfc-manager/issues/815; ``DESFireChip/answersRandomFCIForMissingNDEFApplication``).
   case ev2SelectionFault = 0x1B
 }
 
@@ -69,8 +69,8 @@ public struct DESFireChip: Hashable, Sendable {
   /// Whether an ISO SELECT of the NDEF application's DF name (D2760000850101) on a card without
   /// that application answers a random FCI (`6F …`, `90 00`) instead of `6A 82`, after which
   /// SelectApplication answers `91 1B` until the PICC level is selected again by ISO SELECT or
-  /// the field is reset: the MIFARE DESFire EV2's behaviour (revtel/react-native-nfc-manager
-  /// issue 815; EV1 and EV3 answer `6A 82`). What ends the fault is this model's choice: the report
+  /// the field is reset: the MIFARE DESFire EV2's behaviour (https://github.com/revtel/react-native-nfc-manager/issues/815;
+  /// EV1 and EV3 answer `6A 82`). What ends the fault is this model's choice: the report
   /// names only a new connection and creating the NDEF application (docs/desfire.md).
   public let answersRandomFCIForMissingNDEFApplication: Bool
 
@@ -105,7 +105,7 @@ public struct DESFireChip: Hashable, Sendable {
   /// GetVersion as an EV2 answers it: HW major 12h minor 00h, SW 02h.01h, as real cards answer it
   /// (NXP's MF3D(H)x2 data sheet was not at hand): a real EV2 8K in Flipper Zero's NFC file format
   /// documentation, `04 01 01 12 00 1A 05 04 01 01 02 01 1A 05`, and a real EV2 4K in
-  /// RfidResearchGroup/proxmark3 issue 583, "Version 18.0 (Desfire EV2)", software 2.1.
+  /// https://github.com/RfidResearchGroup/proxmark3/issues/583, "Version 18.0 (Desfire EV2)", software 2.1.
   private static func ev2(size: UInt8, name: String) -> DESFireChip {
     chip("EV2", name, size: size, hardware: (0x12, 0x00), software: (0x02, 0x01), randomFCI: true)
   }

@@ -31,8 +31,9 @@ public protocol DESFireAuthenticating: AnyObject {
 /// Every method moves the channel's IV as the scheme says; nil or false means the message failed
 /// its check (the card answers 1Eh).
 public protocol DESFireSecureChannel: AnyObject {
-  /// Whether it is the legacy (0Ah) scheme, whose MAC and full modes are not modelled: the card
-  /// answers its plain commands as before an authentication.
+  /// Whether it is the legacy (0Ah) scheme: the card answers its plain commands as before an
+  /// authentication, and ReadData and WriteData in MAC and full mode through the channel's
+  /// ``DESFireLegacySecureChannel`` conformance (DESFireVirtualTag+Legacy.swift).
   var isLegacy: Bool { get }
   /// The session cipher's block length (8 or 16): full-mode data is padded to it.
   var blockLength: Int { get }

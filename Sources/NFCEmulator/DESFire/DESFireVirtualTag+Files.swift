@@ -108,7 +108,8 @@ extension DESFireVirtualTag {
 
   /// How a file's data travels for a command its rights grant with `nibbles`: in the file's
   /// mode when the authenticated key is what grants it, else plain (a free right); nil when that
-  /// mode is MAC or full under the legacy scheme, which is not modelled.
+  /// mode is MAC or full under the legacy scheme, which covers only ReadData and WriteData
+  /// (`dataTransfer`, DESFireVirtualTag+Legacy.swift).
   func transfer(_ file: DESFireFile, granting nibbles: [UInt8]) -> DESFireCommunicationMode? {
     guard let key = authenticatedKey, nibbles.contains(key), file.communication != .plain, channel != nil else { return .plain }
     return ev1Channel == nil ? nil : file.communication
@@ -124,8 +125,12 @@ extension DESFireVirtualTag {
     case .success(let (file, offset, length)):
       let end = length == 0 ? file.data.count : offset + length
       guard offset < file.data.count, end <= file.data.count else { return (.boundaryError, []) }
-      guard let mode = transfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
+      guard let mode = dataTransfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
       let bytes = Array(file.data[offset..<end])
+      if let protected = legacyAnswer(bytes, mode: mode) {  // DESFireVirtualTag+Legacy.swift
+        answerProtected = true
+        return chained(protected)
+      }
       if mode == .full, let channel = ev1Channel {
         answerProtected = true
         return chained(channel.encipherAnswer(bytes))
@@ -143,9 +148,10 @@ extension DESFireVirtualTag {
     case .success(let (file, offset, length)):
       guard length > 0 else { return (.lengthError, []) }
       guard offset + length <= file.data.count else { return (.boundaryError, []) }
-      guard let mode = transfer(file, granting: [file.access.write, file.access.readWrite]) else { return (.permissionDenied, []) }
+      guard let mode = dataTransfer(file, granting: [file.access.write, file.access.readWrite]) else { return (.permissionDenied, []) }
       let block = ev1Channel?.blockLength ?? 8
-      let expected = mode == .full ? (length + 4 + block - 1) / block * block : length + (mode == .mac ? 8 : 0)
+      let expected = legacyExpected(length, mode: mode)
+        ?? (mode == .full ? (length + 4 + block - 1) / block * block : length + (mode == .mac ? 8 : 0))
       return continueWrite(command: 0x3D, header: Array(data.prefix(7)), mode: mode, expected: expected,
                            received: Array(data.dropFirst(7)))
     }
@@ -164,17 +170,22 @@ extension DESFireVirtualTag {
     guard let number = header.first, let offset = DESFireBytes.uint24(header[...], at: 1),
           let length = DESFireBytes.uint24(header[...], at: 4) else { return (.lengthError, []) }
     var bytes = received
-    switch mode {
-    case .plain:
-      ev1Channel?.received(prefix + received)
-    case .mac:
-      guard let channel = ev1Channel, channel.checkMAC(prefix + received.prefix(length), mac: Array(received.suffix(8))) else {
-        return (.integrityError, [])
-      }
-      bytes = Array(received.prefix(length))
-    case .full:
-      guard let plain = ev1Channel?.decipher(prefix: prefix, received, length: length) else { return (.integrityError, []) }
+    if let unwrapped = legacyUnwrap(received, length: length, mode: mode) {
+      guard let plain = unwrapped else { return (.integrityError, []) }
       bytes = plain
+    } else {
+      switch mode {
+      case .plain:
+        ev1Channel?.received(prefix + received)
+      case .mac:
+        guard let channel = ev1Channel, channel.checkMAC(prefix + received.prefix(length), mac: Array(received.suffix(8))) else {
+          return (.integrityError, [])
+        }
+        bytes = Array(received.prefix(length))
+      case .full:
+        guard let plain = ev1Channel?.decipher(prefix: prefix, received, length: length) else { return (.integrityError, []) }
+        bytes = plain
+      }
     }
     guard bytes.count == length else { return (.lengthError, []) }
     if command == 0x3B {
@@ -239,8 +250,8 @@ extension DESFireVirtualTag {
   /// The NDEF application's DF name (AN11004, mapping 2.0).
   static let ndefDFName: [UInt8] = [0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x01]
 
-  /// The EV2's answer to an ISO SELECT of the missing NDEF application (revtel/react-native-nfc-manager
-  /// issue 815: "a random File Control Information (`6F ...`)" where EV1 and EV3 answer `6A 82`):
+  /// The EV2's answer to an ISO SELECT of the missing NDEF application (https://github.com/revtel/react-native-nfc-manager/issues/815:
+  /// "a random File Control Information (`6F ...`)" where EV1 and EV3 answer `6A 82`):
   /// tag 6Fh, a length, that many random bytes, `90 00`. The selection stays as it was, and
   /// SelectApplication answers `91 1B` from here on (``selectionFault``).
   private func randomFCI() -> [UInt8] {

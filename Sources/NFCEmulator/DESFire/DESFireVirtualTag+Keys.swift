@@ -29,13 +29,14 @@ extension DESFireVirtualTag {
     return (.operationOK, answer)
   }
 
-  /// ChangeKey (C4h): KeyNo, then the cryptogram (EV1 secure messaging only). At the PICC level
+  /// ChangeKey (C4h): KeyNo, then the cryptogram (EV1's, or after 0Ah the legacy one with CRC16s:
+  /// DESFireSecureChannel's `decipherChangeKey`, the channel's scheme). At the PICC level
   /// KeyNo's bits 7-6 give the PICC master key's new type (00 DES/2K3DES, 40 3K3DES, 80 AES).
   /// Changing the authenticated key ends the session and answers a bare `00`.
   func changeKey(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard let sent = data.first, data.count > 1 else { return (.lengthError, []) }
     guard let authenticated = authenticatedKey else { return (.authenticationError, []) }
-    guard let channel = ev1Channel else { return (.permissionDenied, []) }  // the legacy scheme is not modelled
+    guard let channel else { return (.permissionDenied, []) }  // EV1's or the legacy scheme's cryptogram
     let atPICC = selectedAID == 0
     let number = atPICC ? sent & 0x3F : sent
     let keys = levelKeys
@@ -69,12 +70,12 @@ extension DESFireVirtualTag {
     return (.operationOK, [])
   }
 
-  /// ChangeKeySettings (54h): the new KS1, enciphered with its CRC32; the master key of the level,
-  /// while KS1 bit 3 (configuration changeable) is set.
+  /// ChangeKeySettings (54h): the new KS1, enciphered with its CRC32 (after 0Ah: its CRC16, send
+  /// mode); the master key of the level, while KS1 bit 3 (configuration changeable) is set.
   func changeKeySettings(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard !data.isEmpty else { return (.lengthError, []) }
     guard masterKeyAuthenticated else { return (needsMasterKey, []) }
-    guard let channel = ev1Channel else { return (.permissionDenied, []) }  // the legacy scheme is not modelled
+    guard let channel else { return (.permissionDenied, []) }  // EV1's or the legacy scheme's cryptogram
     guard (currentApplication ?? picc).keySettings & 0x08 != 0 else { return (.permissionDenied, []) }
     guard let settings = channel.decipher(prefix: [0x54], Array(data), length: 1)?.first else { return (.integrityError, []) }
     if selectedAID == 0 {

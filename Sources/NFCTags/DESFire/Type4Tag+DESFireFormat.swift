@@ -121,7 +121,7 @@ extension Type4Tag {
 
   /// ISO SELECT of the PICC level by its DF name (D2760000850100, which EV1 and EV3 answer `90 00`),
   /// before the first native command: a MIFARE DESFire EV2 that answered the SELECT of the missing
-  /// NDEF application with a random FCI (`6F …`; revtel/react-native-nfc-manager issue 815, as
+  /// NDEF application with a random FCI (`6F …`; https://github.com/revtel/react-native-nfc-manager/issues/815, as
   /// `discover()` does before formatting) refuses SelectApplication with `91 1B` in the same
   /// connection; this select ends that (docs/desfire.md, "EV2 and EV3"). Its status is not checked:
   /// SelectApplication, next, reports a card that refuses.

@@ -1,16 +1,6 @@
 import DESFire
 import Testing
 
-private func hex(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  var high: UInt8?
-  for c in text.unicodeScalars {
-    guard let v = UInt8(String(c), radix: 16) else { continue }
-    if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-  }
-  return out
-}
-
 /// The intermediate values of Elmue's published DESFire EV1 exchanges ("DESFire EV1 Communication
 /// Examples", https://github.com/sotechcllc/RFDoorLock/blob/b57097cf6e524c05f5b0ae957d84b6ca40a1dbfe/Desfire%20EV1%20Communication%20Examples.htm,
 /// a real EV1 behind a PN532), each side's cryptography against them: the session key of 1Ah

@@ -1,16 +1,6 @@
 import DESFire
 import Testing
 
-private func hex(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  var high: UInt8?
-  for c in text.unicodeScalars {
-    guard let v = UInt8(String(c), radix: 16) else { continue }
-    if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-  }
-  return out
-}
-
 /// DESFire's cryptography against published values: NIST SP 800-38B, ISO/IEC 14443-3 Annex B,
 /// exchanges recorded from real cards (https://github.com/RfidResearchGroup/proxmark3/issues/2961,
 /// NXP TagInfo through a relay in BdF-LabSec/kpn532, https://github.com/pokusew/nfc-pcsc/issues/17)

@@ -13,9 +13,9 @@ public enum DESFireKeySlot: Sendable, Hashable {
 }
 
 /// The key commands that need a session (NXP MF3ICDx21_41_81 data sheet §9.3): ChangeKey,
-/// ChangeKeySettings and GetCardUID. After the legacy Authenticate (0Ah) ChangeKey and
-/// ChangeKeySettings take the legacy form (DESFireCard+LegacyModes.swift) and GetCardUID, an EV1
-/// command, is refused; without a session the host refuses before sending anything.
+/// ChangeKeySettings and GetCardUID. After the legacy Authenticate (0Ah) they take the legacy
+/// form (DESFireCard+LegacyModes.swift, DESFireCard+LegacyFiles.swift); without a session the host
+/// refuses before sending anything.
 extension DESFireCard {
   /// ChangeKey (C4h): `slot` becomes `newKey` (an AES key with `version`; a DES-family key's
   /// version is the parity bits of its first 8 bytes, as given).
@@ -26,7 +26,7 @@ extension DESFireCard {
   /// CRC32(new)`, so `oldKey` (its current value) is needed; the session goes on and the answer's
   /// CMAC is checked. Both enciphered with the session key from the current IV, zeros to whole
   /// blocks (DESFireEV1Channel's `changeKeyCryptogram`).
-  /// - Throws: `DESFireCommandError/invalidArgument(_:)` (nothing sent) without an EV1 session, for
+  /// - Throws: `DESFireCommandError/invalidArgument(_:)` (nothing sent) without a session, for
   ///   a key number past 13, for another key without `oldKey`, or an `oldKey` of another length;
   ///   the card's refusals (`91 1E` when the old key given is not the card's). No key in any error.
   public func changeKey(_ slot: DESFireKeySlot, to newKey: DESFireKeyMaterial, version: UInt8 = 0,
@@ -77,7 +77,7 @@ extension DESFireCard {
 
   /// ChangeKeySettings (54h): the selected level's key settings become `settings` (KS1), sent as
   /// `KS1 ‖ CRC32(54 ‖ KS1) ‖ 00…` enciphered; needs the level's master key authenticated.
-  /// - Throws: `DESFireCommandError/invalidArgument(_:)` without an EV1 session (nothing sent);
+  /// - Throws: `DESFireCommandError/invalidArgument(_:)` without a session (nothing sent);
   ///   the card's refusals (`91 9D` when the settings are frozen); an answer whose CMAC fails.
   public func changeKeySettings(_ settings: UInt8) throws(DESFireCommandError) {
     let name = "ChangeKeySettings"
@@ -97,11 +97,15 @@ extension DESFireCard {
   }
 
   /// GetCardUID (51h): the card's real UID (a card with random UIDs shows it only so), which
-  /// comes as `UID ‖ CRC32(UID ‖ 00) ‖ 00…` enciphered, deciphered and its CRC32 checked.
-  /// - Throws: `DESFireCommandError/invalidArgument(_:)` without an EV1 session (nothing sent);
+  /// comes as `UID ‖ CRC32(UID ‖ 00) ‖ 00…` enciphered, deciphered and its CRC32 checked (after
+  /// the legacy Authenticate 0Ah: `UID ‖ CRC16(UID) ‖ 00…`, DESFireCard+LegacyFiles.swift).
+  /// - Throws: `DESFireCommandError/invalidArgument(_:)` without a session (nothing sent);
   ///   `DESFireCommandError/integrity(_:command:)` when it does not decipher to a UID and its CRC32.
   public func cardUID() throws(DESFireCommandError) -> [UInt8] {
     let name = "GetCardUID"
+    if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
+      return try legacyCardUID(session: legacy)
+    }
     let session = try ev1Session(name, needs: "an enciphered answer")
     try session.willSend([0x51], command: name)  // the command's CMAC (not sent) moves the IV
     let uid = try sendProtected(0x51, [], name: name, session: session) { session, answer throws(DESFireCommandError) in

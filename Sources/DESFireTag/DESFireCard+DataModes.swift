@@ -22,8 +22,8 @@ import NFCTags
 extension DESFireCard {
   /// ReadData (BDh) of `length` bytes of file `number` from `offset` (0: to the end), in
   /// `communication`.
-  /// - Throws: `DESFireCommandError/invalidArgument(_:)` (nothing sent) for MAC or full without an
-  ///   EV1 session; `DESFireCommandError/integrity(_:command:)` for an answer whose CMAC, CRC32 or
+  /// - Throws: `DESFireCommandError/invalidArgument(_:)` (nothing sent) for MAC or full without a
+  ///   session; `DESFireCommandError/integrity(_:command:)` for an answer whose CMAC, CRC32 or
   ///   padding is wrong; the card's refusals and the link's failures.
   public func readData(file number: UInt8, offset: Int, length: Int,
                        communication: DESFireFileCommunication) throws(DESFireCommandError) -> [UInt8] {
@@ -81,11 +81,12 @@ extension DESFireCard {
 
   // MARK: Helpers shared with DESFireCard+ChangeKey.swift
 
-  /// The EV1 session a protected exchange needs, or the refusal (nothing sent).
+  /// The EV1 session a protected exchange needs, or the refusal (nothing sent). Every caller
+  /// takes a legacy session's way first, so the refusal is for no session at all.
   func ev1Session(_ name: String, needs what: String) throws(DESFireCommandError) -> DESFireEV1SecureMessaging {
     guard let session = secureMessaging as? DESFireEV1SecureMessaging else {
-      throw .invalidArgument("\(name) in \(what) needs an EV1 session (AuthenticateISO 1Ah or AuthenticateAES AAh) first: "
-                             + "the legacy Authenticate (0Ah) protects only ReadData and WriteData")
+      throw .invalidArgument("\(name) in \(what) needs an authentication first "
+                             + "(Authenticate 0Ah, AuthenticateISO 1Ah or AuthenticateAES AAh)")
     }
     return session
   }

@@ -11,12 +11,13 @@ extension DESFireCard {
   /// How the settings go depends on the file's change right as it is now (`changeRight`, from
   /// GetFileSettings): free (Eh) sends `5F ‖ FileNo ‖ CommSett ‖ AR` plain (in an EV1 session its
   /// CMAC moves the IV and the answer's CMAC is checked); a key number needs that key
-  /// authenticated in an EV1 session (AuthenticateISO 1Ah or AuthenticateAES AAh), and sends
+  /// authenticated: in an EV1 session (AuthenticateISO 1Ah or AuthenticateAES AAh) it sends
   /// `5F ‖ FileNo ‖ E(CommSett ‖ AR ‖ CRC32(5F ‖ FileNo ‖ CommSett ‖ AR) ‖ 00…)`, enciphered from the
-  /// current IV as ChangeKeySettings' (DESFireEV1Channel's `encipherCommand`); never (Fh) cannot
-  /// change.
+  /// current IV as ChangeKeySettings' (DESFireEV1Channel's `encipherCommand`); after the legacy
+  /// Authenticate (0Ah) `5F ‖ FileNo ‖` `CommSett ‖ AR ‖ CRC16(CommSett ‖ AR) ‖ 00…` in send mode
+  /// (DESFireCard+LegacyFiles.swift); never (Fh) cannot change.
   /// - Throws: ``DESFireCommandError/invalidArgument(_:)`` (nothing sent) for a file number past
-  ///   31, a change right that is never, or a key's right without an EV1 session; the card's
+  ///   31, a change right that is never, or a key's right without a session; the card's
   ///   refusals (`91 9D` when another key is authenticated, `91 AE` without one); an answer whose
   ///   CMAC fails.
   public func changeFileSettings(_ number: UInt8, communication: DESFireFileCommunication, access: DESFireFileAccess,
@@ -31,6 +32,9 @@ extension DESFireCard {
     case 0x0F:
       throw .invalidArgument("\(name): the file's change right is never (Fh): its settings cannot change")
     default:
+      if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
+        return try legacyChangeFileSettings(number, settings: settings, session: legacy)
+      }
       let session = try ev1Session(name, needs: "an enciphered command")
       let cryptogram: [UInt8]
       do { cryptogram = try session.channel.encipherCommand(prefix: [0x5F, number], settings) } catch {

@@ -6,8 +6,9 @@ import NFCTags
 /// 2K3DES key (NXP MIFARE DESFire data sheet M075031; the byte layouts as libfreefare's
 /// `mifare_desfire_crypto.c` has them for a session that is not EV1's; DESFire's
 /// ``DESFireLegacyChannel``): plain commands and answers carry no MAC, so nothing is checked or
-/// moved for them; ReadData and WriteData in MAC mode carry a 4-byte MAC after the data, in full
-/// mode `data ‖ CRC16(data) ‖ 00…` enciphered, each message from a zero IV.
+/// moved for them; the data of ReadData and WriteData (and of the value and record commands,
+/// DESFireCard+LegacyFiles.swift) in MAC mode carries a 4-byte MAC after it, in full mode goes as
+/// `data ‖ CRC16(data) ‖ 00…` enciphered, each message from a zero IV.
 public final class DESFireLegacySecureMessaging: DESFireSecureMessaging {
   /// The session key's channel.
   public let channel: DESFireLegacyChannel
@@ -31,14 +32,34 @@ extension DESFireCard {
   /// (an answer that fails is `DESFireCommandError/integrity(_:command:)` and ends the session).
   func legacyReadData(file number: UInt8, offset: Int, length: Int, communication: DESFireFileCommunication,
                       session: DESFireLegacySecureMessaging) throws(DESFireCommandError) -> [UInt8] {
-    let name = "ReadData \(hexString([number]))"
     guard (0...0xFF_FFFF).contains(offset), (0...0xFF_FFFF).contains(length) else {
       throw .invalidArgument("offset \(offset) or length \(length) is past 16777215")
     }
-    let answer = try send(0xBD, [number] + Self.uint24(offset) + Self.uint24(length), name: name)
+    return try legacyRead(0xBD, [number] + Self.uint24(offset) + Self.uint24(length), length: length == 0 ? nil : length,
+                          communication: communication, session: session, name: "ReadData \(hexString([number]))")
+  }
+
+  /// WriteData (3Dh) in MAC or full mode under a legacy session: `data ‖ MAC(data)`, or
+  /// `data ‖ CRC16(data) ‖ 00…` in send mode (the card answers `91 1E` to a wrong one).
+  func legacyWriteData(file number: UInt8, offset: Int, _ bytes: [UInt8], communication: DESFireFileCommunication,
+                       session: DESFireLegacySecureMessaging) throws(DESFireCommandError) {
+    guard !bytes.isEmpty, (0...0xFF_FFFF).contains(offset), bytes.count <= 0xFF_FFFF else {
+      throw .invalidArgument("WriteData needs 1 to 16777215 bytes at an offset up to 16777215")
+    }
+    try legacyWrite(0x3D, [number] + Self.uint24(offset) + Self.uint24(bytes.count), bytes, communication: communication,
+                    session: session, name: "WriteData \(hexString([number]))")
+  }
+
+  /// Sends `code ‖ header` (plain) and reads the answer's data in MAC mode (`data ‖ MAC(data)`)
+  /// or full mode (`data ‖ CRC16(data) ‖ 00…` CBC-enciphered; `length` data bytes, or nil to find
+  /// them by the CRC16). A failed check is `DESFireCommandError/integrity(_:command:)` and ends the
+  /// session: ReadData, ReadRecords, GetValue and GetCardUID.
+  func legacyRead(_ code: UInt8, _ header: [UInt8], length: Int?, communication: DESFireFileCommunication,
+                  session: DESFireLegacySecureMessaging, name: String) throws(DESFireCommandError) -> [UInt8] {
+    let answer = try send(code, header, name: name)
     do {
       if communication == .full {
-        if let data = try session.channel.decipherAnswer(answer, length: length == 0 ? nil : length) { return data }
+        if let data = try session.channel.decipherAnswer(answer, length: length) { return data }
         secureMessaging = nil
         throw DESFireCommandError.integrity("the enciphered answer (\(answer.count) bytes) does not decipher to data, CRC16 and zero padding",
                                             command: name)
@@ -61,14 +82,11 @@ extension DESFireCard {
     }
   }
 
-  /// WriteData (3Dh) in MAC or full mode under a legacy session: `data ‖ MAC(data)`, or
-  /// `data ‖ CRC16(data) ‖ 00…` in send mode (the card answers `91 1E` to a wrong one).
-  func legacyWriteData(file number: UInt8, offset: Int, _ bytes: [UInt8], communication: DESFireFileCommunication,
-                       session: DESFireLegacySecureMessaging) throws(DESFireCommandError) {
-    let name = "WriteData \(hexString([number]))"
-    guard !bytes.isEmpty, (0...0xFF_FFFF).contains(offset), bytes.count <= 0xFF_FFFF else {
-      throw .invalidArgument("WriteData needs 1 to 16777215 bytes at an offset up to 16777215")
-    }
+  /// Sends `code ‖ header ‖` the data MACed (`data ‖ MAC(data)`) or enciphered (`data ‖
+  /// CRC16(data) ‖ 00…` in send mode), the header plain and outside both; the answer a bare `00`:
+  /// WriteData, WriteRecord, Credit, Debit, LimitedCredit and (full) ChangeFileSettings.
+  func legacyWrite(_ code: UInt8, _ header: [UInt8], _ bytes: [UInt8], communication: DESFireFileCommunication,
+                   session: DESFireLegacySecureMessaging, name: String) throws(DESFireCommandError) {
     let protected: [UInt8]
     do {
       protected = communication == .mac ? bytes + (try session.channel.mac(bytes)) : try session.channel.encipherCommand(bytes)
@@ -76,7 +94,7 @@ extension DESFireCard {
       secureMessaging = nil
       throw .malformed("the host's cipher failed: \(error)", command: name)
     }
-    let answer = try send(0x3D, [number] + Self.uint24(offset) + Self.uint24(bytes.count) + protected, name: name)
+    let answer = try send(code, header + protected, name: name)
     guard answer.isEmpty else { throw .malformed("\(answer.count) unexpected bytes", command: name) }
   }
 }

@@ -13,21 +13,21 @@ import NFCTags
 /// - WriteRecord (3Bh): as WriteData; ReadRecords (BBh): as ReadData.
 ///
 /// The mode is the file's when the authenticated key is what grants the access, plain otherwise
-/// (``DESFireCard/communication(for:granting:)``). MAC and full need an EV1 session: without one
-/// (none, or the legacy 0Ah's, which covers only ReadData and WriteData) the host refuses before
+/// (``DESFireCard/communication(for:granting:)``). After the legacy Authenticate (0Ah) MAC and
+/// full are the legacy scheme's (DESFireCard+LegacyFiles.swift: a 4-byte MAC, or `data ‖ CRC16 ‖
+/// 00…` enciphered, over the data alone). Without a session the host refuses MAC and full before
 /// sending anything.
 extension DESFireCard {
   /// The mode a command's data travels in for file `settings` when `granting` (the file's rights
   /// that open the command) are the ones the card looks at: the file's mode when the EV1 session's
   /// key is one of them, else plain (a free right, or no session: the card takes plain then). After
-  /// the legacy Authenticate (0Ah) the same for a standard or backup data file (its legacy MAC and
-  /// full modes, DESFireCard+LegacyModes.swift), plain for the others (which the card refuses).
+  /// the legacy Authenticate (0Ah) the same, in the legacy scheme's MAC and full modes
+  /// (DESFireCard+LegacyModes.swift, DESFireCard+LegacyFiles.swift).
   public func communication(for settings: DESFireFileSettings, granting: [UInt8]) -> DESFireFileCommunication {
     let keyNumber: UInt8
     if let session = secureMessaging as? DESFireEV1SecureMessaging {
       keyNumber = session.keyNumber
-    } else if let legacy = secureMessaging as? DESFireLegacySecureMessaging,
-              settings.fileType == .standardData || settings.fileType == .backupData {
+    } else if let legacy = secureMessaging as? DESFireLegacySecureMessaging {
       keyNumber = legacy.keyNumber
     } else {
       return .plain
@@ -40,6 +40,9 @@ extension DESFireCard {
   /// - Throws: as `readData(file:offset:length:communication:)`.
   public func value(of number: UInt8, communication: DESFireFileCommunication) throws(DESFireCommandError) -> Int32 {
     let name = "GetValue \(hexString([number]))"
+    if communication != .plain, let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
+      return try legacyValue(of: number, communication: communication, session: legacy)
+    }
     switch communication {
     case .plain:
       return try value(of: number)
@@ -61,6 +64,9 @@ extension DESFireCard {
   public func changeValue(_ change: DESFireValueChange, file number: UInt8, amount: Int32,
                           communication: DESFireFileCommunication) throws(DESFireCommandError) {
     guard communication != .plain else { return try changeValue(change, file: number, amount: amount) }
+    if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
+      return try legacyChangeValue(change, file: number, amount: amount, communication: communication, session: legacy)
+    }
     let name = change.commandName(number)
     let session = try ev1Session(name, needs: communication == .mac ? "MAC mode" : "full mode")
     guard amount >= 0 else { throw .invalidArgument("an amount is 0 or more, not \(amount)") }
@@ -74,6 +80,9 @@ extension DESFireCard {
   public func writeRecord(file number: UInt8, offset: Int, _ bytes: [UInt8],
                           communication: DESFireFileCommunication) throws(DESFireCommandError) {
     guard communication != .plain else { return try writeRecord(file: number, offset: offset, bytes) }
+    if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
+      return try legacyWriteRecord(file: number, offset: offset, bytes, communication: communication, session: legacy)
+    }
     let name = "WriteRecord \(hexString([number]))"
     let session = try ev1Session(name, needs: communication == .mac ? "MAC mode" : "full mode")
     guard !bytes.isEmpty, (0...0xFF_FFFF).contains(offset), bytes.count <= 0xFF_FFFF else {
@@ -89,6 +98,10 @@ extension DESFireCard {
   public func readRecords(file number: UInt8, offset: Int, count: Int, recordSize: Int,
                           communication: DESFireFileCommunication) throws(DESFireCommandError) -> [UInt8] {
     let name = "ReadRecords \(hexString([number]))"
+    if communication != .plain, let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
+      return try legacyReadRecords(file: number, offset: offset, count: count, recordSize: recordSize,
+                                   communication: communication, session: legacy)
+    }
     switch communication {
     case .plain:
       return try readRecords(file: number, offset: offset, count: count)

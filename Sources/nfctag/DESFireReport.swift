@@ -32,7 +32,7 @@ struct DESFireCardReport: Sendable {
                    files: Bool, cardUID: Bool = false) throws(DESFireCommandError) -> DESFireCardReport {
     try card.selectApplication(.picc)
     try authenticate?(card, version)
-    // Right after the authentication: GetCardUID needs its EV1 session, which a refusal ends.
+    // Right after the authentication: GetCardUID needs its session, which a refusal ends.
     let uid = authenticate == nil || !cardUID
       ? nil : try refusal(orUnsupported: true) { () throws(DESFireCommandError) in try card.cardUID() }
     let free = try refusal { () throws(DESFireCommandError) in try card.freeMemory() }
@@ -71,7 +71,7 @@ struct DESFireCardReport: Sendable {
 
   /// `body`'s value, or the card's refusal (a native status) as the failure; anything else thrown.
   /// With `orUnsupported`, the host's refusal before sending (`invalidArgument`: GetCardUID without
-  /// an EV1 session, after a legacy authentication) is a failure too.
+  /// a session) is a failure too.
   static func refusal<T>(orUnsupported: Bool = false,
                          _ body: () throws(DESFireCommandError) -> T) throws(DESFireCommandError) -> Result<T, DESFireCommandError> {
     do { return .success(try body()) } catch {

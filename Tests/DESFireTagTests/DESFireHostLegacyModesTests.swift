@@ -76,14 +76,14 @@ import Testing
     #expect(card.secureMessaging is DESFireLegacySecureMessaging)
   }
 
-  @Test func theModeAfter0AhIsTheDataFilesAndPlainForAValueFile() throws {
+  @Test func theModeAfter0AhIsTheFilesForEveryKind() throws {
     let (card, _, _) = try Self.card(key: [UInt8](repeating: 0, count: 8))
     try card.createValueFile(4, communication: .full, access: Self.keyZero, limits: .init(lower: 0, upper: 100, value: 5))
     #expect(card.communication(for: try card.fileSettings(2), granting: [0]) == .mac)
     #expect(card.communication(for: try card.fileSettings(3), granting: [0]) == .full)
     #expect(card.communication(for: try card.fileSettings(3), granting: [1]) == .plain)  // another key's right
-    // Value files stay EV1-only: plain, which the card refuses with 9D after 0Ah.
-    #expect(card.communication(for: try card.fileSettings(4), granting: [0]) == .plain)
+    // Value (and record) files too: their legacy modes (DESFireHostLegacyFilesTests).
+    #expect(card.communication(for: try card.fileSettings(4), granting: [0]) == .full)
   }
 
   @Test func theCardsAnswersAreTheSchemesBytes() throws {

@@ -64,9 +64,9 @@ extension DESFireVirtualTag {
   }
 
   /// ChangeFileSettings (5Fh): FileNo, then the new option and access rights (3 bytes). In plain
-  /// when the file's change right is free (E); else only to that key, in an EV1 session, enciphered
+  /// when the file's change right is free (E); else only to that key, in an EV1 session enciphered
   /// with their CRC32 as ChangeKeySettings' (`E(option ‖ AR ‖ CRC32(5F ‖ FileNo ‖ option ‖ AR) ‖
-  /// padding)`); F never (9Dh).
+  /// padding)`), after 0Ah with their CRC16 in send mode (the legacy channel's `decipher`); F never (9Dh).
   func changeFileSettings(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard let number = data.first else { return (.lengthError, []) }
     guard let application = currentApplication else { return (.permissionDenied, []) }
@@ -83,7 +83,7 @@ extension DESFireVirtualTag {
     case let key:
       guard let authenticated = authenticatedKey else { return (.authenticationError, []) }
       guard authenticated == key else { return (.permissionDenied, []) }
-      guard let channel = ev1Channel else { return (.permissionDenied, []) }  // the legacy scheme is not modelled
+      guard let channel else { return (.permissionDenied, []) }  // EV1's or the legacy scheme's (DESFireVirtualTag+Legacy.swift)
       guard let plain = channel.decipher(prefix: [0x5F, number], Array(data.dropFirst()), length: 3) else {
         return (.integrityError, [])
       }

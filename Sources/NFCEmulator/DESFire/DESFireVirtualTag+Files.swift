@@ -108,8 +108,8 @@ extension DESFireVirtualTag {
 
   /// How a file's data travels for a command its rights grant with `nibbles`: in the file's
   /// mode when the authenticated key is what grants it, else plain (a free right); nil when that
-  /// mode is MAC or full under the legacy scheme, which covers only ReadData and WriteData
-  /// (`dataTransfer`, DESFireVirtualTag+Legacy.swift).
+  /// mode is MAC or full under the legacy scheme, whose commands ask `dataTransfer` instead
+  /// (DESFireVirtualTag+Legacy.swift).
   func transfer(_ file: DESFireFile, granting nibbles: [UInt8]) -> DESFireCommunicationMode? {
     guard let key = authenticatedKey, nibbles.contains(key), file.communication != .plain, channel != nil else { return .plain }
     return ev1Channel == nil ? nil : file.communication

@@ -87,11 +87,12 @@ extension DESFireVirtualTag {
     return (.operationOK, [])
   }
 
-  /// GetCardUID (51h): the UID, enciphered (EV1 secure messaging only), to any authenticated key.
+  /// GetCardUID (51h): the UID, enciphered, to any authenticated key (EV1's `UID ‖ CRC32`, or after
+  /// 0Ah the legacy `UID ‖ CRC16`, DESFireVirtualTag+Legacy.swift).
   func getCardUID(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard data.isEmpty else { return (.lengthError, []) }
     guard authenticatedKey != nil else { return (.authenticationError, []) }
-    guard let channel = ev1Channel else { return (.permissionDenied, []) }
+    guard let channel else { return (.permissionDenied, []) }  // EV1's or the legacy scheme's
     answerProtected = true
     return (.operationOK, channel.encipherAnswer(identifier))
   }

@@ -21,7 +21,8 @@ extension DESFireVirtualTag {
     return channel as? any DESFireLegacySecureChannel
   }
 
-  /// How ReadData's or WriteData's data travels: as ``transfer(_:granting:)``, and under a legacy
+  /// How a file command's data travels (ReadData, WriteData, GetValue, Credit, Debit,
+  /// LimitedCredit, WriteRecord, ReadRecords): as ``transfer(_:granting:)``, and under a legacy
   /// session the file's MAC or full mode when the authenticated key grants the access.
   func dataTransfer(_ file: DESFireFile, granting nibbles: [UInt8]) -> DESFireCommunicationMode? {
     if let key = authenticatedKey, nibbles.contains(key), file.communication != .plain, legacyChannel != nil {
@@ -30,14 +31,15 @@ extension DESFireVirtualTag {
     return transfer(file, granting: nibbles)
   }
 
-  /// A ReadData answer in `mode` under a legacy session (nil when there is none or it is plain).
+  /// A ReadData, ReadRecords or GetValue answer in `mode` under a legacy session: `data ‖ MAC`, or
+  /// `data ‖ CRC16 ‖ 00…` enciphered (nil when there is none or it is plain).
   func legacyAnswer(_ bytes: [UInt8], mode: DESFireCommunicationMode) -> [UInt8]? {
     guard mode != .plain, let legacy = legacyChannel else { return nil }
     return mode == .full ? legacy.legacyEncipherAnswer(bytes) : legacy.legacyMACAnswer(bytes)
   }
 
-  /// How many bytes a WriteData of `length` data bytes sends in `mode` under a legacy session
-  /// (nil when there is none).
+  /// How many bytes a WriteData or WriteRecord of `length` data bytes sends in `mode` under a
+  /// legacy session (nil when there is none).
   func legacyExpected(_ length: Int, mode: DESFireCommunicationMode) -> Int? {
     guard legacyChannel != nil else { return nil }
     switch mode {
@@ -47,7 +49,8 @@ extension DESFireVirtualTag {
     }
   }
 
-  /// The data of a complete WriteData in MAC or full mode under a legacy session: `.some(nil)`
+  /// The data of a complete WriteData or WriteRecord, or of a Credit's, Debit's or
+  /// LimitedCredit's amount (`length` 4), in MAC or full mode under a legacy session: `.some(nil)`
   /// when the check fails (1Eh), nil when there is no legacy session or the mode is plain.
   func legacyUnwrap(_ received: [UInt8], length: Int, mode: DESFireCommunicationMode) -> [UInt8]?? {
     guard mode != .plain, let legacy = legacyChannel else { return nil }

@@ -30,9 +30,10 @@ extension DESFireVirtualTag {
          let working = workingFile(number), case .records(let records) = working.kind, records.records.count >= records.maxRecords {
         return (.boundaryError, [])
       }
-      guard let mode = transfer(file, granting: [file.access.write, file.access.readWrite]) else { return (.permissionDenied, []) }
+      guard let mode = dataTransfer(file, granting: [file.access.write, file.access.readWrite]) else { return (.permissionDenied, []) }
       let block = ev1Channel?.blockLength ?? 8
-      let expected = mode == .full ? (length + 4 + block - 1) / block * block : length + (mode == .mac ? 8 : 0)
+      let expected = legacyExpected(length, mode: mode)  // DESFireVirtualTag+Legacy.swift
+        ?? (mode == .full ? (length + 4 + block - 1) / block * block : length + (mode == .mac ? 8 : 0))
       return continueWrite(command: 0x3B, header: Array(data.prefix(7)), mode: mode, expected: expected,
                            received: Array(data.dropFirst(7)))
     }
@@ -67,9 +68,13 @@ extension DESFireVirtualTag {
       let available = records.count - offset
       let wanted = count == 0 ? available : count
       guard wanted <= available else { return (.boundaryError, []) }
-      guard let mode = transfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
+      guard let mode = dataTransfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
       let end = records.count - offset
       let bytes = records[(end - wanted)..<end].flatMap { $0 }
+      if let protected = legacyAnswer(bytes, mode: mode) {  // DESFireVirtualTag+Legacy.swift
+        answerProtected = true
+        return chained(protected)
+      }
       if mode == .full, let channel = ev1Channel {
         answerProtected = true
         return chained(channel.encipherAnswer(bytes))

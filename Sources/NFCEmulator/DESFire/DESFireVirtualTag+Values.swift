@@ -9,7 +9,8 @@
 /// for Read, Write or Read&Write access"), LimitedCredit the write (or read&write) key, Credit the
 /// read&write key only; a free (E) right opens the command in plain,
 /// a key opens it in the file's communication mode (MAC: a CMAC of the whole command after the
-/// amount; full: the amount and its CRC32 enciphered).
+/// amount; full: the amount and its CRC32 enciphered; after 0Ah the legacy scheme's,
+/// DESFireVirtualTag+Legacy.swift).
 extension DESFireVirtualTag {
   /// The value file a command names and the mode its data travels in; or the refusal.
   private func valueFile(_ number: UInt8, granting nibbles: (DESFireAccessRights) -> [UInt8])
@@ -20,7 +21,7 @@ extension DESFireVirtualTag {
     guard case .value = file.kind else { return .failure(Self.wrongFileKind) }
     let granting = nibbles(file.access)
     if let refused = refusal(granting: granting) { return .failure(refused) }
-    guard let mode = transfer(file, granting: granting) else { return .failure(.permissionDenied) }
+    guard let mode = dataTransfer(file, granting: granting) else { return .failure(.permissionDenied) }
     return .success((file, mode))
   }
 
@@ -32,6 +33,10 @@ extension DESFireVirtualTag {
     case .success(let (file, mode)):
       guard case .value(let value) = file.kind else { return (Self.wrongFileKind, []) }
       let bytes = DESFireBytes.int32(value.value)
+      if let protected = legacyAnswer(bytes, mode: mode) {  // DESFireVirtualTag+Legacy.swift
+        answerProtected = true
+        return (.operationOK, protected)
+      }
       if mode == .full, let channel = ev1Channel {
         answerProtected = true
         return (.operationOK, channel.encipherAnswer(bytes))
@@ -92,20 +97,25 @@ extension DESFireVirtualTag {
     }
     let sent = Array(data.dropFirst())
     let amountBytes: [UInt8]
-    switch mode {
-    case .plain:
-      guard sent.count == 4 else { return (.lengthError, []) }
-      ev1Channel?.received([command] + data)
-      amountBytes = sent
-    case .mac:
-      guard sent.count == 12 else { return (.lengthError, []) }
-      guard let channel = ev1Channel, channel.checkMAC([command, number] + sent.prefix(4), mac: Array(sent.suffix(8))) else {
-        return (.integrityError, [])
-      }
-      amountBytes = Array(sent.prefix(4))
-    case .full:
-      guard let plain = ev1Channel?.decipher(prefix: [command, number], sent, length: 4) else { return (.integrityError, []) }
+    if let unwrapped = legacyUnwrap(sent, length: 4, mode: mode) {  // DESFireVirtualTag+Legacy.swift
+      guard let plain = unwrapped else { return (.integrityError, []) }
       amountBytes = plain
+    } else {
+      switch mode {
+      case .plain:
+        guard sent.count == 4 else { return (.lengthError, []) }
+        ev1Channel?.received([command] + data)
+        amountBytes = sent
+      case .mac:
+        guard sent.count == 12 else { return (.lengthError, []) }
+        guard let channel = ev1Channel, channel.checkMAC([command, number] + sent.prefix(4), mac: Array(sent.suffix(8))) else {
+          return (.integrityError, [])
+        }
+        amountBytes = Array(sent.prefix(4))
+      case .full:
+        guard let plain = ev1Channel?.decipher(prefix: [command, number], sent, length: 4) else { return (.integrityError, []) }
+        amountBytes = plain
+      }
     }
     guard let amount = DESFireBytes.int32(amountBytes[...], at: 0) else { return (.lengthError, []) }
     guard amount >= 0 else { return (.parameterError, []) }

@@ -37,7 +37,8 @@ public struct SimulatorSpec: Sendable {
   public var feed: FeedSettings?
 
   /// The two forms, for help and error messages (ASCII: the man page keeps nothing else).
-  public static let grammar = "sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,seed=S][,images=DIR][,hand-ms=MS][,latency=none|acr122u]"
+  public static let grammar = "sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,OPTION...] "
+    + "(OPTION: seed=S, images=DIR, hand-ms=MS, latency=none|acr122u)"
 
   /// Parses a `--reader sim:…` value.
   /// - Throws: ``EmulatorError`` naming the part that is wrong, with ``grammar``.

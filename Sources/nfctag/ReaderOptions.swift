@@ -10,7 +10,7 @@ struct ReaderOptions: ParsableArguments {
   @Option(name: .shortAndLong,
           help: ArgumentHelp("""
             Reader name, a unique prefix of it, its index in `nfctag readers`, or the built-in simulator: \
-            \(SimulatorSpec.grammar) (KIND: a tag of emulate --tag; FACE: \(ReaderFaceKind.names)). \
+            \(SimulatorSpec.grammar) (KIND: a tag of emulate --tag; FACE: \(ReaderFaceKind.allCases.map(\.rawValue).joined(separator: ", "))). \
             Default: NFC_READER's reader, else the first reader with a tag.
             """))
   var reader: String?

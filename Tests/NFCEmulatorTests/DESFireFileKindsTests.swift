@@ -74,6 +74,10 @@ import Testing
     // Key rights without authentication: AE.
     #expect(tag.send("90 CC 00 00 11 05 00 00 00 00 00 00 00 E8 03 00 00 64 00 00 00 00 00") == desfireBytes("91 00"))
     #expect(tag.send("90 6C 00 00 01 05 00") == desfireBytes("91 AE"))
+    // The same rights with free GetValue (option bit 1): GetValue in plain to anyone; Debit still AE.
+    #expect(tag.send("90 CC 00 00 11 07 00 00 00 00 00 00 00 E8 03 00 00 64 00 00 00 02 00") == desfireBytes("91 00"))
+    #expect(tag.send("90 6C 00 00 01 07 00") == desfireBytes("64 00 00 00 91 00"))
+    #expect(tag.send("90 DC 00 00 05 07 01 00 00 00 00") == desfireBytes("91 AE"))
     // Limits out of order, a value outside them: 9E.
     #expect(tag.send("90 CC 00 00 11 06 00 EE EE 0A 00 00 00 05 00 00 00 06 00 00 00 00 00") == desfireBytes("91 9E"))
     #expect(tag.send("90 CC 00 00 11 06 00 EE EE 00 00 00 00 05 00 00 00 06 00 00 00 00 00") == desfireBytes("91 9E"))

@@ -22,8 +22,8 @@ public struct DESFireValueFile: Hashable, Sendable {
   public var upperLimit: Int32
   /// The committed value (GetValue).
   public var value: Int32
-  /// CreateValueFile's last byte: bit 0 enables LimitedCredit (bit 1, EV1's free GetValue, is
-  /// kept but not modelled).
+  /// CreateValueFile's last byte: bit 0 enables LimitedCredit, bit 1 EV1's free GetValue (NXP's
+  /// reader library names the byte "Limited Credit and free getvalue setting").
   public var options: UInt8
   /// What a LimitedCredit may add: the sum of the Debits of the last committed transaction that
   /// had one; 0 after a LimitedCredit.
@@ -31,6 +31,8 @@ public struct DESFireValueFile: Hashable, Sendable {
 
   /// Whether LimitedCredit is enabled.
   public var limitedCreditEnabled: Bool { options & 0x01 != 0 }
+  /// Whether GetValue is free: answered in plain to anyone, whatever the read rights.
+  public var freeGetValue: Bool { options & 0x02 != 0 }
 }
 
 /// A record file's layout and records (data sheet §9.5 CreateLinearRecordFile,

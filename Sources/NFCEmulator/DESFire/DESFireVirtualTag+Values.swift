@@ -25,9 +25,13 @@ extension DESFireVirtualTag {
     return .success((file, mode))
   }
 
-  /// GetValue (6Ch): FileNo → the committed value (4 bytes), enciphered in full mode.
+  /// GetValue (6Ch): FileNo → the committed value (4 bytes), enciphered in full mode; in plain to
+  /// anyone when the file's free GetValue bit is set.
   func getValue(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard data.count == 1, let number = data.first else { return (.lengthError, []) }
+    if let file = currentApplication?.files[number], case .value(let value) = file.kind, value.freeGetValue {
+      return (.operationOK, DESFireBytes.int32(value.value))
+    }
     switch valueFile(number, granting: { [$0.read, $0.write, $0.readWrite] }) {
     case .failure(let status): return (status, [])
     case .success(let (file, mode)):

@@ -127,15 +127,7 @@ extension DESFireVirtualTag {
       guard offset < file.data.count, end <= file.data.count else { return (.boundaryError, []) }
       guard let mode = dataTransfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
       let bytes = Array(file.data[offset..<end])
-      if let protected = legacyAnswer(bytes, mode: mode) {  // DESFireVirtualTag+Legacy.swift
-        answerProtected = true
-        return chained(protected)
-      }
-      if mode == .full, let channel = ev1Channel {
-        answerProtected = true
-        return chained(channel.encipherAnswer(bytes))
-      }
-      return chained(bytes)
+      return chained(protectedAnswer(bytes, mode: mode))
     }
   }
 

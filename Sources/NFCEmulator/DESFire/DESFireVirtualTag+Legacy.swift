@@ -60,3 +60,20 @@ extension DESFireVirtualTag {
     return .some(legacy.legacyCheckMAC(data, mac: Array(received.suffix(4))) ? data : nil)
   }
 }
+
+extension DESFireVirtualTag {
+  /// A data answer (ReadData, ReadRecords, GetValue) as `mode` sends it: the legacy scheme's after
+  /// 0Ah, enciphered in full mode under an EV1 session, else plain (an EV1 session's CMAC is added
+  /// to a plain answer afterwards). Marks the answer protected when it is.
+  func protectedAnswer(_ bytes: [UInt8], mode: DESFireCommunicationMode) -> [UInt8] {
+    if let protected = legacyAnswer(bytes, mode: mode) {
+      answerProtected = true
+      return protected
+    }
+    if mode == .full, let channel = ev1Channel {
+      answerProtected = true
+      return channel.encipherAnswer(bytes)
+    }
+    return bytes
+  }
+}

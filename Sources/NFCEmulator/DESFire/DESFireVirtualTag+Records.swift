@@ -71,15 +71,7 @@ extension DESFireVirtualTag {
       guard let mode = dataTransfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
       let end = records.count - offset
       let bytes = records[(end - wanted)..<end].flatMap { $0 }
-      if let protected = legacyAnswer(bytes, mode: mode) {  // DESFireVirtualTag+Legacy.swift
-        answerProtected = true
-        return chained(protected)
-      }
-      if mode == .full, let channel = ev1Channel {
-        answerProtected = true
-        return chained(channel.encipherAnswer(bytes))
-      }
-      return chained(bytes)
+      return chained(protectedAnswer(bytes, mode: mode))
     }
   }
 

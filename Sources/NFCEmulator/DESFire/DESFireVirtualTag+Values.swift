@@ -37,15 +37,7 @@ extension DESFireVirtualTag {
     case .success(let (file, mode)):
       guard case .value(let value) = file.kind else { return (Self.wrongFileKind, []) }
       let bytes = DESFireBytes.int32(value.value)
-      if let protected = legacyAnswer(bytes, mode: mode) {  // DESFireVirtualTag+Legacy.swift
-        answerProtected = true
-        return (.operationOK, protected)
-      }
-      if mode == .full, let channel = ev1Channel {
-        answerProtected = true
-        return (.operationOK, channel.encipherAnswer(bytes))
-      }
-      return (.operationOK, bytes)
+      return (.operationOK, protectedAnswer(bytes, mode: mode))
     }
   }
 

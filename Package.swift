@@ -66,7 +66,12 @@ let package = Package(
                                                .product(name: "Logging", package: "swift-log")]),
     // The NTAG 424 DNA's command vocabulary without cryptography: GetVersion, file settings and
     // access rights parsed and built, the plain frames. nfctag links it (`info`); NTAG424 re-exports it.
-    .target(name: "NTAG424Commands", dependencies: ["Hex"]),
+    .target(name: "NTAG424Commands", dependencies: ["Hex", "EV2SecureMessaging"]),
+    // EV2 secure messaging as the NTAG 424 DNA, DESFire EV2/EV3 and DESFire Light share it:
+    // AuthenticateEV2First/NonFirst, session keys, CmdCtr and TI, CommMode Plain/MAC/Full, host
+    // and card sides. No cipher of its own: AES and CMAC come from the module that uses it
+    // (swift-crypto in NTAG424, libcrypto in DESFire), so nfctag may link it.
+    .target(name: "EV2SecureMessaging"),
     // OpenSSL's libcrypto (the system's; headers from Debian's libssl-dev) for the one curve
     // swift-crypto lacks: ECDSA on secp224r1, NXP's originality signature. A C shim over OpenSSL
     // 3's EVP API that loads libcrypto.so.3 at its first call (dlopen), so that linking it costs
@@ -78,7 +83,7 @@ let package = Package(
     // MIFARE DESFire cryptography without I/O: the three-pass authentications, session keys, EV1
     // secure messaging (CMAC, CRC32, full mode), ChangeKey cryptograms. DES, 3DES and AES from
     // libcrypto through COpenSSL (swift-crypto has no DES), so nfctag may link it (docs/desfire.md).
-    .target(name: "DESFire", dependencies: ["COpenSSL"]),
+    .target(name: "DESFire", dependencies: ["COpenSSL", "EV2SecureMessaging"]),
     // The host's DESFire authentications and EV1 secure messaging over NFCTags' DESFireCard, with
     // DESFire's ciphers: apart from NFCTags, which links no cipher (as NTAG424Tag is).
     .target(name: "DESFireTag", dependencies: ["DESFire", "NFCTags", "NFCTransport", "Hex"]),
@@ -182,7 +187,7 @@ let package = Package(
     .testTarget(name: "NFCReadersTests", dependencies: ["NFCReaders", "NFCTestSupport", "PCSC"]),
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "NTAG424Originality", "Hex", "NDEF"]),
-    .testTarget(name: "DESFireTests", dependencies: ["DESFire"]),
+    .testTarget(name: "DESFireTests", dependencies: ["DESFire", "EV2SecureMessaging"]),
     .testTarget(name: "DESFireTagTests", dependencies: ["DESFireTag", "DESFire", "DESFireEmulator", "NFCEmulator", "NFCTags", "NFCTestSupport", "NFCTransport"]),
     .testTarget(name: "DESFireEmulatorTests", dependencies: ["DESFireEmulator", "DESFire", "NFCEmulator"]),
     .testTarget(name: "NTAG424TagTests", dependencies: [

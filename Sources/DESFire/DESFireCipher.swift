@@ -117,6 +117,16 @@ public struct DESFireCipher: Sendable, CustomStringConvertible {
     return mac
   }
 
+  /// The plain CMAC (NIST SP 800-38B) of `message`, from a zero state: EV2 secure messaging's.
+  public func cmac(_ message: [UInt8]) throws(DESFireCryptoError) -> [UInt8] {
+    var mac = [UInt8](repeating: 0, count: blockLength)
+    let result = mac.withUnsafeMutableBufferPointer { out in
+      copenssl_cmac(algorithm, key, message, message.count, out.baseAddress)
+    }
+    try Self.check(result, "CMAC")
+    return mac
+  }
+
   /// `count` random bytes (a card's or a host's RndA/RndB), from OpenSSL.
   public static func random(count: Int) throws(DESFireCryptoError) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: max(0, count))

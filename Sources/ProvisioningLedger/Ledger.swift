@@ -90,8 +90,9 @@ public protocol Ledger: AnyObject, Sendable {
   func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck
 
   /// ``acceptCounter(uid:counter:)`` for each of `counters`, all in one transaction (one commit:
-  /// a verification service groups the requests that wait at once), each statement as that call's.
-  /// Counters of one UID take effect in the order given; a backend may run different UIDs in
+  /// a verification service groups the requests that wait at once), each answer as that call's
+  /// would be in the order given (PostgreSQL sends the whole batch as one statement, SQLite one per
+  /// counter). Counters of one UID take effect in the order given; a backend may run different UIDs in
   /// another order (PostgreSQL: by UID, so two servers' batches never wait for each other in a
   /// cycle). Throws, with nothing committed, when the transaction fails.
   /// - Returns: one check per counter, in the order given.

@@ -17,7 +17,7 @@ import ProvisioningLedger
 /// reconnects, after 0.1 s, then 0.2, 0.4 … up to 5 s between attempts while the server stays away.
 public final class PostgresLedger: Ledger {
   public let job: LedgerJob
-  private let session: PostgresSession
+  let session: PostgresSession
 
   /// Connects, creates or migrates the tables, and (with `createIfMissing`) adds the job when it
   /// is new. Without it, nothing is created: the database must hold the ledger's tables (an older
@@ -68,6 +68,10 @@ public final class PostgresLedger: Ledger {
   }
 
   public func close() { session.close() }
+
+  /// The statements this ledger object has sent so far, each one round trip (BEGIN and COMMIT
+  /// included): what the tests count a call's cost in.
+  var statementsSent: Int { session.statementsSent.value }
 
   // MARK: Settings
 
@@ -129,57 +133,78 @@ public final class PostgresLedger: Ledger {
     }
   }
 
+  /// One statement (with BEGIN and COMMIT, three round trips): the row bound to `uid`, else the
+  /// pending row with the lowest sequence number that no other claim in flight holds, bound to it
+  /// (`FOR UPDATE SKIP LOCKED` and the UPDATE in one statement), and whether any row is pending.
   public func claim(uid: String, at place: LedgerPlace) throws(LedgerError) -> LedgerClaim {
     let name = job.name
     return try session.transaction { (connection) throws(TransactionError) in
-      if let bound = try Self.record(connection, connection.query(
-        "SELECT \(unescaped: Self.columns) FROM nfctag_rows WHERE job = \(name) AND uid = \(uid)")) {
-        return bound.status == .done ? .alreadyDone(bound) : .resumed(bound)
-      }
-      let next = try connection.query("""
-        SELECT id FROM nfctag_rows WHERE job = \(name) AND status = 'pending'
-        ORDER BY sequence, id LIMIT 1 FOR UPDATE SKIP LOCKED
+      // A unique violation (another station bound this UID after this statement's snapshot) runs
+      // the whole transaction again, which then finds that row in `bound`.
+      let rows = try connection.query("""
+        WITH bound AS (
+            SELECT \(unescaped: Self.columns) FROM nfctag_rows WHERE job = \(name) AND uid = \(uid)),
+          next AS (
+            SELECT id FROM nfctag_rows WHERE job = \(name) AND status = 'pending' AND NOT EXISTS (SELECT 1 FROM bound)
+            ORDER BY sequence, id LIMIT 1 FOR UPDATE SKIP LOCKED),
+          claimed AS (
+            UPDATE nfctag_rows SET status = 'claimed', uid = \(uid), station = \(place.station),
+              reader = \(place.reader), updated_at = \(place.time), message_hex = NULL, message_sha256 = NULL,
+              error = NULL, exit_status = NULL, progress = NULL
+            WHERE job = \(name) AND id = (SELECT id FROM next) AND status = 'pending'
+            RETURNING \(unescaped: Self.columns))
+        SELECT found.kind, \(unescaped: Self.prefixedColumns("found")), EXISTS (SELECT 1 FROM next),
+          EXISTS (SELECT 1 FROM nfctag_rows WHERE job = \(name) AND status = 'pending')
+        FROM (SELECT 1) AS one LEFT JOIN (
+          SELECT 'bound' AS kind, * FROM bound UNION ALL SELECT 'claimed', * FROM claimed) AS found ON true
         """)
-      guard let row = next.first else {
-        // Every pending row may be locked by other stations' claims in flight, and one of those
-        // may roll back: "exhausted" only when no pending row is left at all.
-        let left = try connection.query(
-          "SELECT EXISTS (SELECT 1 FROM nfctag_rows WHERE job = \(name) AND status = 'pending')")
-        if let row = left.first, try connection.decode(row, Bool.self) { throw .retry }
+      guard let row = rows.first else { throw .ledger(.incompatible("a claim of the ledger gave no answer")) }
+      let (kind, id, sequence, status, boundUID, station, reader, messageHex, messageSHA256, updatedAt, error,
+           exitStatus, progress, took, pendingLeft) =
+        try connection.decode(row, (String?, String?, Int?, String?, String?, String?, String?, String?, String?,
+                                    String?, String?, Int32?, String?, Bool, Bool).self)
+      guard let kind else {
+        // A row locked but not updated cannot happen; every pending row may be locked by other
+        // stations' claims in flight, and one of those may roll back: "exhausted" only when no
+        // pending row is left at all.
+        if took || pendingLeft { throw .retry }
         return .exhausted
       }
-      let id = try connection.decode(row, String.self)
-      // A unique violation here (another station bound this UID a moment ago) runs the whole
-      // transaction again, which then finds that row.
-      let claimed = try Self.record(connection, connection.query("""
-        UPDATE nfctag_rows SET status = 'claimed', uid = \(uid), station = \(place.station),
-          reader = \(place.reader), updated_at = \(place.time), message_hex = NULL, message_sha256 = NULL,
-          error = NULL, exit_status = NULL, progress = NULL
-        WHERE job = \(name) AND id = \(id)
-        RETURNING \(unescaped: Self.columns)
-        """))
-      guard let claimed else { throw .retry }
-      return .claimed(claimed)
+      guard let id, let sequence, let status else {
+        throw .ledger(.incompatible("a ledger table does not have the columns this nfctag expects"))
+      }
+      guard let state = LedgerRowStatus(rawValue: status) else {
+        throw .ledger(.incompatible("row \(id) has the unknown status \"\(status)\""))
+      }
+      let record = LedgerRecord(id: id, sequence: sequence, status: state, uid: boundUID, station: station,
+                                reader: reader, messageHex: messageHex, messageSHA256: messageSHA256,
+                                updatedAt: updatedAt, error: error, exitStatus: exitStatus, progress: progress)
+      if kind == "claimed" { return .claimed(record) }
+      return record.status == .done ? .alreadyDone(record) : .resumed(record)
     }
   }
 
+  /// One statement (with BEGIN and COMMIT, three round trips): the row's update and, when the
+  /// progress holds a counter baseline and the update matched, the upsert of that counter.
   public func finish(_ done: LedgerDone) throws(LedgerError) {
     let name = job.name
+    let baseline = done.counterBaseline.map { Int64($0) }
     try session.transaction { (connection) throws(TransactionError) in
       let updated = try connection.query("""
-        UPDATE nfctag_rows SET status = 'done', message_hex = \(done.messageHex),
-          message_sha256 = \(done.messageSHA256), station = \(done.place.station), reader = \(done.place.reader),
-          updated_at = \(done.place.time), error = NULL, exit_status = NULL, progress = coalesce(\(done.progress), progress)
-        WHERE job = \(name) AND id = \(done.rowID) AND uid = \(done.uid) AND status IN ('claimed', 'failed')
+        WITH finished AS (
+            UPDATE nfctag_rows SET status = 'done', message_hex = \(done.messageHex),
+              message_sha256 = \(done.messageSHA256), station = \(done.place.station), reader = \(done.place.reader),
+              updated_at = \(done.place.time), error = NULL, exit_status = NULL, progress = coalesce(\(done.progress), progress)
+            WHERE job = \(name) AND id = \(done.rowID) AND uid = \(done.uid) AND status IN ('claimed', 'failed')
+            RETURNING uid),
+          baseline AS (
+            INSERT INTO nfctag_sun_counters (uid, counter)
+            SELECT uid, \(baseline)::int8 FROM finished WHERE \(baseline)::int8 IS NOT NULL
+            ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE nfctag_sun_counters.counter < excluded.counter)
+        SELECT count(*) FROM finished
         """)
-      if updated.metadata.rows != 1 { try Self.notBound(connection, job: name, rowID: done.rowID, uid: done.uid) }
-      if let baseline = done.counterBaseline {
-        let uid = done.uid, value = Int64(baseline)
-        _ = try connection.query("""
-          INSERT INTO nfctag_sun_counters (uid, counter) VALUES (\(uid), \(value))
-          ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE nfctag_sun_counters.counter < excluded.counter
-          """)
-      }
+      let count: Int = try updated.first.map { (row) throws(TransactionError) in try connection.decode(row, Int.self) } ?? 0
+      if count != 1 { try Self.notBound(connection, job: name, rowID: done.rowID, uid: done.uid) }
     }
   }
 
@@ -288,46 +313,15 @@ public final class PostgresLedger: Ledger {
     }
   }
 
-  // MARK: SUN counters
-
-  public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
-    try session.transaction { (connection) throws(TransactionError) in
-      try Self.accept(connection, LedgerCounter(uid: uid, counter: counter))
-    }
-  }
-
-  public func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
-    // By UID (the given order within one UID): every server locks the rows of its batch in the
-    // same order, so two batches never wait for each other in a cycle (no deadlock abort).
-    let order = counters.indices.sorted { (counters[$0].uid, $0) < (counters[$1].uid, $1) }
-    return try session.transaction { (connection) throws(TransactionError) in
-      var checks = [LedgerCounterCheck](repeating: .accepted, count: counters.count)
-      for index in order { checks[index] = try Self.accept(connection, counters[index]) }
-      return checks
-    }
-  }
-
-  /// One counter, in one statement: of two servers upserting the same counter at once, the second
-  /// waits for the first's row lock, then sees its counter and updates nothing (no row returned).
-  private static func accept(_ connection: SyncConnection, _ offered: LedgerCounter) throws(TransactionError) -> LedgerCounterCheck {
-    let uid = offered.uid, value = Int64(offered.counter)
-    let accepted = try connection.query("""
-      INSERT INTO nfctag_sun_counters (uid, counter) VALUES (\(uid), \(value))
-      ON CONFLICT (uid) DO UPDATE SET counter = excluded.counter WHERE nfctag_sun_counters.counter < excluded.counter
-      RETURNING counter
-      """)
-    if accepted.first != nil { return .accepted }
-    let rows = try connection.query("SELECT counter FROM nfctag_sun_counters WHERE uid = \(uid)")
-    guard let row = rows.first else { throw .ledger(.incompatible("a SUN counter of the ledger cannot be read")) }
-    let stored: Int = try connection.decode(row, Int.self)
-    guard let last = UInt32(exactly: stored) else { throw .ledger(.incompatible("a SUN counter of the ledger cannot be read")) }
-    return .notAbove(last: last)
-  }
-
   // MARK: Columns
 
   static let columns =
     "id, sequence, status, uid, station, reader, message_hex, message_sha256, updated_at, error, exit_status, progress"
+
+  /// ``columns``, each prefixed with `table.`.
+  static func prefixedColumns(_ table: String) -> String {
+    columns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
+  }
 
   /// A row given back: pending, bound to nothing, nothing of its last tag kept.
   static let pendingAgain = """

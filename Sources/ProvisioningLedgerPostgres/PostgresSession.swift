@@ -26,6 +26,8 @@ final class PostgresSession: Sendable {
   let settings: PostgresSettings
   private let configuration: PostgresConnection.Configuration
   private let state = Locked(State())
+  /// The statements sent on every connection of this session so far (BEGIN and COMMIT included).
+  let statementsSent = StatementCount()
   /// How many times a transaction is run again after a race (unique violation, deadlock,
   /// serialisation failure, every pending row locked by other stations' claims).
   static let maximumAttempts = 50
@@ -80,8 +82,11 @@ final class PostgresSession: Sendable {
   /// Runs `body` in one transaction: BEGIN, the body, COMMIT, and blocks until the commit is
   /// answered. A ledger error or a refused statement rolls back; a race is run again; a lost
   /// connection (also during COMMIT, when the outcome is unknown) throws
-  /// ``LedgerError/unavailable(_:)`` and the next call reconnects.
-  func transaction<T>(_ body: (SyncConnection) throws(TransactionError) -> T) throws(LedgerError) -> T {
+  /// ``LedgerError/unavailable(_:)`` and the next call reconnects. `repeatableRead`: the
+  /// transaction is at REPEATABLE READ (a serialisation failure runs it again), else at the
+  /// server's default (READ COMMITTED).
+  func transaction<T>(repeatableRead: Bool = false, _ body: (SyncConnection) throws(TransactionError) -> T)
+    throws(LedgerError) -> T {
     try state.withLock { (state) throws(LedgerError) -> T in
       var attempt = 0
       while true {
@@ -89,7 +94,7 @@ final class PostgresSession: Sendable {
         let (connection, reused) = try connected(&state)
         var begun = false
         do throws(TransactionError) {
-          try connection.execute("BEGIN")
+          try connection.execute(repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN")
           begun = true
           let value = try body(connection)
           let answer = try connection.query("COMMIT", committing: true)
@@ -174,7 +179,8 @@ final class PostgresSession: Sendable {
   }
 
   private func sync(_ connection: PostgresConnection) -> SyncConnection {
-    SyncConnection(connection: connection, timeout: .nanoseconds(Int64(settings.statementTimeout * 1e9)))
+    SyncConnection(connection: connection, timeout: .nanoseconds(Int64(settings.statementTimeout * 1e9)),
+                   sent: statementsSent)
   }
 
   /// Forgets the connection (closing it); with `backoff` the next attempt waits at least 0.1 s.

@@ -106,6 +106,8 @@ enum PostgresFailure: Error {
 final class SyncConnection: Sendable {
   let connection: PostgresConnection
   let timeout: TimeAmount
+  /// Counts the statements sent (each one round trip), shared by the session's connections.
+  let sent: StatementCount
   /// The promise of the statement in flight (one at a time: the session's lock serialises
   /// calls), and whether the connection has closed.
   private let watch = Locked<(pending: EventLoopPromise<PostgresQueryResult>?, closed: Bool)>((nil, false))
@@ -115,9 +117,10 @@ final class SyncConnection: Sendable {
     return logger
   }()
 
-  init(connection: PostgresConnection, timeout: TimeAmount) {
+  init(connection: PostgresConnection, timeout: TimeAmount, sent: StatementCount = StatementCount()) {
     self.connection = connection
     self.timeout = timeout
+    self.sent = sent
     let watch = self.watch
     connection.closeFuture.whenComplete { _ in
       let pending = watch.withLock { state in
@@ -147,6 +150,7 @@ final class SyncConnection: Sendable {
     if alreadyClosed {
       promise.fail(Closed.closed)
     } else {
+      sent.add()
       connection.query(query, logger: Self.logger).cascade(to: promise)
     }
     let timer = connection.eventLoop.scheduleTask(in: timeout) {
@@ -185,4 +189,13 @@ final class SyncConnection: Sendable {
       throw .ledger(.incompatible("a ledger table does not have the columns this nfctag expects"))
     }
   }
+}
+
+/// How many statements a session has sent: each is one round trip to the server (postgres-nio
+/// sends a statement's Parse, Bind, Execute and Sync at once and the next statement only after
+/// the server's ReadyForQuery), so the tests count a call's round trips with it.
+final class StatementCount: Sendable {
+  private let count = Locked(0)
+  func add() { count.withLock { $0 += 1 } }
+  var value: Int { count.withLock { $0 } }
 }

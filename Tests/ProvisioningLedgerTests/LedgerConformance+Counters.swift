@@ -68,6 +68,38 @@ extension LedgerConformance {
     #expect(try ledger.acceptCounter(uid: bb, counter: 11) == .notAbove(last: 11))
   }
 
+  /// A batch offering one UID several times: each offer answered as if the batch's counters of
+  /// that UID came one at a time in the order given (the first of equal counters accepted, a
+  /// later equal or lower one refused with the highest so far, a later higher one accepted),
+  /// whatever the UID held before the batch (nothing, less, more).
+  static func sunCounterBatchesRepeatingAUID(_ open: LedgerFactory) throws {
+    let ledger = try open(job)
+    let (aa, bb, cc, dd) = (counterUID("04aa"), counterUID("04bb"), counterUID("04cc"), counterUID("04dd"))
+    #expect(try ledger.acceptCounter(uid: aa, counter: 5) == .accepted)
+    #expect(try ledger.acceptCounter(uid: dd, counter: 10) == .accepted)
+    let batch = [LedgerCounter(uid: aa, counter: 3), LedgerCounter(uid: aa, counter: 7), LedgerCounter(uid: bb, counter: 2),
+                 LedgerCounter(uid: dd, counter: 4), LedgerCounter(uid: aa, counter: 6), LedgerCounter(uid: aa, counter: 7),
+                 LedgerCounter(uid: bb, counter: 2), LedgerCounter(uid: cc, counter: 0), LedgerCounter(uid: dd, counter: 10),
+                 LedgerCounter(uid: aa, counter: 9), LedgerCounter(uid: bb, counter: 1), LedgerCounter(uid: dd, counter: 2),
+                 LedgerCounter(uid: aa, counter: 8), LedgerCounter(uid: bb, counter: 3), LedgerCounter(uid: aa, counter: 5)]
+    #expect(try ledger.acceptCounters(batch) == [
+      .notAbove(last: 5), .accepted, .accepted,
+      .notAbove(last: 10), .notAbove(last: 7), .notAbove(last: 7),
+      .notAbove(last: 2), .accepted, .notAbove(last: 10),
+      .accepted, .notAbove(last: 2), .notAbove(last: 10),
+      .notAbove(last: 9), .accepted, .notAbove(last: 9),
+    ])
+    // What the batch left: the highest accepted counter of each UID, untouched where none was.
+    let other = try open(LedgerJob(name: "job-b"))
+    #expect(try other.acceptCounters([LedgerCounter(uid: aa, counter: 9), LedgerCounter(uid: bb, counter: 3),
+                                      LedgerCounter(uid: cc, counter: 0), LedgerCounter(uid: dd, counter: 10)])
+            == [.notAbove(last: 9), .notAbove(last: 3), .notAbove(last: 0), .notAbove(last: 10)])
+    // The same UID only, twice the same counter, the top of the range.
+    let ee = counterUID("04ee")
+    #expect(try ledger.acceptCounters([LedgerCounter(uid: ee, counter: 0xFF_FFFF), LedgerCounter(uid: ee, counter: 0xFF_FFFF)])
+            == [.accepted, .notAbove(last: 0xFF_FFFF)])
+  }
+
   /// Two ledger objects (two connections), two threads on each, all offering the same counters
   /// 1…100 of one UID in the same order: each counter is accepted exactly once in all.
   static func concurrentCounters(_ open: LedgerFactory) throws {

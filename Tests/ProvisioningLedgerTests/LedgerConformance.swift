@@ -38,6 +38,7 @@ enum LedgerConformance {
     LedgerCheck(name: "two connections, four threads, 200 rows", run: concurrentClaims),
     LedgerCheck(name: "SUN counters only go up", run: sunCounters),
     LedgerCheck(name: "SUN counters in one transaction", run: sunCounterBatches),
+    LedgerCheck(name: "SUN counters of one UID repeated in a batch", run: sunCounterBatchesRepeatingAUID),
     LedgerCheck(name: "a finished row's counter baseline is its UID's last counter", run: finishRecordsTheBaseline),
     LedgerCheck(name: "two connections, four threads, one counter each accepted once", run: concurrentCounters),
   ]

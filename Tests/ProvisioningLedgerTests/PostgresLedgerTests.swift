@@ -234,6 +234,92 @@ struct PostgresLedgerTests {
     #expect(Set(records.compactMap(\.station)).count == 8, "every station got rows")
   }
 
+  /// Round trips, counted as statements sent (BEGIN and COMMIT included): a batch of SUN
+  /// counters is one statement whatever its size, its answers and its repeated UIDs; a claim
+  /// (claimed, resumed, exhausted) one; a finish with a counter baseline one.
+  @Test func aCounterBatchAClaimAndAFinishAreOneStatementEach() throws {
+    let ledger = try PostgresLedger(settings: try TestPostgres.settings(), job: TestPostgres.freshJob("trips"))
+    defer { ledger.close() }
+    _ = try ledger.importRows(TestPostgres.rows(2))
+    /// What `body` returned and the statements it sent.
+    func counted<T>(_ body: () throws -> T) throws -> (T, statements: Int) {
+      let before = ledger.statementsSent
+      let value = try body()
+      return (value, ledger.statementsSent - before)
+    }
+    let head = "04" + (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    let fresh = (0..<64).map { LedgerCounter(uid: head + String(format: "%02x", $0), counter: UInt32($0)) }
+    let first = try counted { try ledger.acceptCounters(fresh) }
+    #expect(first.0 == Array(repeating: .accepted, count: 64))
+    #expect(first.statements == 3)
+    let mixed = fresh + fresh.map { LedgerCounter(uid: $0.uid, counter: $0.counter + 1) } + fresh.prefix(8)
+    let answers = fresh.map { LedgerCounterCheck.notAbove(last: $0.counter) } + Array(repeating: .accepted, count: 64)
+      + fresh.prefix(8).map { .notAbove(last: $0.counter + 1) }
+    let second = try counted { try ledger.acceptCounters(mixed) }
+    #expect(second.0 == answers)
+    #expect(second.statements == 3)
+    let one = try counted { try ledger.acceptCounter(uid: head + "00", counter: 0) }
+    #expect(one.0 == .notAbove(last: 1))
+    #expect(one.statements == 3)
+
+    let place = TestPostgres.place()
+    let claim = try counted { try ledger.claim(uid: head + "c1", at: place) }
+    let row = try #require(claimed(claim.0))
+    #expect(claim.statements == 3)
+    let resumed = try counted { try ledger.claim(uid: head + "c1", at: place) }
+    #expect(resumed.0 == .resumed(row))
+    #expect(resumed.statements == 3)
+    _ = try ledger.claim(uid: head + "c2", at: place)
+    let exhausted = try counted { try ledger.claim(uid: head + "c3", at: place) }
+    #expect(exhausted.0 == .exhausted)
+    #expect(exhausted.statements == 3)
+    var done = LedgerDone(rowID: row.id, uid: head + "c1", messageHex: "d1", messageSHA256: "00", place: place)
+    done.progress = LedgerTagProgress(step: "done", keyVersions: [1, 1, 1, 1, 1], diversificationVersion: 1,
+                                      counterBaseline: 40).encoded
+    #expect(try counted { try ledger.finish(done) }.statements == 3)
+    #expect(try ledger.acceptCounter(uid: head + "c1", counter: 40) == .notAbove(last: 40))
+    #expect(try ledger.row(boundTo: head + "c1")?.status == .done)
+  }
+
+  /// Two connections, two threads on each, all offering counters 1…60 of one UID in batches
+  /// that repeat it (the counter twice, after the one below it) around a UID of each thread's
+  /// own: each counter is accepted exactly once in all, the repeats never.
+  @Test func batchesRepeatingAUIDOnTwoConnectionsAcceptEachCounterOnce() throws {
+    let settings = try TestPostgres.settings()
+    let job = TestPostgres.freshJob("repeats")
+    let ledgers = try (0..<2).map { _ in try PostgresLedger(settings: settings, job: job) }
+    defer { ledgers.forEach { $0.close() } }
+    let uid = "04" + (0..<6).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    let accepted = Collected<UInt32>()
+    let failures = Collected<String>()
+    onThreads(4) { thread in
+      let own = uid + String(format: "%02x", thread)
+      for counter in UInt32(1)...60 {
+        do {
+          let checks = try ledgers[thread % 2].acceptCounters([
+            LedgerCounter(uid: own, counter: counter), LedgerCounter(uid: uid, counter: counter - 1),
+            LedgerCounter(uid: uid, counter: counter), LedgerCounter(uid: uid, counter: counter)])
+          guard checks.count == 4, checks[0] == .accepted, checks[3] != .accepted else {
+            failures.append("\(counter): \(checks)")
+            return
+          }
+          if checks[1] == .accepted { accepted.append(counter - 1) }
+          if checks[2] == .accepted { accepted.append(counter) }
+        } catch {
+          failures.append("\(counter): \(error)")
+          return
+        }
+      }
+    }
+    #expect(failures.all == [])
+    #expect(accepted.all.sorted() == Array(0...60), "\(accepted.all.sorted())")
+  }
+
+  private func claimed(_ claim: LedgerClaim) -> LedgerRecord? {
+    if case .claimed(let record) = claim { return record }
+    return nil
+  }
+
   @Test func oneTagOnEightStationsGetsOneRow() throws {
     let settings = try TestPostgres.settings()
     let job = TestPostgres.freshJob("race")

@@ -3,9 +3,10 @@
 // after decryption, then the parser of the command's answer (GetVersion, GetFileSettings,
 // GetCardUID, GetKeyVersion, GetFileCounters, Read_Sig, ReadData).
 //
-// Built by scripts/fuzz.sh with NTAG424Commands and without swift-crypto: the MAC check and the
-// decryption are `FuzzCipher`'s, which accepts every MAC (or only 8 zero bytes) and "decrypts" to
-// the ciphertext itself, so that generated answers reach the decoding the real MAC would guard.
+// Built by scripts/fuzz.sh with NTAG424Commands and EV2SecureMessaging, without swift-crypto: the
+// MAC check and the decryption are `FuzzCipher`'s (`FuzzAES`'s for the shared session), which
+// accepts every MAC (or only 8 zero bytes) and "decrypts" to the ciphertext itself, so that
+// generated answers reach the decoding the real MAC would guard.
 //
 // Input: byte 0 picks the mode (bits 0–1: plain, MAC, full), the MAC policy (bit 2: accept all,
 // or only zeros) and the parser (bits 3–5); bytes 1–2 are CmdCtr after the command; byte 3 the
@@ -13,7 +14,9 @@
 //
 // Invariants: never a crash; never RespData longer than the bytes received; the MAC input and the
 // IV input the decoder builds have the datasheet's form; a decoded answer, framed again the way
-// the tag frames it, decodes to the same bytes; a parser's result has its exact length.
+// the tag frames it, decodes to the same bytes; the host session NTAG424 uses (the shared
+// `EV2HostSession`, over `FuzzAES`: the same identity "cipher", MACt of zeros) decodes the same
+// body to the same bytes or refuses it as the decoder does; a parser's result has its exact length.
 
 /// Accepts any MAC (or only zeros), decrypts as the identity, and checks the inputs it is given.
 struct FuzzCipher: SecureMessagingResponseCipher {
@@ -37,6 +40,25 @@ struct FuzzCipher: SecureMessagingResponseCipher {
     }
     return ciphertext
   }
+}
+
+/// `FuzzCipher`'s policy "only zeros" as an `EV2Cipher` for the shared session: every CMAC is 16
+/// zero bytes (so MACt is 8 zeros), every block cipher the identity.
+enum FuzzAES: EV2Cipher {
+  static func encryptBlock(_ block: [UInt8], key: [UInt8]) throws(EV2Error) -> [UInt8] { block }
+  static func cbcEncrypt(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8]) throws(EV2Error) -> [UInt8] { plaintext }
+  static func cbcDecrypt(_ ciphertext: [UInt8], key: [UInt8], iv: [UInt8]) throws(EV2Error) -> [UInt8] { ciphertext }
+  static func cmac(_ message: [UInt8], key: [UInt8]) throws(EV2Error) -> [UInt8] { [UInt8](repeating: 0, count: 16) }
+}
+
+/// The shared host session's reading of `body` with CmdCtr+1 = `counter`: nil when it refuses it.
+func sharedSessionData(_ body: [UInt8], mode: CommunicationMode, ti: [UInt8], counter: UInt16) -> [UInt8]? {
+  let zero = [UInt8](repeating: 0, count: 16)
+  guard let keys = try? EV2SessionKeys(encryption: zero, mac: zero),
+        var session = try? EV2HostSession<FuzzAES>(transactionIdentifier: ti, keys: keys, keyNumber: 0, commandCounter: counter &- 1) else {
+    fatalError("the shared session refused its set-up")
+  }
+  return try? session.answerData(to: 0x60, body: body, mode: mode)
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -73,6 +95,16 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   // Status, MAC, decryption, padding.
   guard let body = try? SecureMessagingResponse.body(of: reply, command: 0x60) else { return 0 }
   guard body.count == reply.count - 2 else { fatalError("body of \(body.count) bytes from \(reply.count)") }
+  // The decoder and the shared session NTAG424's host uses agree (MACt of zeros: FuzzCipher's strict
+  // policy), CmdCtr+1 being 1…FFFFh (the session refuses a counter at FFFFh before the command).
+  if counter != 0 {
+    let strict = FuzzCipher(acceptsAll: false, transactionIdentifier: ti, counter: counter)
+    let decoded = try? SecureMessagingResponse.data(fromBody: body, command: 0x60, mode: mode, transactionIdentifier: ti,
+                                                    counter: counter, cipher: strict)
+    guard decoded == sharedSessionData(body, mode: mode, ti: ti, counter: counter) else {
+      fatalError("the decoder and the shared session disagree (\(mode), \(body.count) bytes)")
+    }
+  }
   let plain: [UInt8]
   do {
     plain = try SecureMessagingResponse.data(fromBody: body, command: 0x60, mode: mode, transactionIdentifier: ti,

@@ -1,10 +1,13 @@
+import EV2SecureMessaging
+
 /// The host side of AuthenticateEV2NonFirst (AES): a new key inside a running session, without I/O.
 ///
 /// The same two steps as ``EV2Authentication`` (command code 77h instead of 71h, no capabilities),
 /// but the tag's second answer is only E(Kx, RndA'), and the session that follows keeps the
 /// transaction identifier and the command counter of the one it continues: only the session keys
 /// are derived anew, from the new key and both new challenges (NT4H2421Gx datasheet §9.1.6,
-/// "AuthenticateEV2NonFirst", §9.1.7 for the keys, §10.4.2 for the frames).
+/// "AuthenticateEV2NonFirst", §9.1.7 for the keys, §10.4.2 for the frames). The shared
+/// ``EV2HostAuthentication`` does the work; this type keeps the 424 DNA's key numbers and errors.
 ///
 /// ```swift
 /// let answer1 = try transmit(EV2NonFirstAuthentication.firstCommand(keyNumber: 2))   // … 91 AF
@@ -12,14 +15,15 @@
 /// session = try auth.finish(response: try transmit(auth.secondCommand), continuing: session)
 /// ```
 public struct EV2NonFirstAuthentication: Sendable, CustomStringConvertible, CustomReflectable {
-  /// The key authenticated with.
-  let key: AESKey
+  /// The authentication, as AuthenticateEV2NonFirst.
+  let authentication: EV2Authentication
+
   /// The key number authenticated with, 00h–04h.
-  public let keyNumber: UInt8
+  public var keyNumber: UInt8 { authentication.keyNumber }
   /// The host's challenge.
-  let rndA: [UInt8]
+  var rndA: [UInt8] { authentication.rndA }
   /// The tag's challenge, decrypted.
-  let rndB: [UInt8]
+  var rndB: [UInt8] { authentication.rndB }
 
   /// "AuthenticateEV2NonFirst with key N": never the key or the challenges.
   public var description: String { "AuthenticateEV2NonFirst with key \(keyNumber)" }
@@ -33,7 +37,7 @@ public struct EV2NonFirstAuthentication: Sendable, CustomStringConvertible, Cust
   /// - Throws: ``NTAG424Error/invalidKeyNumber(_:)`` for a number above 04h.
   public static func firstCommand(keyNumber: UInt8) throws(NTAG424Error) -> [UInt8] {
     guard keyNumber <= 4 else { throw .invalidKeyNumber(keyNumber) }
-    return [0x90, 0x77, 0x00, 0x00, 0x01, keyNumber, 0x00]
+    return EV2HostAuthentication<SwiftCryptoAES>.firstCommand(keyNumber: keyNumber, nonFirst: true)
   }
 
   /// Takes the tag's answer to part 1 and prepares part 2.
@@ -46,21 +50,13 @@ public struct EV2NonFirstAuthentication: Sendable, CustomStringConvertible, Cust
   /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)``, ``NTAG424Error/invalidKeyNumber(_:)``.
   public init(key: AESKey, keyNumber: UInt8, encryptedRndB: some Collection<UInt8>,
               rndA: [UInt8]? = nil) throws(NTAG424Error) {
-    let first = try EV2Authentication(key: key, keyNumber: keyNumber, encryptedRndB: encryptedRndB, rndA: rndA)
-    self.key = key
-    self.keyNumber = keyNumber
-    self.rndA = first.rndA
-    self.rndB = first.rndB
+    authentication = try EV2Authentication(key: key, keyNumber: keyNumber, nonFirst: true, encryptedRndB: encryptedRndB, rndA: rndA)
   }
 
   /// AuthenticateEV2NonFirst part 2: `90 AF 00 00 20 E(Kx, RndA || RndB') 00`, as for
   /// AuthenticateEV2First (NT4H2421Gx datasheet §9.1.6).
   public var secondCommand: [UInt8] {
-    get throws(NTAG424Error) {
-      let encrypted = try AESPrimitives.cbcEncrypt(rndA + EV2Authentication.rotateLeft(rndB), key: key,
-                                                   iv: EV2Authentication.zeroIV)
-      return [0x90, 0xAF, 0x00, 0x00, 0x20] + encrypted + [0x00]
-    }
+    get throws(NTAG424Error) { try authentication.secondCommand }
   }
 
   /// Checks the tag's answer to part 2 and derives the continued session.
@@ -74,20 +70,8 @@ public struct EV2NonFirstAuthentication: Sendable, CustomStringConvertible, Cust
   ///   ``NTAG424Error/invalidLength(field:expected:actual:)``, ``NTAG424Error/authenticationFailed``.
   public func finish(response: some Collection<UInt8>,
                      continuing session: SecureMessagingSession) throws(NTAG424Error) -> SecureMessagingSession {
-    guard !session.hasEnded else { throw .sessionEnded }
-    let bytes = Array(response)
-    guard bytes.count >= 2 else {
-      throw .invalidLength(field: "AuthenticateEV2NonFirst part 2 answer", expected: 18, actual: bytes.count)
-    }
-    let sw1 = bytes[bytes.count - 2], sw2 = bytes[bytes.count - 1]
-    guard sw1 == 0x91, sw2 == 0x00 else { throw .status(command: 0xAF, sw1: sw1, sw2: sw2) }
-    guard bytes.count == 18 else {
-      throw .invalidLength(field: "AuthenticateEV2NonFirst part 2 answer", expected: 18, actual: bytes.count)
-    }
-    let plain = try AESPrimitives.cbcDecrypt(Array(bytes[0..<16]), key: key, iv: EV2Authentication.zeroIV)
-    guard AESPrimitives.macsMatch(plain, EV2Authentication.rotateLeft(rndA)) else { throw .authenticationFailed }
-    return SecureMessagingSession(
-      unchecked: session.transactionIdentifier, keys: try SessionKeys(key: key, rndA: rndA, rndB: rndB),
-      keyNumber: keyNumber, capabilities: session.capabilities, commandCounter: session.commandCounter)
+    SecureMessagingSession(try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try authentication.shared.finish(response: response, continuing: session.shared)
+    })
   }
 }

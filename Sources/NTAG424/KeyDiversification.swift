@@ -30,6 +30,6 @@ public enum KeyDiversification {
     guard input.count <= maximumInputLength else {
       throw .invalidLength(field: "AN10922 diversification input", expected: maximumInputLength, actual: input.count)
     }
-    return AESKey(unchecked: try AESPrimitives.cmac([0x01] + input, key: master))
+    return AESKey(unchecked: try SwiftCryptoAES.cmac([0x01] + input, key: master))
   }
 }

@@ -1,5 +1,9 @@
+import EV2SecureMessaging
+
 /// The card's (PICC's) side of AuthenticateEV2First and AuthenticateEV2NonFirst (AES), without I/O:
-/// what a virtual 424 DNA computes. The host's side is ``EV2Authentication``.
+/// what a virtual 424 DNA computes. The host's side is ``EV2Authentication``. The shared
+/// ``EV2CardAuthentication`` over swift-crypto does the work; this type keeps the 424 DNA's key
+/// numbers (00h–04h), ``AESKey`` and ``NTAG424Error``.
 ///
 /// Part 1 draws RndB and answers `E(Kx, RndB)` (``encryptedRndB``); part 2 decrypts
 /// `E(Kx, RndA || RndB')`, checks RndB', and answers `E(Kx, TI || RndA' || PDcap2 || PCDcap2)`
@@ -15,14 +19,13 @@
 /// send(answer + [0x91, 0x00])
 /// ```
 public struct PICCAuthentication: Sendable, CustomStringConvertible, CustomReflectable {
-  /// The key being authenticated.
-  let key: AESKey
+  /// The shared card side.
+  let shared: EV2CardAuthentication<SwiftCryptoAES>
+
   /// The key number part 1 named, 00h–04h.
-  public let keyNumber: UInt8
-  /// The card's challenge.
-  let rndB: [UInt8]
+  public var keyNumber: UInt8 { shared.keyNumber }
   /// Part 1's answer data: `E(Kx, RndB)`, AES-CBC with a zero IV (16 bytes).
-  public let encryptedRndB: [UInt8]
+  public var encryptedRndB: [UInt8] { shared.encryptedRndB }
 
   /// "AuthenticateEV2 (card side) with key N": never the key or RndB.
   public var description: String { "AuthenticateEV2 (card side) with key \(keyNumber)" }
@@ -39,11 +42,9 @@ public struct PICCAuthentication: Sendable, CustomStringConvertible, CustomRefle
   /// - Throws: ``NTAG424Error/invalidKeyNumber(_:)``, ``NTAG424Error/invalidLength(field:expected:actual:)``.
   public init(key: AESKey, keyNumber: UInt8, rndB: [UInt8]) throws(NTAG424Error) {
     guard keyNumber <= 4 else { throw .invalidKeyNumber(keyNumber) }
-    guard rndB.count == 16 else { throw .invalidLength(field: "RndB", expected: 16, actual: rndB.count) }
-    self.key = key
-    self.keyNumber = keyNumber
-    self.rndB = rndB
-    self.encryptedRndB = try AESPrimitives.cbcEncrypt(rndB, key: key, iv: EV2Authentication.zeroIV)
+    shared = try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try EV2CardAuthentication(key: key.bytes, keyNumber: keyNumber, rndB: rndB)
+    }
   }
 
   /// Part 2 of AuthenticateEV2First: checks the host's proof and answers with the new transaction.
@@ -60,15 +61,10 @@ public struct PICCAuthentication: Sendable, CustomStringConvertible, CustomRefle
   public func answerFirst(_ encrypted: some Collection<UInt8>, transactionIdentifier: [UInt8],
                           pdCap2: [UInt8] = [0, 0, 0, 0, 0, 0],
                           pcdCap2: [UInt8] = []) throws(NTAG424Error) -> (response: [UInt8], session: PICCSession) {
-    guard transactionIdentifier.count == 4 else {
-      throw .invalidLength(field: "TI", expected: 4, actual: transactionIdentifier.count)
+    let answer = try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try shared.answerFirst(encrypted, transactionIdentifier: transactionIdentifier, pdCap2: pdCap2, pcdCap2: pcdCap2)
     }
-    let rndA = try checkedRndA(encrypted)
-    let caps = Self.sixBytes(pdCap2) + Self.sixBytes(pcdCap2)
-    let plain = transactionIdentifier + EV2Authentication.rotateLeft(rndA) + caps
-    let response = try AESPrimitives.cbcEncrypt(plain, key: key, iv: EV2Authentication.zeroIV)
-    let keys = try SessionKeys(key: key, rndA: rndA, rndB: rndB)
-    return (response, PICCSession(unchecked: transactionIdentifier, keys: keys, keyNumber: keyNumber, commandCounter: 0))
+    return (answer.response, PICCSession(answer.session))
   }
 
   /// Part 2 of AuthenticateEV2NonFirst: checks the host's proof and continues `transaction`.
@@ -80,26 +76,9 @@ public struct PICCAuthentication: Sendable, CustomStringConvertible, CustomRefle
   /// - Throws: as ``answerFirst(_:transactionIdentifier:pdCap2:pcdCap2:)``.
   public func answerNonFirst(_ encrypted: some Collection<UInt8>,
                              continuing transaction: PICCSession) throws(NTAG424Error) -> (response: [UInt8], session: PICCSession) {
-    let rndA = try checkedRndA(encrypted)
-    let response = try AESPrimitives.cbcEncrypt(EV2Authentication.rotateLeft(rndA), key: key, iv: EV2Authentication.zeroIV)
-    let keys = try SessionKeys(key: key, rndA: rndA, rndB: rndB)
-    return (response, PICCSession(unchecked: transaction.transactionIdentifier, keys: keys, keyNumber: keyNumber,
-                                  commandCounter: transaction.commandCounter))
-  }
-
-  /// RndA, once RndB' has been checked (in constant time).
-  private func checkedRndA(_ encrypted: some Collection<UInt8>) throws(NTAG424Error) -> [UInt8] {
-    guard encrypted.count == 32 else {
-      throw .invalidLength(field: "E(Kx, RndA || RndB')", expected: 32, actual: encrypted.count)
+    let answer = try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try shared.answerNonFirst(encrypted, continuing: transaction.shared)
     }
-    let plain = try AESPrimitives.cbcDecrypt(Array(encrypted), key: key, iv: EV2Authentication.zeroIV)
-    guard AESPrimitives.macsMatch(Array(plain[16..<32]), EV2Authentication.rotateLeft(rndB)) else {
-      throw .authenticationFailed
-    }
-    return Array(plain[0..<16])
-  }
-
-  private static func sixBytes(_ bytes: [UInt8]) -> [UInt8] {
-    Array((bytes + [UInt8](repeating: 0, count: 6)).prefix(6))
+    return (answer.response, PICCSession(answer.session))
   }
 }

@@ -1,10 +1,14 @@
+import EV2SecureMessaging
+
 /// The card's side of Secure Dynamic Messaging for reading: what a 424 DNA mirrors into its NDEF
 /// file at an unauthenticated read. The verifier's side is ``SecureDynamicMessaging``.
 ///
 /// PICCData encryption (NT4H2421Gx datasheet §9.3.4), SDMENCFileData encryption (§9.3.6) and the
 /// SDMMAC (§9.3.8, through ``SecureDynamicMessaging/mac(over:sessionKeys:)``) under the session keys
 /// of §9.3.9 (``SDMSessionKeys``). Reproduced against NXP AN12196 rev 2.0 §3.3 (Table 1) and the
-/// SUN examples of §3.4.
+/// SUN examples of §3.4. The formulas and layouts are EV2SecureMessaging's (``SDMCrypto``,
+/// ``SDMFrames``), shared with the virtual DESFire EV3; this is their 424 DNA face (``AESKey``,
+/// ``NTAG424Error``).
 public enum SDMGeneration {
   /// The length of RandomPadding when both the UID and SDMReadCtr are in PICCData:
   /// 16 − 1 (PICCDataTag) − 7 (UID) − 3 (SDMReadCtr).
@@ -25,23 +29,10 @@ public enum SDMGeneration {
   ///   a counter above FFFFFFh or too little padding.
   public static func encryptPICCData(uid: [UInt8]?, readCounter: UInt32?, metaReadKey: AESKey,
                                      padding: [UInt8]) throws(NTAG424Error) -> [UInt8] {
-    if let uid, uid.count != 7 { throw .invalidLength(field: "UID", expected: 7, actual: uid.count) }
-    if let readCounter, readCounter > 0xFF_FFFF { throw .invalidLength(field: "SDMReadCtr", expected: 3, actual: 4) }
-    var tag: UInt8 = 0
-    var plain: [UInt8] = []
-    if let uid {
-      tag |= 0x80 | UInt8(uid.count)
-      plain += uid
+    try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try SecureDynamicMessaging.SDM.encryptPICCData(uid: uid, readCounter: readCounter, metaReadKey: metaReadKey.bytes,
+                                                     padding: padding)
     }
-    if let readCounter {
-      tag |= 0x40
-      plain += SecureDynamicMessaging.counterBytes(readCounter)
-    }
-    plain.insert(tag, at: 0)
-    let room = 16 - plain.count
-    guard padding.count >= room else { throw .invalidLength(field: "RandomPadding", expected: room, actual: padding.count) }
-    plain += padding.prefix(room)
-    return try AESPrimitives.cbcEncrypt(plain, key: metaReadKey, iv: EV2Authentication.zeroIV)
   }
 
   /// SDMENCFileData: AES-CBC with SesSDMFileReadENCKey, IV = E(SesSDMFileReadENCKey; SDMReadCtr (LSB
@@ -51,11 +42,27 @@ public enum SDMGeneration {
   /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)`` when not whole 16-byte blocks.
   public static func encryptFileData(_ plain: [UInt8], readCounter: UInt32,
                                      sessionKeys: SDMSessionKeys) throws(NTAG424Error) -> [UInt8] {
-    guard !plain.isEmpty, plain.count % 16 == 0 else {
-      throw .invalidLength(field: "SDMENCFileData", expected: max(16, (plain.count + 15) / 16 * 16), actual: plain.count)
+    try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try SecureDynamicMessaging.SDM.encryptFileData(plain, readCounter: readCounter, sessionKeys: sessionKeys.pair)
     }
-    let ivInput = SecureDynamicMessaging.counterBytes(readCounter) + [UInt8](repeating: 0, count: 13)
-    let iv = try AESPrimitives.encryptBlock(ivInput, key: sessionKeys.encryption)
-    return try AESPrimitives.cbcEncrypt(plain, key: sessionKeys.encryption, iv: iv)
+  }
+
+  /// An SDM-enabled file's bytes as an unauthenticated read returns them: EV2SecureMessaging's
+  /// ``SDMMirror`` (the one mirror logic, shared with the virtual DESFire EV3) over swift-crypto.
+  ///
+  /// - Parameters:
+  ///   - contents: the file as stored.
+  ///   - layout: where the mirrors go and with which keys.
+  ///   - uid: the tag's 7-byte UID.
+  ///   - counter: SDMReadCtr after this read's increment.
+  ///   - keys: the application keys' bytes, by number.
+  ///   - padding: PICCData's RandomPadding (``fullPaddingLength`` bytes or more).
+  /// - Throws: ``NTAG424Error/invalidKeyNumber(_:)`` for a key the tag does not have;
+  ///   ``NTAG424Error/cryptoFailure(operation:)`` when swift-crypto refuses (a broken invariant).
+  public static func mirror(_ contents: [UInt8], layout: SDMMirrorLayout, uid: [UInt8], counter: UInt32,
+                            keys: [[UInt8]], padding: [UInt8]) throws(NTAG424Error) -> [UInt8] {
+    try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try SDMMirror<SwiftCryptoAES>.apply(to: contents, layout: layout, uid: uid, counter: counter, keys: keys, padding: padding)
+    }
   }
 }

@@ -1,3 +1,5 @@
+import EV2SecureMessaging
+
 /// PICCData once decrypted: what a SUN message says about the tag that produced it.
 ///
 /// NT4H2421Gx datasheet §9.3.4 (AES mode, §9.3.4.1): `E(SDMMetaReadKey; PICCDataTag [|| UID]
@@ -22,22 +24,12 @@ public struct PICCData: Hashable, Sendable {
     guard encrypted.count == 16 else {
       throw .invalidLength(field: "encrypted PICCData", expected: 16, actual: encrypted.count)
     }
-    // One block with a zero IV: CBC is the block decryption itself.
-    let plain = try AESPrimitives.decryptBlock(Array(encrypted), key: metaReadKey)
-    let tag = plain[0]
-    let uidMirrored = tag & 0x80 != 0, counterMirrored = tag & 0x40 != 0
-    let uidLength = Int(tag & 0x0F)
-    guard tag & 0x30 == 0, uidMirrored || counterMirrored,
-          uidMirrored ? uidLength == 7 : uidLength == 0 else { throw .invalidPICCData }
-    var offset = 1
-    if uidMirrored {
-      uid = Array(plain[offset..<(offset + uidLength)])
-      offset += uidLength
-    } else {
-      uid = nil
-    }
-    readCounter = counterMirrored
-      ? UInt32(plain[offset]) | UInt32(plain[offset + 1]) << 8 | UInt32(plain[offset + 2]) << 16 : nil
+    // One block with a zero IV: CBC is the block decryption itself. The layout is the shared one
+    // (EV2SecureMessaging's SDMFrames); swift-crypto's single-block decryption stays the fast path.
+    let plain = try SwiftCryptoAES.decryptBlock(Array(encrypted), key: metaReadKey)
+    guard let fields = SDMFrames.parsePICCData(plain) else { throw .invalidPICCData }
+    uid = fields.uid
+    readCounter = fields.readCounter
   }
 }
 
@@ -61,21 +53,18 @@ public struct SDMSessionKeys: Sendable {
   /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)`` for a UID that is not 7 bytes
   ///   or a counter above FFFFFFh.
   public init(fileReadKey: AESKey, uid: [UInt8]?, readCounter: UInt32?) throws(NTAG424Error) {
-    if let uid, uid.count != 7 { throw .invalidLength(field: "UID", expected: 7, actual: uid.count) }
-    if let readCounter, readCounter > 0xFF_FFFF {
-      throw .invalidLength(field: "SDMReadCtr", expected: 3, actual: 4)
+    // The vectors are the shared layout (SDMFrames, which checks the UID and counter); the two
+    // CMACs share one key schedule here, the verifier's fast path.
+    let vectors = try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try SDMFrames.sessionVectors(uid: uid, readCounter: readCounter)
     }
-    var context = uid ?? []
-    if let readCounter { context += SecureDynamicMessaging.counterBytes(readCounter) }
-    func vector(_ label: [UInt8]) -> [UInt8] {
-      var sv = label + [0x00, 0x01, 0x00, 0x80] + context
-      while sv.count % 16 != 0 { sv.append(0) }
-      return sv
-    }
-    let (sv1, sv2) = try AESPrimitives.cmac(vector([0xC3, 0x3C]), vector([0x3C, 0xC3]), key: fileReadKey)
+    let (sv1, sv2) = try SwiftCryptoAES.cmac(vectors.encryption, vectors.mac, key: fileReadKey)
     encryption = AESKey(unchecked: sv1)
     mac = AESKey(unchecked: sv2)
   }
+
+  /// Both keys as the shared module's ``SDMSessionKeyPair``.
+  var pair: SDMSessionKeyPair { SDMSessionKeyPair(encryption: encryption.bytes, mac: mac.bytes) }
 }
 
 /// What a verified SUN message holds.
@@ -123,7 +112,7 @@ public enum SecureDynamicMessaging {
   /// SDMMAC = MACt(SesSDMFileReadMACKey; DynamicFileData[SDMMACInputOffset ... SDMMACOffset - 1])
   /// (NT4H2421Gx datasheet §9.3.8.1).
   public static func mac(over macInput: [UInt8], sessionKeys: SDMSessionKeys) throws(NTAG424Error) -> [UInt8] {
-    try AESPrimitives.truncatedCMAC(macInput, key: sessionKeys.mac)
+    try SwiftCryptoAES.mapped { () throws(EV2Error) in try SDM.mac(over: macInput, sessionKeys: sessionKeys.pair) }
   }
 
   /// Checks an SDMMAC in constant time.
@@ -133,7 +122,7 @@ public enum SecureDynamicMessaging {
   public static func checkMAC(_ sdmMAC: [UInt8], over macInput: [UInt8],
                               sessionKeys: SDMSessionKeys) throws(NTAG424Error) {
     guard sdmMAC.count == 8 else { throw .invalidLength(field: "SDMMAC", expected: 8, actual: sdmMAC.count) }
-    guard AESPrimitives.macsMatch(try mac(over: macInput, sessionKeys: sessionKeys), sdmMAC) else {
+    guard SwiftCryptoAES.macsMatch(try mac(over: macInput, sessionKeys: sessionKeys), sdmMAC) else {
       throw .sdmMACMismatch
     }
   }
@@ -144,16 +133,14 @@ public enum SecureDynamicMessaging {
   /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)`` when not whole 16-byte blocks.
   public static func decryptFileData(_ encrypted: [UInt8], readCounter: UInt32,
                                      sessionKeys: SDMSessionKeys) throws(NTAG424Error) -> [UInt8] {
-    guard !encrypted.isEmpty, encrypted.count % 16 == 0 else {
-      throw .invalidLength(field: "SDMENCFileData", expected: max(16, (encrypted.count + 15) / 16 * 16), actual: encrypted.count)
+    try SwiftCryptoAES.mapped { () throws(EV2Error) in
+      try SDM.decryptFileData(encrypted, readCounter: readCounter, sessionKeys: sessionKeys.pair)
     }
-    let ivInput = counterBytes(readCounter) + [UInt8](repeating: 0, count: 13)
-    let iv = try AESPrimitives.encryptBlock(ivInput, key: sessionKeys.encryption)
-    return try AESPrimitives.cbcDecrypt(encrypted, key: sessionKeys.encryption, iv: iv)
   }
 
+  /// The shared SDM formulas over swift-crypto (EV2SecureMessaging's ``SDMCrypto``).
+  typealias SDM = SDMCrypto<SwiftCryptoAES>
+
   /// A 3-byte counter, least significant byte first.
-  static func counterBytes(_ counter: UInt32) -> [UInt8] {
-    [UInt8(counter & 0xFF), UInt8(counter >> 8 & 0xFF), UInt8(counter >> 16 & 0xFF)]
-  }
+  static func counterBytes(_ counter: UInt32) -> [UInt8] { SDMFrames.counterBytes(counter) }
 }

@@ -1,9 +1,10 @@
 /// The two cryptographic operations reading a secure-messaging response needs, supplied by the
 /// caller so that the decoding itself (``SecureMessagingResponse``) needs no cryptography.
 ///
-/// NTAG424's `SecureMessagingSession` implements it with swift-crypto and the session keys
-/// (AES-CMAC truncated to MACt, AES-128-CBC); the fuzz build implements it without cryptography
-/// so that generated answers reach past the MAC into the decoding.
+/// NTAG424 implements it with swift-crypto and a session's keys (AES-CMAC truncated to MACt,
+/// AES-128-CBC; its `SecureMessagingSession` itself reads answers through EV2SecureMessaging's
+/// `EV2HostSession`, which the fuzz target checks this decoding against); the fuzz build implements
+/// it without cryptography so that generated answers reach past the MAC into the decoding.
 public protocol SecureMessagingResponseCipher {
   /// True when `mac` (8 bytes) is MACt(SesAuthMACKey, `message`), NT4H2421Gx datasheet §9.1.9.
   /// Compares in constant time.
@@ -20,22 +21,21 @@ public protocol SecureMessagingResponseCipher {
 /// A response is `RespData || MACt || 91 00` in MAC mode, `E(RespData || 80 00…) || MACt || 91 00`
 /// in Full mode (MACt alone when there is no RespData), `RespData || 91 00` in Plain. The MAC input
 /// is `RC (00) || CmdCtr+1 (LSB first) || TI || RespData as sent`; Full mode's IV input is
-/// `5A A5 || TI || CmdCtr+1 || 00…` (8 zero bytes).
+/// `5A A5 || TI || CmdCtr+1 || 00…` (8 zero bytes). The layouts are EV2 secure messaging's
+/// (``EV2Frames``, shared with DESFire EV2/EV3): this type names them in the 424 DNA's errors and
+/// lets the caller supply the cipher (``SecureMessagingResponseCipher``), as the fuzz build does.
 public enum SecureMessagingResponse {
   /// The AES block length: Full mode's data is whole blocks.
-  public static let blockLength = 16
+  public static let blockLength = EV2Frames.blockLength
   /// The length of MACt, the truncated CMAC appended to MAC and Full mode data.
-  public static let macLength = 8
+  public static let macLength = EV2Frames.macLength
 
-  /// The data before `91 00`.
+  /// The data before `91 00` (``EV2Frames/body(of:command:)``).
   ///
   /// - Throws: ``NTAG424Error/invalidLength(field:expected:actual:)`` for fewer than 2 bytes,
   ///   ``NTAG424Error/status(command:sw1:sw2:)`` for any status but `91 00`.
   public static func body(of response: [UInt8], command: UInt8) throws(NTAG424Error) -> [UInt8] {
-    guard response.count >= 2 else { throw .invalidLength(field: "response APDU", expected: 2, actual: response.count) }
-    let sw1 = response[response.count - 2], sw2 = response[response.count - 1]
-    guard sw1 == 0x91, sw2 == 0x00 else { throw .status(command: command, sw1: sw1, sw2: sw2) }
-    return Array(response[..<(response.count - 2)])
+    do { return try EV2Frames.body(of: response, command: command) } catch { throw NTAG424Error(error) }
   }
 
   /// RespData in plain from a body (the answer without `91 00`): MACt checked, then in Full mode
@@ -76,51 +76,46 @@ public enum SecureMessagingResponse {
     return try unpad(plain)
   }
 
-  /// The response MAC input: `00 || counter (LSB first) || TI || data` (§9.1.9).
+  /// The response MAC input: `00 || counter (LSB first) || TI || data` (``EV2Frames/macInput(transactionIdentifier:counter:data:)``).
   public static func macInput(transactionIdentifier: [UInt8], counter: UInt16, data: [UInt8]) -> [UInt8] {
-    [0x00] + counterBytes(counter) + transactionIdentifier + data
+    EV2Frames.macInput(transactionIdentifier: transactionIdentifier, counter: counter, data: data)
   }
 
   /// An IV input: `label || TI || counter (LSB first) || 00 × 8`: `A5 5A` for commands, `5A A5`
-  /// for responses (§9.1.4).
+  /// for responses (``EV2Frames/ivInput(label:transactionIdentifier:counter:)``).
   public static func ivInput(label: (UInt8, UInt8), transactionIdentifier: [UInt8], counter: UInt16) -> [UInt8] {
-    [label.0, label.1] + transactionIdentifier + counterBytes(counter) + [UInt8](repeating: 0, count: 8)
+    EV2Frames.ivInput(label: label, transactionIdentifier: transactionIdentifier, counter: counter)
   }
 
-  /// ISO/IEC 9797-1 padding method 2: `80`, then zeros to the next block boundary; a whole block
-  /// when `data` is already aligned (NT4H2421Gx datasheet §9.1.4, "Encryption").
-  public static func pad(_ data: [UInt8]) -> [UInt8] {
-    var out = data
-    out.reserveCapacity((data.count / blockLength + 1) * blockLength)
-    out.append(0x80)
-    while out.count % blockLength != 0 { out.append(0) }
-    return out
-  }
+  /// ISO/IEC 9797-1 padding method 2 (``EV2Frames/pad(_:)``).
+  public static func pad(_ data: [UInt8]) -> [UInt8] { EV2Frames.pad(data) }
 
-  /// Removes ISO/IEC 9797-1 padding method 2: at most one block of `80 00…` at the end.
+  /// Removes ISO/IEC 9797-1 padding method 2 (``EV2Frames/unpad(_:)``).
   ///
   /// - Throws: ``NTAG424Error/invalidPadding`` when the last block does not end in `80 00…`.
   public static func unpad(_ data: [UInt8]) throws(NTAG424Error) -> [UInt8] {
-    var end = data.count
-    while end > 0, data[end - 1] == 0, data.count - end < blockLength { end -= 1 }
-    guard end > 0, data[end - 1] == 0x80, data.count - end < blockLength else { throw .invalidPadding }
-    return Array(data[..<(end - 1)])
+    do { return try EV2Frames.unpad(data) } catch { throw NTAG424Error(error) }
   }
 
-  /// Constant-time comparison of two MACs; false when the lengths differ. Not generic, so that
-  /// callers in other modules (the SUN verifier's hot path) get it without runtime generics.
-  public static func macsMatch(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    var j = b.startIndex
-    for x in a {
-      difference |= x ^ b[j]
-      j += 1
+  /// Constant-time comparison of two MACs; false when the lengths differ (``EV2Frames/macsMatch(_:_:)``).
+  public static func macsMatch(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool { EV2Frames.macsMatch(a, b) }
+}
+
+extension NTAG424Error {
+  /// The 424 DNA's error for a failure of the shared EV2 secure messaging: the one mapping, case
+  /// for case (``EV2Error`` has the same cases and the same meaning).
+  package init(_ error: EV2Error) {
+    switch error {
+    case .invalidLength(let field, let expected, let actual): self = .invalidLength(field: field, expected: expected, actual: actual)
+    case .authenticationFailed: self = .authenticationFailed
+    case .status(let command, let sw1, let sw2): self = .status(command: command, sw1: sw1, sw2: sw2)
+    case .responseMACMismatch(let command): self = .responseMACMismatch(command: command)
+    case .invalidPadding: self = .invalidPadding
+    case .sessionEnded: self = .sessionEnded
+    case .invalidKeyNumber(let number): self = .invalidKeyNumber(number)
+    case .cryptoFailure(let operation): self = .cryptoFailure(operation: operation)
     }
-    return difference == 0
   }
-
-  private static func counterBytes(_ counter: UInt16) -> [UInt8] { [UInt8(counter & 0xFF), UInt8(counter >> 8)] }
 }
 
 /// The joining of a chained answer: while the tag answers `91 AF`, the host asks for the next

@@ -9,6 +9,14 @@ package enum MirrorArgument: String, ExpressibleByArgument, CaseIterable, Sendab
   case uidAndCounter = "uid+counter"
 }
 
+/// `--desfire-key-type`'s values: the DESFire key types `provision` gives cards (DESFireTag's
+/// `DESFireSecretKey.Kind` by raw value; the declaration does not link DESFireTag).
+package enum DESFireKeyTypeArgument: String, ExpressibleByArgument, CaseIterable, Sendable {
+  case aes
+  case twoKeyTripleDES = "2k3des"
+  case threeKeyTripleDES = "3k3des"
+}
+
 /// `nfctag provision`: a row per tag from a rows file (or a count), verified, recorded in a ledger.
 ///
 /// The declaration: options and their checks. nfctag-provision parses and performs it (nfctag
@@ -35,6 +43,11 @@ package struct ProvisionCommand: ToolCommand {
       and its UID (ntag-424-dna.md), its SUN URL written and set up, keys 1-4 then key 0 changed, and \
       the URL it produces read back and verified before the row is done; --lock makes its NDEF \
       file writable by no one.
+      With --desfire-master-key-file/-env or --desfire-keys-file, every tag is a MIFARE DESFire: \
+      the NDEF application (AN11004) is made when missing, the row's message written and read \
+      back, then the NDEF application's key 0 and the PICC master key changed to the card's keys \
+      (diversified by AN10922 from the master key and the card's real UID, or the file's), each \
+      step recorded so that a rerun finishes a card taken away (desfire.md and provisioning.md).
       """)
 
   @Argument(help: "The rows: CSV with a header row, or JSON lines (.jsonl). A column `id` names each row.")
@@ -53,6 +66,27 @@ package struct ProvisionCommand: ToolCommand {
   package var masterKeyFile: String?
   @Option(help: "With --sdm-url: an environment variable holding the master key (32 hex digits).")
   package var masterKeyEnv: String?
+  @Option(help: ArgumentHelp("""
+    MIFARE DESFire: a file whose first line is the master key (hex, of --desfire-key-type) each card's \
+    keys are diversified from (AN10922, with the card's real UID).
+    """, valueName: "file"))
+  package var desfireMasterKeyFile: String?
+  @Option(help: ArgumentHelp("MIFARE DESFire: an environment variable holding the master key in hex.", valueName: "name"))
+  package var desfireMasterKeyEnv: String?
+  @Option(help: ArgumentHelp("""
+    MIFARE DESFire: a file with fixed keys for every card, in hex of --desfire-key-type: the PICC \
+    master key on its first line, the NDEF application's key on its second.
+    """, valueName: "file"))
+  package var desfireKeysFile: String?
+  @Option(help: ArgumentHelp("MIFARE DESFire: the cards' new keys' type (default aes).", valueName: "aes|2k3des|3k3des"))
+  package var desfireKeyType: DESFireKeyTypeArgument = .aes
+  @Option(help: ArgumentHelp("""
+    MIFARE DESFire: a file whose first line is the PICC master key the cards come with (default: the DES zero key).
+    """, valueName: "file"))
+  package var desfireFactoryKeyFile: String?
+  @Option(help: ArgumentHelp("MIFARE DESFire: the system identifier ending every diversification input (6 to 21 characters; default nfctag).",
+                             valueName: "text"))
+  package var desfireSystemId: String?
   @Option(help: "A message template: the message JSON of json-format.md (the documentation folder) with placeholders in its strings.")
   package var message: String?
   @Option(help: "The ledger: a SQLite file (default ROWS.ledger.sqlite, or nfctag-provision.sqlite) or postgres://USER@HOST:PORT/DB.")
@@ -98,6 +132,7 @@ package struct ProvisionCommand: ToolCommand {
     if sdmUrl != nil, protect || mirror != nil {
       throw ValidationError("--protect and --mirror are for NTAG21x tags; --sdm-url keys each NTAG 424 DNA from the master key.")
     }
+    try validateDESFire()
     if rows != nil, count != nil { throw ValidationError("give ROWS or --count, not both.") }
     if rows == nil, count == nil { throw ValidationError("give ROWS (a CSV or .jsonl file) or --count N.") }
     if let count, !Self.counts.contains(count) { throw ValidationError(Self.countRule) }
@@ -111,6 +146,32 @@ package struct ProvisionCommand: ToolCommand {
       throw ValidationError("--timeout must be more than 0 and at most 86400 seconds.")
     }
     if json, quiet { throw ValidationError("give --json or --quiet, not both.") }
+  }
+
+  /// Whether the job is a DESFire job (its keys are given).
+  package var isDESFireJob: Bool { desfireMasterKeyFile != nil || desfireMasterKeyEnv != nil || desfireKeysFile != nil }
+
+  /// The DESFire options' checks (64): one source of keys; the others only with one; not with
+  /// the NTAG options.
+  private func validateDESFire() throws {
+    let sources = [desfireMasterKeyFile, desfireMasterKeyEnv, desfireKeysFile].compactMap { $0 }.count
+    if sources > 1 {
+      throw ValidationError("give the DESFire keys with one of --desfire-master-key-file, --desfire-master-key-env or --desfire-keys-file.")
+    }
+    let others = desfireFactoryKeyFile != nil || desfireSystemId != nil || desfireKeyType != .aes
+    if sources == 0, others {
+      throw ValidationError("--desfire-key-type, --desfire-factory-key-file and --desfire-system-id go with the DESFire keys "
+                            + "(--desfire-master-key-file, --desfire-master-key-env or --desfire-keys-file).")
+    }
+    guard sources == 1 else { return }
+    if sdmUrl != nil { throw ValidationError("--sdm-url on a MIFARE DESFire is not yet supported; provision DESFire cards with --url, --text or --message.") }
+    if protect || mirror != nil || lock {
+      throw ValidationError("--protect, --mirror and --lock are for NTAG tags; a DESFire job protects each card with its keys.")
+    }
+    if desfireKeysFile != nil, desfireSystemId != nil { throw ValidationError("--desfire-system-id goes with a master key, not --desfire-keys-file.") }
+    if let id = desfireSystemId, !(6...21).contains(id.utf8.count) {
+      throw ValidationError("--desfire-system-id has 6 to 21 bytes, not \(id.utf8.count).")
+    }
   }
 
   /// The counts `--count` takes.

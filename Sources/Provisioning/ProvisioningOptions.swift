@@ -32,11 +32,13 @@ public struct ProvisioningOptions: Sendable {
   public var feedback: Bool
   /// `--sdm-url`: every tag is an NTAG 424 DNA keyed from the master key, its SUN URL verified.
   public var sun: SUNProvisioning?
+  /// Every tag a MIFARE DESFire: NDEF formatted and written, its keys changed to the job's.
+  public var desfire: DESFireProvisioning?
 
   public init(station: String, lock: Bool = false, protection: Protection? = nil, timeout: Double? = nil,
-              feedback: Bool = true, sun: SUNProvisioning? = nil, recordedStatus: @escaping @Sendable (TagFailure) -> Int32) {
+              feedback: Bool = true, sun: SUNProvisioning? = nil, desfire: DESFireProvisioning? = nil, recordedStatus: @escaping @Sendable (TagFailure) -> Int32) {
     self.station = station; self.lock = lock; self.protection = protection; self.timeout = timeout
-    self.feedback = feedback; self.sun = sun; self.recordedStatus = recordedStatus
+    self.feedback = feedback; self.sun = sun; self.desfire = desfire; self.recordedStatus = recordedStatus
   }
 }
 

@@ -218,7 +218,7 @@ final class ReaderWorker: NFCNDEFReaderSessionDelegate, Sendable {
       run.events(.jobRefused(problems: problems))
       return run.finish(.refused)
     }
-    run.events(.tag(ProvisionedTag(rowID: outcome.rowID, uid: hexString(tag.identifier), status: outcome.status,
+    run.events(.tag(ProvisionedTag(rowID: outcome.rowID, uid: outcome.uid ?? hexString(tag.identifier), status: outcome.status,
                                    reason: outcome.reason, failure: outcome.failure, reader: reader,
                                    milliseconds: (monotonicSeconds() - started) * 1000, exchanges: used)))
     busy.withLock { $0 = false }

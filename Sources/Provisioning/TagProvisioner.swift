@@ -31,36 +31,25 @@ struct TagProvisioner {
     var failure: TagFailure?
     /// Capacity problems of the job, found on the first tag: the run ends.
     var refusal: [String]?
+    /// The tag's identity when it is not the UID it showed (a DESFire's GetCardUID), for its event.
+    var uid: String? = nil
   }
 
   /// A failure and whether the tag was touched before it.
-  private struct StepFailure: Error {
+  struct StepFailure: Error {
     var error: any Error
     var touched: Bool
   }
 
   /// Provisions `tag` (connected). `checkCapacity` is true for the run's first tag.
   func provision(_ tag: any NFCNDEFTag, checkCapacity: Bool) -> Outcome {
+    if let desfire = options.desfire { return provisionDESFire(tag, job: desfire) }  // TagProvisioner+DESFire.swift
     let uidBytes = tag.identifier
     let uid = hexString(uidBytes)
-    // Rows whose give-back waits for the ledger go back first.
-    let claim: LedgerClaim
-    let tookOver: Bool
-    do {
-      (claim, tookOver) = try giveBacks.claim(uid: uid, on: ledger) { () throws(LedgerError) in try ledger.claim(uid: uid, at: place()) }
-    } catch {
-      return Outcome(rowID: nil, status: .failed, reason: Self.ledgerReason(error), failure: .ledger(error))
-    }
-    let row: LedgerRecord
-    let fresh: Bool
-    var resuming = false
-    switch claim {
-    case .alreadyDone(let done):
-      return Outcome(rowID: done.id, status: .skipped, reason: "already provisioned as row \(done.id)")
-    case .exhausted:
-      return Outcome(rowID: nil, status: .skipped, reason: "no row is left for this tag")
-    case .resumed(let record): row = record; fresh = tookOver; resuming = true
-    case .claimed(let record): row = record; fresh = true
+    let row: LedgerRecord, fresh: Bool, resuming: Bool
+    switch claimRow(uid: uid) {
+    case .ended(let outcome): return outcome
+    case .row(let record, let isFresh, let isResumed): (row, fresh, resuming) = (record, isFresh, isResumed)
     }
 
     do {
@@ -113,8 +102,34 @@ struct TagProvisioner {
     }
   }
 
+  /// What the ledger gives a tag: its row (fresh when this station claimed it now or took it
+  /// over, resumed when it was bound before), or the outcome that ends the tag here.
+  enum ClaimedRow {
+    case row(LedgerRecord, fresh: Bool, resumed: Bool)
+    case ended(Outcome)
+  }
+
+  /// Claims a row for `uid` (rows whose give-back waits for the ledger go back first).
+  func claimRow(uid: String) -> ClaimedRow {
+    let claim: LedgerClaim
+    let tookOver: Bool
+    do {
+      (claim, tookOver) = try giveBacks.claim(uid: uid, on: ledger) { () throws(LedgerError) in try ledger.claim(uid: uid, at: place()) }
+    } catch {
+      return .ended(Outcome(rowID: nil, status: .failed, reason: Self.ledgerReason(error), failure: .ledger(error)))
+    }
+    switch claim {
+    case .alreadyDone(let done):
+      return .ended(Outcome(rowID: done.id, status: .skipped, reason: "already provisioned as row \(done.id)"))
+    case .exhausted:
+      return .ended(Outcome(rowID: nil, status: .skipped, reason: "no row is left for this tag"))
+    case .resumed(let record): return .row(record, fresh: tookOver, resumed: true)
+    case .claimed(let record): return .row(record, fresh: true, resumed: false)
+    }
+  }
+
   /// Marks the row done. Throws ``StepFailure``.
-  private func commit(_ done: LedgerDone) throws {
+  func commit(_ done: LedgerDone) throws {
     do {
       try ledger.finish(done)
     } catch {
@@ -159,7 +174,7 @@ struct TagProvisioner {
 
   /// Gives a newly claimed row back; when the ledger is unavailable (a server restarting), the
   /// give-back waits in ``giveBacks`` and is redone before the next claim.
-  private func giveBack(row: String, uid: String, failure: LedgerFailure) {
+  func giveBack(row: String, uid: String, failure: LedgerFailure) {
     do {
       try ledger.unclaim(rowID: row, uid: uid, failure: failure)
     } catch .unavailable {
@@ -360,11 +375,11 @@ struct TagProvisioner {
 
   private func sha256Hex(_ bytes: [UInt8]) -> String { hexString(SHA256.hash(data: bytes)) }
 
-  private func place() -> LedgerPlace { LedgerPlace(station: options.station, reader: reader, time: iso8601Now()) }
+  func place() -> LedgerPlace { LedgerPlace(station: options.station, reader: reader, time: iso8601Now()) }
 
   /// The ledger's record of a failure: the reason as one line, and the status the tool maps
   /// `why` to (``ProvisioningOptions/recordedStatus``).
-  private func failure(_ reason: String, _ why: TagFailure) -> LedgerFailure {
+  func failure(_ reason: String, _ why: TagFailure) -> LedgerFailure {
     LedgerFailure(reason: reason, exitStatus: options.recordedStatus(why), place: place())
   }
 }

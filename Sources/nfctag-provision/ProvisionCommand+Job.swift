@@ -19,6 +19,8 @@ struct ProvisionJob {
   let secret: ProvisioningSecret?
   /// `--sdm-url`'s job: every tag an NTAG 424 DNA keyed from the master key.
   let sun: SUNProvisioning?
+  /// The DESFire options' job: every tag a MIFARE DESFire keyed as they say.
+  let desfire: DESFireProvisioning?
 }
 
 extension ProvisionCommand {
@@ -42,7 +44,9 @@ extension ProvisionCommand {
     let validation = try validate(rowsFile, template: template, in: context)
     let secret = try readSecret(in: context)
     let sun = try readMasterKey(in: context).map { SUNProvisioning(masterKey: $0, lock: lock) }
-    return ProvisionJob(rows: rowsFile, template: template, settings: settings, validation: validation, secret: secret, sun: sun)
+    let desfire = try readDESFireJob(in: context)  // ProvisionCommand+DESFire.swift
+    return ProvisionJob(rows: rowsFile, template: template, settings: settings, validation: validation, secret: secret, sun: sun,
+                        desfire: desfire)
   }
 
   /// Every row against the template (``JobValidation``), then, with `--sdm-url`, every row's URL

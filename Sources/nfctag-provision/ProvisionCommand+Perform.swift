@@ -134,7 +134,7 @@ extension ProvisionCommand: PerformedCommand {
       }
     }
     return ProvisioningOptions(station: station ?? hostName(), lock: lock, protection: protection,
-                               timeout: timeout, feedback: !noFeedback, sun: job.sun,
+                               timeout: timeout, feedback: !noFeedback, sun: job.sun, desfire: job.desfire,
                                recordedStatus: { failure in failure.exitStatus })
   }
 

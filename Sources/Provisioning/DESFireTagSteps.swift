@@ -1,0 +1,236 @@
+// `provision` onto a MIFARE DESFire: the card's real UID first (the row is claimed by it), then
+// AN11004's NDEF application, the row's message, and the two keys, each step in the ledger.
+import DESFire
+import DESFireTag
+import Hex
+import NFCSession
+import NFCTags
+import ProvisioningLedger
+
+/// What the steps learnt of a DESFire before a row was claimed for it.
+struct DESFireIdentity: Sendable {
+  /// GetCardUID's UID: the card's identity (a random ID is not).
+  var uid: [UInt8]
+  /// GetVersion's answer.
+  var version: DESFireVersionInfo
+  /// The PICC master key's version as GetKeyVersion read it.
+  var piccVersion: UInt8
+}
+
+/// The steps on one MIFARE DESFire (docs/provisioning.md, "MIFARE DESFire"), on the tag's ISO 7816
+/// link through ``NFCNDEFTag/withDESFireCard(_:)`` and the Type 4 platform's NDEF operations:
+///
+/// 1. Before the claim (``identify()``): ISO SELECT of the PICC level, GetVersion, GetKeyVersion of
+///    the PICC master key (no key needed): `00`-like (the factory key's version) or
+///    ``DESFireProvisioning/targetVersion``, else the card is refused (the run never guesses a key);
+///    AuthenticateISO/AES with the key that version names, then GetCardUID (MF3ICDx21_41_81 §9.3):
+///    the real UID, which the row is claimed by and every key is diversified from.
+/// 2. The NDEF application as `nfctag format` makes it (AN11004, with the job's key type), when
+///    the card has none whole; the row's message written tear-safely and read back; the ledger
+///    records `written`.
+/// 3. ChangeKey of the NDEF application's key 0 (after authenticating with it), `keys 1/2`; then
+///    of the PICC master key, `keys 2/2`. ChangeKey changes a key and its version together, so a
+///    removal leaves each key factory or target, which step 1 (and this one) read on the next tap.
+/// 4. The message read back again.
+///
+/// A key that failed to authenticate on the card is recorded in the ledger with the row
+/// (`failedAuthentications`) and never tried on it again: a real card counts each failure.
+struct DESFireTagSteps {
+  let tag: any NFCNDEFTag
+  let job: DESFireProvisioning
+  let identity: DESFireIdentity
+  /// What the ledger recorded of this card before (a resumed row), nil for none.
+  let previous: LedgerTagProgress?
+  /// Records a step in the ledger (the row bound to this card).
+  let record: (LedgerTagProgress) throws -> Void
+
+  /// Whether the card was changed, or refused a key (which it counts).
+  struct Progress { var touched = false }
+
+  static let target = DESFireProvisioning.targetVersion
+
+  /// Runs steps 2–4 for `message`. Returns the progress of a card done.
+  func run(message: [UInt8], progress: inout Progress) throws -> LedgerTagProgress {
+    let keys = try job.targetKeys(uid: identity.uid)
+    let factoryPICC = DESFireProvisioning.version(of: job.factoryPICCKey)
+    var versions = [Int(previous?.keyVersions.first ?? 0), Int(identity.piccVersion)]
+    var failed = previous?.failedAuthentications ?? []
+    func state(_ step: String) -> LedgerTagProgress {
+      LedgerTagProgress(step: step, keyVersions: versions, diversificationVersion: diversificationVersion, failedAuthentications: failed)
+    }
+    /// Authenticates unless `label` failed on this card before; a refusal is recorded.
+    func authenticate(_ card: DESFireCard, _ key: DESFireSecretKey, keyNumber: UInt8, label: String) throws {
+      guard !failed.contains(label) else { throw Self.notAgain(label) }
+      do {
+        try key.authenticate(card, keyNumber: keyNumber, version: identity.version)
+      } catch {
+        // (`progress.touched` is set before any authentication of these steps.)
+        guard error.status == .authenticationError else { throw error }
+        failed.append(label)
+        try record(state(previous?.step ?? "claimed"))
+        throw error
+      }
+    }
+    if identity.piccVersion == factoryPICC {
+      progress.touched = true
+      if try needsFormat() {
+        try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
+        try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: job.applicationKeyAlgorithm))
+        try tag.format()
+      }
+      if (try? tag.readNDEFBytes()) != message {
+        try tag.writeNDEFBytes(message, verify: true)
+      }
+      try record(state("written"))
+      let applicationVersion = try desfire { card throws(DESFireCommandError) in
+        try card.selectApplication(.ndefApplication)
+        return try card.keyVersion(0)
+      }
+      versions[0] = Int(applicationVersion)
+      if applicationVersion == 0 {
+        try desfire { card in
+          try card.selectApplication(.ndefApplication)
+          try authenticate(card, job.factoryApplicationKey, keyNumber: 0, label: Self.label(application: true, version: 0))
+          try card.changeKey(.application(0), to: keys.application.material, version: Self.target)
+        }
+        versions[0] = Int(Self.target)
+      } else if applicationVersion != Self.target {
+        throw Self.unknownVersion("the NDEF application's key 0", applicationVersion)
+      }
+      try record(state("keys 1/\(DESFireProvisioning.keyCount)"))
+      try desfire { card in
+        try card.selectApplication(.picc)
+        try authenticate(card, job.factoryPICCKey, keyNumber: 0, label: Self.label(application: false, version: factoryPICC))
+        try card.changeKey(.piccMaster, to: keys.picc.material, version: Self.target)
+      }
+      versions[1] = Int(Self.target)
+      try record(state("keys 2/\(DESFireProvisioning.keyCount)"))
+    } else {
+      // The PICC master key is the target one: the application's key was changed before it.
+      let applicationVersion = try desfire { card throws(DESFireCommandError) in
+        try card.selectApplication(.ndefApplication)
+        return try card.keyVersion(0)
+      }
+      guard applicationVersion == Self.target else { throw Self.unknownVersion("the NDEF application's key 0", applicationVersion) }
+      versions[0] = Int(applicationVersion)
+      // Written before the keys changed; the file's write right is free (AN11004), so a message
+      // changed since is written again, not left for the read-back to refuse.
+      if (try? tag.readNDEFBytes()) != message {
+        progress.touched = true
+        try tag.writeNDEFBytes(message, verify: true)
+      }
+    }
+    guard try tag.readNDEFBytes() == message else {
+      throw ProvisioningFailure(.verification, "the message read back from the DESFire's NDEF file differs from the row's")
+    }
+    return state("done")
+  }
+
+  /// The ledger's diversification field: 1 for AN10922 from a master key, 0 for fixed keys.
+  var diversificationVersion: Int {
+    if case .diversified = job.keys { return 1 }
+    return 0
+  }
+
+  /// Whether the card lacks a whole NDEF application (AN11004): its NDEF read fails as not
+  /// formatted or malformed.
+  private func needsFormat() throws -> Bool {
+    do {
+      _ = try tag.readNDEFBytes()
+      return false
+    } catch {
+      switch error.underlyingError as? TagError {
+      case .notFormatted?, .malformed?: return true
+      default: throw error
+      }
+    }
+  }
+
+  /// Runs `body` on the card (``onCard(_:_:)``).
+  private func desfire<T: Sendable>(_ body: (DESFireCard) throws -> T) throws -> T { try Self.onCard(tag, body) }
+
+  /// Runs `body` on `tag`'s card; the card's refusals come out as ``NFCReaderError``s.
+  static func onCard<T: Sendable>(_ tag: any NFCNDEFTag, _ body: (DESFireCard) throws -> T) throws -> T {
+    var thrown: (any Error)?
+    let result = try tag.withDESFireCard { card throws(DESFireCommandError) -> T? in
+      do { return try body(card) } catch let error as DESFireCommandError { throw error } catch { thrown = error; return nil }
+    }
+    if let thrown { throw thrown }
+    switch result {
+    case .success(let value?): return value
+    case .success(nil): throw ProvisioningFailure(.unsupported, "the DESFire step ended without an answer")
+    case .failure(let error):
+      // In the NDEF platforms' vocabulary, as every tag failure: 91 AE a refused key (77), a
+      // removal a removal (74), another refusal what the card cannot do.
+      throw NFCReaderError(error.tagError)
+    }
+  }
+
+  /// The ledger's name for a key tried on the card: `PICC master key version 00`.
+  static func label(application: Bool, version: UInt8) -> String {
+    (application ? "NDEF application key 0" : "PICC master key") + " version " + hexString([version])
+  }
+
+  static func notAgain(_ label: String) -> ProvisioningFailure {
+    ProvisioningFailure(.security, "\(label) failed to authenticate on this card before: not tried again (a card counts each failure); "
+                        + "check the card, then release its row with `ledger release`")
+  }
+
+  static func unknownVersion(_ what: String, _ version: UInt8) -> ProvisioningFailure {
+    ProvisioningFailure(.security, "\(what) has version \(hexString([version])): neither the factory key nor this job's "
+                        + "(\(hexString([target]))); the run does not guess a key")
+  }
+
+  /// Step 1, before any row is claimed: the card's real UID and its PICC master key's version.
+  /// `boundRow` is the row the ledger binds to the UID the card shows (nil for a random ID or
+  /// none): its failed keys are not tried, and a refusal is recorded with it.
+  static func identify(_ tag: any NFCNDEFTag, job: DESFireProvisioning, boundRow: LedgerRecord?,
+                       record: (LedgerRecord, LedgerTagProgress) throws -> Void) throws -> DESFireIdentity {
+    let shown = tag.identifier
+    let random = shown.count == 4 && shown.first == 0x08
+    return try onCard(tag) { card in
+      // ISO SELECT of the PICC level first: an EV2 that answered a SELECT of a missing NDEF
+      // application refuses SelectApplication until then (docs/desfire.md, "EV2 and EV3").
+      _ = try? card.link.transceive([0x00, 0xA4, 0x04, 0x00, 0x07, 0xD2, 0x76, 0x00, 0x00, 0x85, 0x01, 0x00, 0x00])
+      let version: DESFireVersionInfo
+      do throws(DESFireCommandError) { version = try card.getVersion() } catch {
+        if case .link = error { throw error }
+        throw ProvisioningFailure(.unsupported, "not a MIFARE DESFire: GetVersion answered \(error)")
+      }
+      try card.selectApplication(.picc)
+      let piccVersion = try card.keyVersion(0)
+      let key: DESFireSecretKey
+      if piccVersion == DESFireProvisioning.version(of: job.factoryPICCKey) {
+        key = job.factoryPICCKey
+      } else if piccVersion == target {
+        if case .diversified = job.keys, random {
+          throw ProvisioningFailure(.unsupported, "the card shows a random ID and its PICC master key is this job's: its real UID "
+                                    + "cannot be read without guessing which card it is")
+        }
+        key = try job.targetKeys(uid: shown).picc
+      } else {
+        throw unknownVersion("the PICC master key", piccVersion)
+      }
+      let label = Self.label(application: false, version: piccVersion)
+      let before = boundRow?.progress.flatMap(LedgerTagProgress.init(decoding:))
+      if before?.failedAuthentications.contains(label) == true { throw notAgain(label) }
+      do throws(DESFireCommandError) {
+        try key.authenticate(card, keyNumber: 0, version: version)
+      } catch {
+        guard error.status == .authenticationError else { throw error }
+        if let boundRow {
+          var progress = before ?? LedgerTagProgress(step: "claimed", keyVersions: [0, Int(piccVersion)], diversificationVersion: 0)
+          progress.failedAuthentications.append(label)
+          try record(boundRow, progress)
+        }
+        throw error
+      }
+      let uid: [UInt8]
+      do throws(DESFireCommandError) { uid = try card.cardUID() } catch {
+        if case .link = error { throw error }
+        throw ProvisioningFailure(.unsupported, "the card's real UID cannot be read (GetCardUID: \(error))")
+      }
+      return DESFireIdentity(uid: uid, version: version, piccVersion: piccVersion)
+    }
+  }
+}

@@ -1,0 +1,71 @@
+import Hex
+import NFCSession
+import ProvisioningLedger
+
+extension TagProvisioner {
+  /// A DESFire job (``ProvisioningOptions/desfire``): the card's real UID read first
+  /// (``DESFireTagSteps/identify(_:job:boundRow:record:)``), the row claimed by it, then the steps
+  /// (``DESFireTagSteps``), the row done with the card's key versions. A failure before the
+  /// card was changed gives a newly claimed row back; after it, the row stays bound to the card
+  /// and a rerun finishes it.
+  func provisionDESFire(_ tag: any NFCNDEFTag, job: DESFireProvisioning) -> Outcome {
+    let shown = tag.identifier
+    let random = shown.count == 4 && shown.first == 0x08
+    let identity: DESFireIdentity
+    do {
+      let bound = random ? nil : try ledger.row(boundTo: hexString(shown))
+      identity = try DESFireTagSteps.identify(tag, job: job, boundRow: bound) { row, progress in
+        try ledger.recordProgress(rowID: row.id, uid: hexString(shown), progress: progress.encoded)
+      }
+    } catch let error as LedgerError {
+      return Outcome(rowID: nil, status: .failed, reason: Self.ledgerReason(error), failure: .ledger(error))
+    } catch {
+      return Outcome(rowID: nil, status: .failed, reason: Self.describe(error), failure: TagFailure(error))
+    }
+    let uid = hexString(identity.uid)
+    let outcome = provisionDESFire(tag, job: job, identity: identity, uid: uid)
+    return Outcome(rowID: outcome.rowID, status: outcome.status, reason: outcome.reason, failure: outcome.failure,
+                   refusal: outcome.refusal, uid: uid)
+  }
+
+  /// The claim by the real UID and the steps.
+  private func provisionDESFire(_ tag: any NFCNDEFTag, job: DESFireProvisioning, identity: DESFireIdentity, uid: String) -> Outcome {
+    let row: LedgerRecord, fresh: Bool, resuming: Bool
+    switch claimRow(uid: uid) {
+    case .ended(let outcome): return outcome
+    case .row(let record, let isFresh, let isResumed): (row, fresh, resuming) = (record, isFresh, isResumed)
+    }
+    var progress = DESFireTagSteps.Progress()
+    do {
+      let message: RenderedMessage
+      do {
+        message = try content.render(rowID: row.id, sequence: row.sequence, uid: identity.uid)
+      } catch {
+        throw StepFailure(error: error, touched: false)
+      }
+      let steps = DESFireTagSteps(tag: tag, job: job, identity: identity,
+                                  previous: resuming ? row.progress.flatMap(LedgerTagProgress.init(decoding:)) : nil) { state in
+        try ledger.recordProgress(rowID: row.id, uid: uid, progress: state.encoded)
+      }
+      let done: LedgerTagProgress
+      do { done = try steps.run(message: message.bytes, progress: &progress) } catch {
+        throw StepFailure(error: error, touched: progress.touched)
+      }
+      try commit(LedgerDone(rowID: row.id, uid: uid, messageHex: hexString(message.bytes), messageSHA256: message.sha256,
+                            place: place(), progress: done.encoded))
+      return Outcome(rowID: row.id, status: .done)
+    } catch let step as StepFailure {
+      let reason = Self.describe(step.error)
+      let why = TagFailure(step.error)
+      let record = failure(reason, why)
+      if step.touched || !fresh {
+        try? ledger.fail(rowID: row.id, uid: uid, failure: record)
+      } else {
+        giveBack(row: row.id, uid: uid, failure: record)
+      }
+      return Outcome(rowID: row.id, status: .failed, reason: reason, failure: why)
+    } catch {
+      return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), failure: TagFailure(error))
+    }
+  }
+}

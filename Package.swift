@@ -86,10 +86,10 @@ let package = Package(
     .target(name: "DESFire", dependencies: ["COpenSSL", "EV2SecureMessaging"]),
     // The host's DESFire authentications and EV1 secure messaging over NFCTags' DESFireCard, with
     // DESFire's ciphers: apart from NFCTags, which links no cipher (as NTAG424Tag is).
-    .target(name: "DESFireTag", dependencies: ["DESFire", "NFCTags", "NFCTransport", "Hex"]),
+    .target(name: "DESFireTag", dependencies: ["DESFire", "EV2SecureMessaging", "NFCTags", "NFCTransport", "Hex"]),
     // NTAG 424 DNA cryptography: key derivation, secure messaging, SUN. No I/O; AES and CMAC from swift-crypto.
     .target(name: "NTAG424", dependencies: [
-      "Hex", "NDEF", "NTAG424Commands", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"])),
+      "Hex", "NDEF", "NTAG424Commands", "EV2SecureMessaging", .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"])),
       .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(traits: ["Programs"]))]),
     // The NTAG 424 DNA's native commands over a Type 4 link, with NTAG424's secure messaging.
     // Apart from NFCTags so that nfctag, which links NFCTags, links no swift-crypto (docs/performance.md).
@@ -100,7 +100,7 @@ let package = Package(
     // NFCEmulator so that nfctag, which links NFCEmulator, links no swift-crypto (NTAG424).
     .target(name: "NTAG424Emulator", dependencies: ["NFCEmulator", "NTAG424", "NTAG424Originality", "NFCTransport"]),
     // The virtual DESFire's cryptography: installs DESFire's (libcrypto) in NFCEmulator, which has none.
-    .target(name: "DESFireEmulator", dependencies: ["NFCEmulator", "DESFire"]),
+    .target(name: "DESFireEmulator", dependencies: ["NFCEmulator", "DESFire", "EV2SecureMessaging"]),
     .target(name: "NFCEmulatorVPCD", dependencies: ["NFCEmulator", "NFCTransport", "Locking"]),
     .target(name: "NFCTestSupport", dependencies: ["NFCTransport", "NFCTags"]),
     // Which row went onto which tag: the ledger's interface and audit report, and its backends.
@@ -122,6 +122,7 @@ let package = Package(
     // Batch provisioning over NFCSession: rows, templates, per-tag steps.
     .target(name: "Provisioning", dependencies: [
       "NFCSession", "NFCTags", "NFCTransport", "Hex", "NDEF", "NDEFJSON", "NTAG424", "NTAG424Tag", "ProvisioningLedger", "Locking",
+      "DESFire", "DESFireTag",
       .product(name: "CSV", package: "CSV.swift", condition: .when(traits: ["Programs"])),
       .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Programs"]))]),
     // The tool's layer both of its programs share: exit statuses and the failure table, stderr
@@ -153,7 +154,7 @@ let package = Package(
     // `nfctag provision` and `nfctag ledger`'s work, with the ledgers and swift-crypto.
     .executableTarget(name: "nfctag-provision", dependencies: [
       "NFCTagCLI", "ProvisionCommands", "NFCTagEmulate", "NFCSession", "NFCTransport", "Locking", "NTAG424", "NTAG424Tag", "NTAG424Emulator",
-      "DESFireEmulator",
+      "DESFireEmulator", "DESFireTag", "DESFire", "NFCTags",
       "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "SUNService",
       .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Programs"])),
       .product(name: "Logging", package: "swift-log"),
@@ -188,8 +189,8 @@ let package = Package(
     .testTarget(name: "NFCSessionTests", dependencies: ["NFCSession", "NFCEmulator", "NFCTestSupport", "Locking"]),
     .testTarget(name: "NTAG424Tests", dependencies: ["NTAG424", "NTAG424Originality", "Hex", "NDEF"]),
     .testTarget(name: "DESFireTests", dependencies: ["DESFire", "EV2SecureMessaging"]),
-    .testTarget(name: "DESFireTagTests", dependencies: ["DESFireTag", "DESFire", "DESFireEmulator", "NFCEmulator", "NFCTags", "NFCTestSupport", "NFCTransport"]),
-    .testTarget(name: "DESFireEmulatorTests", dependencies: ["DESFireEmulator", "DESFire", "NFCEmulator"]),
+    .testTarget(name: "DESFireTagTests", dependencies: ["DESFireTag", "DESFire", "EV2SecureMessaging", "DESFireEmulator", "NFCEmulator", "NFCTags", "NFCTestSupport", "NFCTransport"]),
+    .testTarget(name: "DESFireEmulatorTests", dependencies: ["DESFireEmulator", "DESFire", "NFCEmulator", "EV2SecureMessaging", "NTAG424"]),
     .testTarget(name: "NTAG424TagTests", dependencies: [
       "NTAG424Tag", "NTAG424", "NFCTestSupport", "NFCTransport", "NTAG424Emulator", "NFCEmulator", "Locking"]),
     .testTarget(name: "NFCEmulatorTests", dependencies: ["NFCEmulator", "NFCTags", "NFCReaders", "NFCTestSupport"]),
@@ -199,7 +200,7 @@ let package = Package(
     .testTarget(name: "NFCEmulatorVPCDTests", dependencies: ["NFCEmulatorVPCD", "NFCEmulator", "NFCTransport", "PCSC", "Locking"]),
     .testTarget(name: "ProvisioningTests", dependencies: [
       "Provisioning", "ProvisioningLedger", "NFCSession", "NFCEmulator", "NFCReaders", "NFCTags", "NDEF", "Locking",
-      "NTAG424", "NTAG424Tag", "NTAG424Emulator"]),
+      "NTAG424", "NTAG424Tag", "NTAG424Emulator", "DESFire", "DESFireTag", "DESFireEmulator"]),
     .testTarget(name: "ProvisioningLedgerTests", dependencies: [
       "ProvisioningLedger", "ProvisioningLedgerSQLite", "ProvisioningLedgerPostgres", "Locking",
       .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Programs"]))]),

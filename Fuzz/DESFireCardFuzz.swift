@@ -5,16 +5,20 @@
 // NFCEmulator (in the "tags" binary), without the DESFire module's ciphers: when the input asks,
 // the card authenticates with `FuzzDESFireSecurity`, which accepts a token whose first byte is
 // even, MACs with zeros and "enciphers" as the identity, so that the commands behind an
-// authentication and the MAC and full modes are reached.
+// authentication and the MAC and full modes are reached; on the EV2 chip it also takes
+// AuthenticateEV2First/NonFirst with AES keys (`FuzzEV2Authentication`: the same even first
+// token byte), and its EV2 session takes zero MACs and Full-mode data as the identity with
+// `80 00…` padding, so that the EV2 session's paths (DESFireVirtualTag+EV2.swift) are reached.
 //
 // Input: byte 0: bit 0 the card comes from an image (else a factory card), bit 1 the fuzz
-// security is installed, bits 2-3 the chip (EV1 2K, 4K, 8K, EV2 4K); with an image, two bytes of length
+// security is installed, bits 2-3 the chip (EV1 2K, 4K, 8K, EV2 4K), bit 4 a DESFire Light instead
+// (its fixed files; an image of its size loads as one); with an image, two bytes of length
 // (least significant first) and the image; then frames, each a length byte (FFh: the field goes
 // off and on) and that many bytes.
 //
 // Invariants: never a crash or a hang; every non-empty frame is answered with a status (a native
-// status first, `91 xx` last after CLA 90, an ISO status word, or two bytes of ISO status for a
-// malformed APDU); no answer longer than a short APDU's; the free memory stays within the chip's;
+// status first, `6E 00` on a DESFire Light, `91 xx` last after CLA 90, an ISO status word, or two
+// bytes of ISO status for a malformed APDU); no answer longer than a short APDU's; the free memory stays within the chip's;
 // at most 28 applications; the card's image reloads as the same card (round trip), and an image
 // that loads saves and loads again to the same bytes.
 
@@ -25,6 +29,58 @@ struct FuzzDESFireSecurity: DESFireSecurity {
     guard (command == 0xAA) == (key.type == .aes) else { return nil }
     let block = command == 0x0A || key.type == .des ? 8 : 16
     return FuzzDESFireAuthentication(legacy: command == 0x0A, blockLength: block)
+  }
+
+  func authenticateEV2(key: DESFireKey, keyNumber: UInt8) -> (any DESFireEV2Authenticating)? {
+    key.type == .aes ? FuzzEV2Authentication() : nil
+  }
+}
+
+/// AuthenticateEV2First/NonFirst: a token whose first byte is even passes.
+final class FuzzEV2Authentication: DESFireEV2Authenticating {
+  var challenge: [UInt8] { [UInt8](repeating: 0xB0, count: 16) }
+  func finishFirst(_ token: [UInt8], pcdCap2: [UInt8]) -> (answer: [UInt8], session: any DESFireEV2Session)? {
+    guard let first = token.first, first & 1 == 0 else { return nil }
+    return ([UInt8](repeating: 0xA0, count: 32), FuzzEV2Session(commandCounter: 0))
+  }
+  func finishNonFirst(_ token: [UInt8], continuing session: any DESFireEV2Session) -> (answer: [UInt8], session: any DESFireEV2Session)? {
+    guard let first = token.first, first & 1 == 0 else { return nil }
+    return ([UInt8](repeating: 0xA0, count: 16), FuzzEV2Session(commandCounter: session.commandCounter))
+  }
+}
+
+/// An EV2 session whose MACs are eight zero bytes and whose cipher is the identity (`80 00…` padding).
+final class FuzzEV2Session: DESFireEV2Session {
+  var commandCounter: UInt16
+  init(commandCounter: UInt16) { self.commandCounter = commandCounter }
+  var transactionIdentifier: [UInt8] { [0, 0, 0, 0] }
+  var isExhausted: Bool { commandCounter == .max }
+  func unwrapCommand(_ code: UInt8, header: [UInt8], body: [UInt8], mode: DESFireCommunicationMode) -> Result<[UInt8], DESFireStatus> {
+    guard mode != .plain else { return .success(body) }
+    guard body.count >= 8 else { return .failure(.lengthError) }
+    guard body.suffix(8).allSatisfy({ $0 == 0 }) else { return .failure(.integrityError) }
+    let sent = Array(body.dropLast(8))
+    guard mode == .full, !sent.isEmpty else { return .success(sent) }
+    guard sent.count % 16 == 0, let end = sent.lastIndex(where: { $0 != 0 }), sent[end] == 0x80 else { return .failure(.integrityError) }
+    return .success(Array(sent[..<end]))
+  }
+  func wrapResponse(_ data: [UInt8], mode: DESFireCommunicationMode) -> [UInt8]? {
+    commandCounter &+= 1
+    let mac = [UInt8](repeating: 0, count: 8)
+    switch mode {
+    case .plain: return data
+    case .mac: return data + mac
+    case .full:
+      guard !data.isEmpty else { return mac }
+      let padded = data + [0x80]
+      return padded + [UInt8](repeating: 0, count: (16 - padded.count % 16) % 16) + mac
+    }
+  }
+  func countUnMACedResponse() { commandCounter &+= 1 }
+  func openChangeKey(_ keyData: [UInt8], oldKey: [UInt8]?) -> Result<(key: [UInt8], version: UInt8), DESFireStatus> {
+    if let oldKey, oldKey.count != 16 { fatalError("EV2 ChangeKey's old key has \(oldKey.count) bytes") }
+    guard keyData.count == (oldKey == nil ? 17 : 21) else { return .failure(.lengthError) }
+    return .success((Array(keyData.prefix(16)), keyData[16]))
   }
 }
 
@@ -83,12 +139,14 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let image = Array(rest.dropFirst(2).prefix(length))
     rest = rest.dropFirst(2 + image.count)
     // The chip the image names when it names one, so that most images reach past the size check.
-    let chip = chips.first { image.count > 5 && $0.hardwareVersion[5] == image[5] } ?? chips[Int(selector >> 2 & 3)]
+    let chip = (chips + [.light]).first { image.count > 5 && $0.hardwareVersion[5] == image[5] }
+      ?? (selector & 0x10 != 0 ? .light : chips[Int(selector >> 2 & 3)])
     guard let loaded = try? DESFireImage.decode(image, chip: chip) else { return 0 }
     checkDESFireImage(loaded)
     tag = loaded
   } else {
-    guard let factory = try? DESFireVirtualTag(chip: chips[Int(selector >> 2 & 3)]) else { fatalError("no factory card") }
+    let made = selector & 0x10 != 0 ? try? DESFireVirtualTag.light() : try? DESFireVirtualTag(chip: chips[Int(selector >> 2 & 3)])
+    guard let factory = made else { fatalError("no factory card") }
     tag = factory
   }
   tag.security = selector & 2 != 0 ? FuzzDESFireSecurity() : nil
@@ -99,7 +157,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
     let frame = Array(rest.prefix(Int(length)))
     rest = rest.dropFirst(frame.count)
-    checkDESFireAnswer(tag.respond(to: frame), to: frame)
+    checkDESFireAnswer(tag.respond(to: frame), to: frame, light: tag.chip.isLight)
     guard (0...tag.chip.memorySize).contains(tag.freeMemory), tag.applications.count <= 28 else {
       fatalError("free memory \(tag.freeMemory) of \(tag.chip.memorySize), \(tag.applications.count) applications")
     }
@@ -108,8 +166,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   return 0
 }
 
-/// Every frame but the empty one gets a status.
-func checkDESFireAnswer(_ response: TagResponse, to frame: [UInt8]) {
+/// Every frame but the empty one gets a status (on a DESFire Light, a native frame `6E 00`).
+func checkDESFireAnswer(_ response: TagResponse, to frame: [UInt8], light: Bool = false) {
   guard let first = frame.first else { return }
   guard case .data(let answer) = response, answer.count >= 1, answer.count <= 258 else {
     fatalError("frame \(frame.prefix(8)) answered \(response)")
@@ -122,6 +180,10 @@ func checkDESFireAnswer(_ response: TagResponse, to frame: [UInt8]) {
   case 0x00:
     guard answer.count >= 2 else { fatalError("ISO frame answered \(answer.count) bytes") }
   default:
+    if light {
+      guard answer == [0x6E, 0x00] else { fatalError("a DESFire Light answered a native frame \(answer.prefix(8))") }
+      return
+    }
     guard statuses.contains(answer[0]) else { fatalError("native frame answered status \(answer[0])") }
   }
 }
@@ -135,7 +197,7 @@ func checkDESFireImage(_ tag: DESFireVirtualTag) {
   } catch {
     fatalError("a card's own image does not load: \(error)")
   }
-  guard again.memoryImage == image, again.identifier == tag.identifier, again.freeMemory == tag.freeMemory,
+  guard again.memoryImage == image, again.uid == tag.uid, again.configuration == tag.configuration, again.freeMemory == tag.freeMemory,
         again.applications == tag.applications, again.picc == tag.picc else {
     fatalError("the image does not round-trip")
   }

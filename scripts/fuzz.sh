@@ -52,26 +52,27 @@ entry() {
 sources() {
   case "$1" in
     ndef) echo Sources/Hex Sources/NDEF Sources/NDEFJSON ;;
-    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic-mad|classic-sector) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags ;;
-    cc|desfire|desfire-card) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
-    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/ACR122ULinks.swift \
+    tlv|type3-attributes|type4-cc|type5-sysinfo|hostile-tag|classic-mad|classic-sector) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/EV2SecureMessaging Sources/NTAG424Commands Sources/NFCTags ;;
+    cc|desfire|desfire-card) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/EV2SecureMessaging Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator ;;
+    pn532) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/EV2SecureMessaging Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCReaders/ACR122ULinks.swift \
              Sources/NFCReaders/PartThreeType2Link.swift Sources/NFCReaders/APDUPassthroughLink.swift \
              Sources/NFCReaders/Type1Link.swift Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift \
              Sources/NFCReaders/Platform.swift Fuzz/Support/HostileReader.swift ;;
-    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/TargetDetection.swift \
+    detection) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/EV2SecureMessaging Sources/NTAG424Commands Sources/NFCTags Sources/NFCReaders/TargetDetection.swift \
              Sources/NFCReaders/PartThreeATR.swift Sources/NFCReaders/ACR122ULinks.swift Sources/NFCReaders/PartThreeType2Link.swift \
              Sources/NFCReaders/APDUPassthroughLink.swift Sources/NFCReaders/ClassicLinks.swift Sources/NFCReaders/Type1Link.swift \
              Sources/NFCReaders/Type5Link.swift Sources/NFCReaders/PartThreeLink.swift Sources/NFCReaders/TransparentSession.swift Sources/NFCReaders/ReaderCapabilities.swift \
              Sources/NFCReaders/FeliCaLink.swift Sources/NFCReaders/SCMLinks.swift Sources/NFCReaders/Platform.swift Fuzz/Support/HostileReader.swift ;;
-    vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
+    vpcd) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/EV2SecureMessaging Sources/NTAG424Commands Sources/NFCTags Sources/NFCEmulator Sources/NFCEmulatorVPCD ;;
     atr) echo Sources/Hex Sources/Locking Sources/NFCTransport Sources/NFCReaders/PartThreeATR.swift ;;
     ber) echo Sources/Hex Sources/Locking Sources/NFCTransport ;;
     # The 424 DNA's parsers only: NTAG424Commands (the secure-messaging answers' decoding among
-    # them) and the SUN URL's, which need no swift-crypto.
-    ntag424|ntag424-sm) echo Sources/Hex Sources/NTAG424Commands Sources/NTAG424/SUNURL.swift ;;
+    # them), the shared EV2 secure messaging it names (no cipher of its own) and the SUN URL's,
+    # which need no swift-crypto.
+    ntag424|ntag424-sm) echo Sources/Hex Sources/EV2SecureMessaging Sources/NTAG424Commands Sources/NTAG424/SUNURL.swift ;;
     # DESFire's ciphers and EV1 secure messaging: the DESFire module over COpenSSL's C shim
     # (compiled with clang beside the Swift sources; libcrypto is loaded at the first use).
-    desfire-sm) echo Sources/DESFire Sources/COpenSSL ;;
+    desfire-sm) echo Sources/EV2SecureMessaging Sources/DESFire Sources/COpenSSL ;;
   esac
 }
 
@@ -184,7 +185,23 @@ seed() {
         printf '\x05\x90\x51\x00\x00\x00\x02\x6a\x00\xff\x01\x60'; } > "$dir/session"
       # An image (EV1 4K, no application), then GetFreeMemory natively.
       { printf '\x05\x2a\x00DESF\x01\x18\x04\x3a\x61\x2c\x5e\x73\x80\x00\x10\x00\x00\x00\x00\x0f\x00\x01\x00\x00'
-        head -c 16 /dev/zero; printf '\x00\x00\x01\x6e'; } > "$dir/image" ;;
+        head -c 16 /dev/zero; printf '\x00\x00\x01\x6e'; } > "$dir/image"
+      # EV2 4K: an AES application, AuthenticateEV2First (an even token), then MAC-mode commands
+      # (the stand-in's MACs are zeros) and a plain-mode file write and read in the session.
+      { printf '\x0e'
+        printf '\x0b\x90\xca\x00\x00\x05\x01\x00\x00\x0f\x82\x00\x09\x90\x5a\x00\x00\x03\x01\x00\x00\x00'
+        printf '\x08\x90\x71\x00\x00\x02\x00\x00\x00\x26\x90\xaf\x00\x00\x20'; head -c 33 /dev/zero
+        printf '\x0e\x90\x45\x00\x00\x08'; head -c 9 /dev/zero
+        printf '\x15\x90\xcd\x00\x00\x0f\x01\x00\xee\xee\x20\x00\x00'; head -c 9 /dev/zero
+        printf '\x11\x90\x3d\x00\x00\x0b\x01\x00\x00\x00\x04\x00\x00\x41\x42\x43\x44\x00'
+        printf '\x0d\x90\xbd\x00\x00\x07\x01\x00\x00\x00\x00\x00\x00\x00\x07\x90\x77\x00\x00\x01\x01\x00'; } > "$dir/ev2"
+      # A DESFire Light: GetVersion, ISO SELECT of its DF, GetFileIDs, AuthenticateEV2First with
+      # key 1 (an even token), a Full-mode ReadData under ADh, a native GetVersion (6E 00).
+      { printf '\x12'
+        printf '\x05\x90\x60\x00\x00\x00\x15\x00\xa4\x04\x0c\x10\xa0\x00\x00\x03\x96\x56\x43\x41\x03\xf0\x15\x40\x00\x00\x00\x0b'
+        printf '\x05\x90\x6f\x00\x00\x00\x08\x90\x71\x00\x00\x02\x01\x00\x00\x26\x90\xaf\x00\x00\x20'; head -c 33 /dev/zero
+        printf '\x15\x90\xad\x00\x00\x0f\x00\x00\x00\x00\x10\x00\x00'; head -c 9 /dev/zero
+        printf '\x01\x60'; } > "$dir/light" ;;
     hostile-tag)  # platform, capabilities, then the answers (see the target)
       printf '\x01\x00\x00\x10\x04\x01\x02\x03\x04\x05\x06\x07\x08\xe1\x10\x12\x00\x01\x02\x03\x04\x00\x10\x03\x00\xfe\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00' > "$dir/type2"
       printf '\x03\x00\x00\x02\x90\x00\x00\x02\x90\x00\x00\x11\x00\x0f\x20\x00\x3b\x00\x34\x04\x06\xe1\x04\x00\x32\x00\x00\x90\x00' > "$dir/type4" ;;
@@ -224,7 +241,7 @@ build() {
     # and each module's own `LibC` (its Platform.swift, docs/platforms.md) is renamed after the
     # module, so that the several modules' wrappers do not collide in the one module.
     owner=${f#Sources/}; owner=${owner%%/*}
-    sed -E -e '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|NTAG424Commands|Logging)$/d' \
+    sed -E -e '/^(@_exported )?import (Hex|Locking|NDEF|NDEFJSON|NFCTransport|NFCTags|NFCEmulator|NFCEmulatorVPCD|NFCReaders|NTAG424Commands|EV2SecureMessaging|Logging)$/d' \
       -e "s/\\bLibC\\b/LibC_$owner/g" "$f" > "$dir/src/$(echo "${f#Sources/}" | tr / _)"
   done
   echo "fuzz: building $group ($(echo $targets))"

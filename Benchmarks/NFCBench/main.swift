@@ -179,7 +179,7 @@ func frameBound(_ kind: VirtualTagKind, _ result: TypeRoundTrips) -> Int? {
   case .icodeSLIX2: return result.detection + 3 + chunks(span, result.maxAnswer / 4 * 4)
   case .mifareClassic1K, .mifareClassic4K, .mifareClassicMini: return nil  // factory cards: no NDEF
   case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
-       .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K: return nil  // factory cards: no NDEF application
+       .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K, .desfireLight: return nil  // factory cards: no NDEF application
   case .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF:
     return nil  // counted exactly by the Classic host tests (docs/mifare-classic.md)
   }

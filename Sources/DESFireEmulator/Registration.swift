@@ -13,9 +13,9 @@ public func register() {
   DESFireSecurityRegistry.install(OpenSSLDESFireSecurity())
 }
 
-/// The security over the DESFire module; `random` gives the card's RndB (tests fix it).
+/// The security over the DESFire module; `random` gives the card's RndB and, for EV2, its TI (tests fix them).
 public struct OpenSSLDESFireSecurity: DESFireSecurity {
-  private let random: (@Sendable (Int) -> [UInt8])?
+  let random: (@Sendable (Int) -> [UInt8])?
 
   /// Card randoms from OpenSSL's generator, or from `random` (tests).
   public init(random: (@Sendable (Int) -> [UInt8])? = nil) {

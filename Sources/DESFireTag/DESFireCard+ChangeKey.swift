@@ -45,6 +45,9 @@ extension DESFireCard {
       (number, keyByte) = (n, n)
     }
     let name = slot == .piccMaster ? "ChangeKey (PICC master key)" : "ChangeKey \(number)"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2ChangeKey(number: number, keyByte: keyByte, to: newKey, version: version, oldKey: oldKey, name: name, session: ev2)
+    }
     if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyModes.swift
       return try legacyChangeKey(number: number, keyByte: keyByte, to: newKey, version: version, oldKey: oldKey, name: name, session: legacy)
     }
@@ -81,6 +84,9 @@ extension DESFireCard {
   ///   the card's refusals (`91 9D` when the settings are frozen); an answer whose CMAC fails.
   public func changeKeySettings(_ settings: UInt8) throws(DESFireCommandError) {
     let name = "ChangeKeySettings"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2ChangeKeySettings(settings, session: ev2)
+    }
     if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyModes.swift
       return try legacyChangeKeySettings(settings, session: legacy)
     }
@@ -103,6 +109,9 @@ extension DESFireCard {
   ///   `DESFireCommandError/integrity(_:command:)` when it does not decipher to a UID and its CRC32.
   public func cardUID() throws(DESFireCommandError) -> [UInt8] {
     let name = "GetCardUID"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2CardUID(session: ev2)
+    }
     if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
       return try legacyCardUID(session: legacy)
     }

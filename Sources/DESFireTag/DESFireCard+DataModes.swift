@@ -28,6 +28,9 @@ extension DESFireCard {
   public func readData(file number: UInt8, offset: Int, length: Int,
                        communication: DESFireFileCommunication) throws(DESFireCommandError) -> [UInt8] {
     let name = "ReadData \(hexString([number]))"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2ReadData(file: number, offset: offset, length: length, communication: communication, session: ev2)
+    }
     if communication != .plain, let legacy = secureMessaging as? DESFireLegacySecureMessaging {
       return try legacyReadData(file: number, offset: offset, length: length, communication: communication, session: legacy)
     }
@@ -56,6 +59,9 @@ extension DESFireCard {
   public func writeData(file number: UInt8, offset: Int, _ bytes: [UInt8],
                         communication: DESFireFileCommunication) throws(DESFireCommandError) {
     let name = "WriteData \(hexString([number]))"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2WriteData(0x3D, file: number, offset: offset, bytes, communication: communication, name: name, session: ev2)
+    }
     guard communication != .plain else { return try writeData(file: number, offset: offset, bytes) }
     if let legacy = secureMessaging as? DESFireLegacySecureMessaging {
       return try legacyWriteData(file: number, offset: offset, bytes, communication: communication, session: legacy)

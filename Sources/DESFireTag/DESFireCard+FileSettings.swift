@@ -25,6 +25,9 @@ extension DESFireCard {
     guard number <= 0x1F else { throw .invalidArgument("a file number is 0 to 31, not \(number)") }
     let name = "ChangeFileSettings \(hexString([number]))"
     let settings = [communication.rawValue] + access.wireBytes
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging, changeRight & 0x0F != 0x0F {  // DESFireCard+EV2Commands.swift
+      return try ev2ChangeFileSettings(number, settings: settings, free: changeRight & 0x0F == 0x0E, session: ev2)
+    }
     let answer: [UInt8]
     switch changeRight & 0x0F {
     case 0x0E:

@@ -23,11 +23,13 @@ extension DESFireCard {
   /// authenticated key. A rerun after a cut: the current key refused (the authenticated key was
   /// changed) or the old key refused (`91 1E`, another key was changed), and then the new key
   /// authenticating with its version (GetKeyVersion) is ``DESFireRerunOutcome/alreadyDone``.
+  /// `scheme` is how both keys authenticate (EV1 by default).
   /// - Throws: the card's refusal when the new key is not in place either; the link's failures.
   ///   No key in any error.
   public func changeKey(at level: DESFireApplicationID, _ slot: DESFireKeySlot, to newKey: DESFireSecretKey, version: UInt8 = 0,
                         authenticatingWith current: DESFireSecretKey, keyNumber: UInt8, oldKey: DESFireSecretKey?,
-                        cardVersion: DESFireVersionInfo) throws(DESFireCommandError) -> DESFireRerunOutcome {
+                        cardVersion: DESFireVersionInfo,
+                        scheme: DESFireAuthenticationScheme = .ev1) throws(DESFireCommandError) -> DESFireRerunOutcome {
     let target: UInt8
     switch slot {
     case .piccMaster: target = 0
@@ -35,15 +37,15 @@ extension DESFireCard {
     }
     try selectApplication(level)
     do {
-      try current.authenticate(self, keyNumber: keyNumber, version: cardVersion)
+      try current.authenticate(self, keyNumber: keyNumber, version: cardVersion, scheme: scheme)
     } catch where error.status == .authenticationError && keyNumber == target {
-      if try newKeyInPlace(level, target, newKey, version, cardVersion) { return .alreadyDone }
+      if try newKeyInPlace(level, target, newKey, version, cardVersion, scheme) { return .alreadyDone }
       throw error
     }
     do {
       try changeKey(slot, to: newKey.material, version: version, oldKey: keyNumber == target ? nil : oldKey?.material)
     } catch where error.status == .integrityError && keyNumber != target {
-      if try newKeyInPlace(level, target, newKey, version, cardVersion) { return .alreadyDone }
+      if try newKeyInPlace(level, target, newKey, version, cardVersion, scheme) { return .alreadyDone }
       throw error
     }
     return .done
@@ -52,10 +54,10 @@ extension DESFireCard {
   /// Whether key `number` of `level` is `key` (it authenticates) with `version` when AES (a DES
   /// key's version is its parity bits, as given). A refusal is "no"; the link's failures are thrown.
   private func newKeyInPlace(_ level: DESFireApplicationID, _ number: UInt8, _ key: DESFireSecretKey, _ version: UInt8,
-                             _ cardVersion: DESFireVersionInfo) throws(DESFireCommandError) -> Bool {
+                             _ cardVersion: DESFireVersionInfo, _ scheme: DESFireAuthenticationScheme) throws(DESFireCommandError) -> Bool {
     do {
       try selectApplication(level)
-      try key.authenticate(self, keyNumber: number, version: cardVersion)
+      try key.authenticate(self, keyNumber: number, version: cardVersion, scheme: scheme)
       if key.kind == .aes { return try keyVersion(number) == version }
       return true
     } catch {

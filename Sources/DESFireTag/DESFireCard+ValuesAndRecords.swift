@@ -29,6 +29,8 @@ extension DESFireCard {
       keyNumber = session.keyNumber
     } else if let legacy = secureMessaging as? DESFireLegacySecureMessaging {
       keyNumber = legacy.keyNumber
+    } else if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {
+      keyNumber = ev2.keyNumber
     } else {
       return .plain
     }
@@ -40,6 +42,9 @@ extension DESFireCard {
   /// - Throws: as `readData(file:offset:length:communication:)`.
   public func value(of number: UInt8, communication: DESFireFileCommunication) throws(DESFireCommandError) -> Int32 {
     let name = "GetValue \(hexString([number]))"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2Value(of: number, communication: communication, session: ev2)
+    }
     if communication != .plain, let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
       return try legacyValue(of: number, communication: communication, session: legacy)
     }
@@ -63,6 +68,9 @@ extension DESFireCard {
   /// - Throws: as `writeData(file:offset:_:communication:)`.
   public func changeValue(_ change: DESFireValueChange, file number: UInt8, amount: Int32,
                           communication: DESFireFileCommunication) throws(DESFireCommandError) {
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2ChangeValue(change, file: number, amount: amount, communication: communication, session: ev2)
+    }
     guard communication != .plain else { return try changeValue(change, file: number, amount: amount) }
     if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
       return try legacyChangeValue(change, file: number, amount: amount, communication: communication, session: legacy)
@@ -79,6 +87,11 @@ extension DESFireCard {
   /// - Throws: as `writeData(file:offset:_:communication:)`.
   public func writeRecord(file number: UInt8, offset: Int, _ bytes: [UInt8],
                           communication: DESFireFileCommunication) throws(DESFireCommandError) {
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      guard number <= 0x1F else { throw .invalidArgument("a file number is 0 to 31, not \(number)") }
+      return try ev2WriteData(0x3B, file: number, offset: offset, bytes, communication: communication,
+                              name: "WriteRecord \(hexString([number]))", session: ev2)
+    }
     guard communication != .plain else { return try writeRecord(file: number, offset: offset, bytes) }
     if let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
       return try legacyWriteRecord(file: number, offset: offset, bytes, communication: communication, session: legacy)
@@ -98,6 +111,9 @@ extension DESFireCard {
   public func readRecords(file number: UInt8, offset: Int, count: Int, recordSize: Int,
                           communication: DESFireFileCommunication) throws(DESFireCommandError) -> [UInt8] {
     let name = "ReadRecords \(hexString([number]))"
+    if let ev2 = secureMessaging as? DESFireEV2SecureMessaging {  // DESFireCard+EV2Commands.swift
+      return try ev2ReadRecords(file: number, offset: offset, count: count, communication: communication, session: ev2)
+    }
     if communication != .plain, let legacy = secureMessaging as? DESFireLegacySecureMessaging {  // DESFireCard+LegacyFiles.swift
       return try legacyReadRecords(file: number, offset: offset, count: count, recordSize: recordSize,
                                    communication: communication, session: legacy)

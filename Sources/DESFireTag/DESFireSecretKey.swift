@@ -82,10 +82,18 @@ public struct DESFireSecretKey: Sendable, CustomStringConvertible {
     self.material = material
   }
 
-  /// Authenticates with key `keyNumber` of the selected level: AuthenticateAES (AAh) for an AES
-  /// key, AuthenticateISO (1Ah) for the others on an EV1 and later, the legacy Authenticate (0Ah)
-  /// on a DESFire before EV1 (which has only that).
-  public func authenticate(_ card: DESFireCard, keyNumber: UInt8, version: DESFireVersionInfo) throws(DESFireCommandError) {
+  /// Authenticates with key `keyNumber` of the selected level. With ``DESFireAuthenticationScheme/ev1``:
+  /// AuthenticateAES (AAh) for an AES key, AuthenticateISO (1Ah) for the others on an EV1 and
+  /// later, the legacy Authenticate (0Ah) on a DESFire before EV1 (which has only that). With
+  /// ``DESFireAuthenticationScheme/ev2``: AuthenticateEV2First (71h), an AES key only (another is
+  /// refused before anything is sent); ``DESFireAuthenticationScheme/auto``: EV2 on an EV2 or EV3
+  /// (GetVersion's hardware major) with an AES key, else as `ev1`. A MIFARE DESFire Light, which
+  /// takes no EV1 authentication, always EV2 (docs/desfire.md, "DESFire Light").
+  public func authenticate(_ card: DESFireCard, keyNumber: UInt8, version: DESFireVersionInfo,
+                           scheme: DESFireAuthenticationScheme = .ev1) throws(DESFireCommandError) {
+    if scheme.usesEV2(kind: kind, generation: version.generation) || version.isLight {  // a Light has no 1Ah/AAh
+      return try card.authenticateEV2First(keyNumber: keyNumber, key: material)
+    }
     let command: DESFireAuthenticationCommand
     switch material.type {
     case .aes: command = .aes
@@ -106,4 +114,25 @@ public struct DESFireSecretKey: Sendable, CustomStringConvertible {
 
   /// The type, never the bytes.
   public var description: String { "DESFireSecretKey(\(kind.rawValue))" }
+}
+
+/// Which authentication, and so which secure messaging, a DESFire key is used with (`nfctag
+/// desfire … --auth`; docs/desfire.md, "EV2 secure messaging").
+public enum DESFireAuthenticationScheme: String, Sendable, CaseIterable {
+  /// AuthenticateISO (1Ah) or AuthenticateAES (AAh) and EV1 secure messaging (0Ah on a DESFire
+  /// before EV1): what every DESFire since EV1 takes.
+  case ev1
+  /// AuthenticateEV2First (71h) and EV2 secure messaging: an EV2 or later, an AES key.
+  case ev2
+  /// EV2 when the card is an EV2 or later and the key AES, EV1 otherwise.
+  case auto
+
+  /// Whether a key of `kind` authenticates by EV2 on a card of `generation`.
+  public func usesEV2(kind: DESFireSecretKey.Kind, generation: DESFireVersionInfo.Generation) -> Bool {
+    switch self {
+    case .ev1: return false
+    case .ev2: return true
+    case .auto: return kind == .aes && (generation == .ev2 || generation == .ev3)
+    }
+  }
 }

@@ -45,6 +45,10 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
   case desfireEV3With2K = "desfire-ev3-2k"
   case desfireEV3With4K = "desfire-ev3-4k"
   case desfireEV3With8K = "desfire-ev3-8k"
+  /// An NXP MIFARE DESFire Light (MF2DL(H)x0) as shipped: its fixed files in one application,
+  /// ISO and wrapped APDUs only, EV2 authentication with five AES keys 00…00 (docs/desfire.md,
+  /// "DESFire Light").
+  case desfireLight = "desfire-light"
 
   /// A tag with factory content.
   /// - Throws: ``EmulatorError``: a UID the model refuses, or
@@ -76,6 +80,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
          .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K:
       return try DESFireVirtualTag(chip: desfireChip ?? .ev1With4K, uid: uid)
+    case .desfireLight: return try DESFireVirtualTag.light(uid: uid)
     }
   }
 
@@ -103,7 +108,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .mifareClassic4K, .mifareClassic4KNDEF: return try MIFAREClassicVirtualTag(chip: .classic4K, image: image, uid: uid)
     case .mifareClassicMini, .mifareClassicMiniNDEF: return try MIFAREClassicVirtualTag(chip: .mini, image: image, uid: uid)
     case .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
-         .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K:
+         .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K, .desfireLight:
       return try DESFireImage.decode(image, chip: desfireChip ?? .ev1With4K, uid: uid)
     }
   }
@@ -120,6 +125,7 @@ public enum VirtualTagKind: String, CaseIterable, Sendable {
     case .desfireEV3With2K: return .ev3With2K
     case .desfireEV3With4K: return .ev3With4K
     case .desfireEV3With8K: return .ev3With8K
+    case .desfireLight: return .light
     default: return nil
     }
   }

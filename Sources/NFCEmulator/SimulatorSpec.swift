@@ -38,7 +38,7 @@ public struct SimulatorSpec: Sendable {
 
   /// The two forms, for help and error messages (ASCII: the man page keeps nothing else).
   public static let grammar = "sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,OPTION...] "
-    + "(OPTION: seed=S, images=DIR, hand-ms=MS, latency=none|acr122u)"
+    + "(OPTION: seed=S, images=DIR, hand-ms=MS, latency=none|acr122u, uid=random)"
 
   /// Parses a `--reader sim:…` value.
   /// - Throws: ``EmulatorError`` naming the part that is wrong, with ``grammar``.
@@ -83,8 +83,8 @@ public struct SimulatorSpec: Sendable {
       guard pair.count == 2, let key = pair.first, !pair[1].isEmpty else {
         throw EmulatorError("option '\(option)' in '\(text)' is not NAME=VALUE")
       }
-      guard ["feed", "seed", "images", "hand-ms", "latency", "image"].contains(String(key)) else {
-        throw EmulatorError("unknown option '\(key)' in '\(text)': use feed, seed, images, hand-ms, latency or image")
+      guard ["feed", "seed", "images", "hand-ms", "latency", "image", "uid"].contains(String(key)) else {
+        throw EmulatorError("unknown option '\(key)' in '\(text)': use feed, seed, images, hand-ms, latency, image or uid")
       }
       guard values.updateValue(String(pair[1]), forKey: String(key)) == nil else {
         throw EmulatorError("option '\(key)' is given twice in '\(text)'")
@@ -98,7 +98,7 @@ public struct SimulatorSpec: Sendable {
     }
     if let path = values["image"] { imagePath = path }
     guard let count = values["feed"] else {
-      if let key = ["seed", "images", "hand-ms"].first(where: { values[$0] != nil }) {
+      if let key = ["seed", "images", "hand-ms", "uid"].first(where: { values[$0] != nil }) {
         throw EmulatorError("option '\(key)' in '\(text)' needs feed=N")
       }
       return
@@ -111,6 +111,13 @@ public struct SimulatorSpec: Sendable {
     if let seed = values["seed"] {
       guard let value = UInt64(seed) else { throw EmulatorError("seed=\(seed) in '\(text)' is not a number") }
       settings.seed = value
+    }
+    if let uid = values["uid"] {
+      guard uid == "random" else { throw EmulatorError("uid=\(uid) in '\(text)': the one value is random") }
+      guard kinds.allSatisfy({ $0.desfireChip != nil }) else {
+        throw EmulatorError("uid=random in '\(text)' is for desfire kinds (their random ID): not \(kinds.map(\.rawValue).joined(separator: ", "))")
+      }
+      settings.randomUID = true
     }
     if let hand = values["hand-ms"] {
       guard let value = Int(hand), (0...600_000).contains(value) else {

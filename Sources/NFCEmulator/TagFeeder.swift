@@ -14,6 +14,10 @@ public struct FeedSettings: Sendable, Equatable {
   public var imageDirectory: String?
   /// Milliseconds without a command after which a tag that was talked to leaves.
   public var handMilliseconds: Int
+  /// Every tag comes with its random ID on (MIFARE DESFire kinds only: SetConfiguration's bit 1,
+  /// DESFireVirtualTag+Configuration.swift): it shows `08` and 3 random bytes, its feed UID is
+  /// the real one (GetCardUID's, its image's name).
+  public var randomUID = false
 
   /// 300 ms: a hand taking the tag away once the host went quiet.
   public static let defaultHandMilliseconds = 300
@@ -105,8 +109,9 @@ public final class FedTag {
     self.departure = departure
   }
 
-  /// `NNNN-uid.bin`: the index in 4 digits and the UID in lower-case hex.
-  public var imageName: String { TagFeeder.imageName(index: index, uid: tag.shownIdentifier) }
+  /// `NNNN-uid.bin`: the index in 4 digits and the UID in lower-case hex (a DESFire's real UID,
+  /// never the random ID it shows).
+  public var imageName: String { TagFeeder.imageName(index: index, uid: (tag as? DESFireVirtualTag)?.uid ?? tag.shownIdentifier) }
 }
 
 /// Makes the tags of a feed one after another and saves each one's final memory.
@@ -143,6 +148,10 @@ public final class TagFeeder {
     arrived += 1
     let kind = settings.kinds[(arrived - 1) % settings.kinds.count]
     let tag = try kind.makeTag(uid: FeederUIDs.uid(for: kind, seed: settings.seed, index: arrived))
+    if settings.randomUID {
+      guard let desfire = tag as? DESFireVirtualTag else { throw EmulatorError("a \(kind.rawValue) has no random UID: uid=random is for desfire kinds") }
+      desfire.turnOnRandomID()
+    }
     let card = try face.makeFace(tag: tag)
     return FedTag(index: arrived, kind: kind, tag: tag, card: card,
                   departure: TagDeparture(handMilliseconds: settings.handMilliseconds))

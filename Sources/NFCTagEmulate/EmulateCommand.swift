@@ -57,6 +57,8 @@ package struct EmulateCommand: ToolCommand {
   @Option(parsing: .unconditional, help: "With --feed: picks the tags' UIDs (0 by default).") package var seed: UInt64?
   @Option(parsing: .unconditional, help: "With --feed: a tag leaves after MS ms without a command (300 by default).") package var handMs: Int?
   @Flag(help: "With --feed: no line per tag.") package var quiet = false
+  @Flag(help: "With --feed of desfire kinds: every card comes with its random ID on (08 and 3 random bytes at each activation).")
+  package var randomUID = false
 
   package init() {}
 
@@ -74,7 +76,7 @@ package struct EmulateCommand: ToolCommand {
     }
     if tag.contains(",") { throw ValidationError("several tag kinds need --feed N.") }
     if let option = [imageDir.map { _ in "--image-dir" }, seed.map { _ in "--seed" }, handMs.map { _ in "--hand-ms" },
-                     quiet ? "--quiet" : nil].compactMap({ $0 }).first {
+                     quiet ? "--quiet" : nil, randomUID ? "--random-uid" : nil].compactMap({ $0 }).first {
       throw ValidationError("\(option) goes with --feed N.")
     }
     guard VirtualTagKind(rawValue: tag) != nil else { throw ValidationError("unknown tag '\(tag)': use one of \(VirtualTagKind.names).") }

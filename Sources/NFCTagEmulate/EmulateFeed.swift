@@ -18,14 +18,18 @@ extension EmulateCommand {
       throw ValidationError("\(option) does not go with --feed: fed tags get their UIDs from --seed and are saved in --image-dir.")
     }
     if let handMs, !(0...600_000).contains(handMs) { throw ValidationError("--hand-ms takes 0 to 600000.") }
+    if randomUID, let other = kinds.first(where: { $0.desfireChip == nil }) {
+      throw ValidationError("--random-uid is for desfire kinds (their random ID), not \(other.rawValue).")
+    }
     guard parseEndpoint(vpcd) != nil else { throw ValidationError("--vpcd takes HOST:PORT, for example 127.0.0.1:35963.") }
   }
 
   /// Shows the feed's tags one after another through vpcd; exits 0 once the last one has left.
   func runFeed(in context: CommandContext) throws {
     guard let count = feed, let (host, port) = parseEndpoint(vpcd) else { throw ExitCode(ExitStatus.usage) }
-    let settings = FeedSettings(kinds: kinds, count: count, seed: seed ?? 0, imageDirectory: imageDir,
+    var settings = FeedSettings(kinds: kinds, count: count, seed: seed ?? 0, imageDirectory: imageDir,
                                 handMilliseconds: handMs ?? FeedSettings.defaultHandMilliseconds)
+    settings.randomUID = randomUID
     let feeder: TagFeeder
     do {
       feeder = try TagFeeder(settings: settings, face: reader)

@@ -42,7 +42,7 @@ package enum SDMOutputFormat: String, ExpressibleByArgument, CaseIterable, Senda
 package struct SDMCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "sdm",
-    abstract: "Set up NTAG 424 DNA tags to produce SUN URLs, and check the URLs (Secure Dynamic Messaging).",
+    abstract: "Set up NTAG 424 DNA tags and DESFire EV3 cards to produce SUN URLs, and check the URLs (Secure Dynamic Messaging).",
     discussion: "See ntag-424-dna.md in the documentation folder: URL placeholders, key roles, exit statuses.",
     subcommands: [Setup.self, Verify.self, Serve.self])
 
@@ -93,7 +93,7 @@ package struct SDMCommand: ParsableCommand {
   package struct Setup: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "setup",
-      abstract: "Write a SUN URL onto an NTAG 424 DNA and turn Secure Dynamic Messaging on; check one tap.",
+      abstract: "Write a SUN URL onto an NTAG 424 DNA or a DESFire EV3 and turn Secure Dynamic Messaging on; check one tap.",
       discussion: """
         The URL template marks where the tag writes each field: {picc} (encrypted UID and \
         counter), {cmac} (the MAC), {enc:N} (N/2 characters from --enc-data-file, encrypted). It \

@@ -1,3 +1,4 @@
+import DESFire
 import NFCSession
 import NFCTagCLI
 import NFCTransport
@@ -8,23 +9,38 @@ import ProvisionCommands
 extension SDMCommand.Setup: PerformedCommand {
   /// Checks the template (NTAG424's `SUNTemplateRule`: only what `sdm verify` and `sdm serve`
   /// can check) and plans the NDEF file and its settings before anything else (64: the tag
-  /// untouched), writes them with key 0, reads the file back as a phone does and verifies the SUN
-  /// it holds; prints done (0). The steps: the plan, the keys, ``write(_:on:authKey:console:)``
+  /// untouched), identifies the chip (GetVersion: a MIFARE DESFire EV3 takes
+  /// ``writeDESFire(template:fileData:on:key:console:)``, another DESFire is refused, 64), writes
+  /// them with key 0, reads the file back as a phone does and verifies the SUN it holds; prints done (0). The steps: the plan, the keys, ``write(_:on:authKey:console:)``
   /// on the tag, ``check(_:of:keys:uid:)`` of what it produced, ``report(_:plan:exchanges:in:)``.
   func perform(in context: CommandContext) throws {
     context.console.configure(quiet: reader.quiet, verbose: reader.verbose)
     let plan: SDMPlan
+    let data: String?
     do {
       let parameters = try SUNTemplateRule.check(url)
-      plan = try SDMPlan.plan(template: url, fileData: try fileData(for: parameters, in: context))
+      data = try fileData(for: parameters, in: context)
+      plan = try SDMPlan.plan(template: url, fileData: data)
     } catch let error as NTAG424Error {
       throw CLIFailure(.invalidValue(sanitizeLine("--url: \(error)")))
     }
     let keys = try NTAG424Keys.sdmRoles(keys, in: context)
-    let authKey = try NTAG424Keys.authKey(auth, in: context)
+    // Key 0 read once: the 424 DNA's (AESKey) or a DESFire EV3 NDEF application's (SDMCommand+SetupDESFire.swift).
+    let keyBytes = try Self.authKeyBytes(auth, in: context)
+    guard let authKey = try? AESKey(bytes: keyBytes), let desfireKey = try? DESFireKeyMaterial(.aes, keyBytes) else {
+      throw CLIFailure(.internalError("key 0 is not 16 bytes"))
+    }
     let console = context.console
+    let template = url
     let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
-      try Self.write(plan, on: tag, authKey: authKey, console: console)
+      // GetVersion names the chip: a DESFire takes the DESFire path (an EV3) or is refused
+      // before anything is written; any other tag the 424 DNA's.
+      if case .desfire(let version) = try Self.identify(on: tag.link) {
+        if let refusal = Self.refusal(of: version) { throw refusal }
+        console.info("a MIFARE DESFire EV3: its NDEF application")
+        return try Self.writeDESFire(template: template, fileData: data, on: tag.link, key: desfireKey, console: console)
+      }
+      return try Self.write(plan, on: tag, authKey: authKey, console: console)
     }
     let readBack = outcome.value
     console.info("exchanges: \(outcome.exchanges)")

@@ -223,7 +223,7 @@ extension DESFireCommand {
       let (kind, size, limits, recordSize, records) = (kind, size ?? 0, valueLimits, recordSize ?? 0, records ?? 0)
       try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
-        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        if let key { try key.authenticate(card, version: version) }
         switch kind {
         case .standard: try card.createStandardDataFile(number, communication: mode, access: access, size: size)
         case .backup: try card.createBackupDataFile(number, communication: mode, access: access, size: size)
@@ -251,7 +251,7 @@ extension DESFireCommand {
       let (aid, number, key) = (aid.value, file.number, try key.key(in: context))
       try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
-        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        if let key { try key.authenticate(card, version: version) }
         try card.deleteFile(number)
       }
       context.console.notice("deleted file \(number) of application \(aid)")
@@ -284,7 +284,7 @@ extension DESFireCommand {
       let (aid, number, offset, key) = (aid.value, file.number, offset, try key.key(in: context))
       try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
-        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        if let key { try key.authenticate(card, version: version) }
         let (type, mode) = try dataFile(card, number, writing: true)
         try card.writeData(file: number, offset: offset, bytes, communication: mode)
         if type == .backupData { try card.commitTransaction() }

@@ -18,7 +18,7 @@ struct DESFireCommand: ParsableCommand {
       Data travels in the file's communication mode (plain, MAC or full) when the key given grants the command. See desfire.md in the documentation folder.
       """,
     subcommands: [Info.self, Apps.self, Files.self, CreateApp.self, DeleteApp.self, CreateFile.self, DeleteFile.self,
-                  ReadFile.self, WriteFile.self, Value.self, Records.self, FormatCard.self, Keys.self])
+                  ReadFile.self, WriteFile.self, Value.self, Records.self, FormatCard.self, Keys.self, Config.self])
 }
 
 /// An AID on the command line: 6 hex digits, most significant first ("000001"), never 000000.
@@ -65,23 +65,51 @@ struct DESFireKeyOptions: ParsableArguments {
   @Option(help: ArgumentHelp("The key's type (default: 8 bytes des, 24 bytes 3k3des; 16 bytes need it).",
                              valueName: "des|2k3des|3k3des|aes"))
   var keyType: DESFireSecretKey.Kind?
+  @Option(help: ArgumentHelp("How the key authenticates: ev1 (AuthenticateISO or AuthenticateAES, the default), ev2 "
+                             + "(AuthenticateEV2First and EV2 secure messaging: an EV2 or EV3 and an AES key) or auto "
+                             + "(ev2 on an EV2 or EV3 with an AES key, else ev1).", valueName: "ev1|ev2|auto"))
+  var auth: DESFireAuthenticationScheme?
 
   func validate() throws {
     if keyFile != nil && keyEnv != nil { throw ValidationError("give the key with one of --key-file or --key-env.") }
-    if (keyType != nil || keyNo != nil) && keyFile == nil && keyEnv == nil {
-      throw ValidationError("--key-no and --key-type need the key: --key-file or --key-env.")
+    if (keyType != nil || keyNo != nil || auth != nil) && keyFile == nil && keyEnv == nil {
+      throw ValidationError("--key-no, --key-type and --auth need the key: --key-file or --key-env.")
     }
     if let keyNo, !(0...13).contains(keyNo) { throw ValidationError("--key-no is 0 to 13, not \(keyNo).") }
   }
 
-  /// The key and its number, or nil when none is given.
-  /// - Throws: 66 for an unreadable file, 64 for a variable not set or a value that is not a key
-  ///   of the type (the message shows no digit of it).
-  func key(in context: CommandContext) throws(CLIFailure) -> (key: DESFireSecretKey, number: UInt8)? {
+  /// The key, its number and how it authenticates, or nil when none is given.
+  /// - Throws: 66 for an unreadable file, 64 for a variable not set, a value that is not a key
+  ///   of the type, or `--auth ev2` with a key that is not AES (the message shows no digit of it);
+  ///   all before the card is touched.
+  func key(in context: CommandContext) throws(CLIFailure) -> DESFireAuthenticatingKey? {
     let options = (file: "--key-file", env: "--key-env", type: "--key-type")
     guard let key = try readDESFireSecretKey(file: keyFile, env: keyEnv, options: options, kind: keyType, what: "the key",
                                              in: context) else { return nil }
-    return (key, UInt8(clamping: keyNo ?? 0))
+    let scheme = auth ?? .ev1
+    try checkDESFireAuthentication(scheme, key: key, keyOption: "--key-type")
+    return DESFireAuthenticatingKey(key: key, number: UInt8(clamping: keyNo ?? 0), scheme: scheme)
+  }
+}
+
+extension DESFireAuthenticationScheme: ExpressibleByArgument {}
+
+/// `--auth ev2` takes an AES key only: the one line and 64 before the card is touched.
+func checkDESFireAuthentication(_ scheme: DESFireAuthenticationScheme, key: DESFireSecretKey, keyOption: String) throws(CLIFailure) {
+  guard scheme == .ev2, key.kind != .aes else { return }
+  throw CLIFailure(.invalidValue("--auth ev2 authenticates with an AES key, not a \(key.kind.rawValue) key: "
+                                 + "give an AES key (\(keyOption) aes) or use --auth ev1"))
+}
+
+/// A key a `desfire` command authenticates with in an application: the key, its number and the scheme.
+struct DESFireAuthenticatingKey: Sendable {
+  let key: DESFireSecretKey
+  let number: UInt8
+  let scheme: DESFireAuthenticationScheme
+
+  /// Authenticates with it on the selected application.
+  func authenticate(_ card: DESFireCard, version: DESFireVersionInfo) throws(DESFireCommandError) {
+    try key.authenticate(card, keyNumber: number, version: version, scheme: scheme)
   }
 }
 
@@ -108,11 +136,21 @@ func withDESFireCard<T: Sendable>(
         version = try card.getVersion()
       } catch {
         if case .link = error { throw error }
-        throw .invalidArgument("not a MIFARE DESFire: \(error)")
+        // A card left in an EV2 session (a command cut short, a reader that keeps it powered
+        // between connections) refuses a GetVersion without a MAC, and the refusal ends the
+        // session: ask once more.
+        guard case .status = error, let again = try? card.getVersion() else {
+          throw .invalidArgument("not a MIFARE DESFire: \(error)")
+        }
+        version = again
       }
       guard version.isDESFire else {
         throw .invalidArgument("not a MIFARE DESFire: GetVersion names another chip")
       }
+      // An EV2 session left open would make the next program's plain commands (GetVersion,
+      // `scan`, `read`) fail their missing MAC: end it as the command ends (SelectApplication
+      // ends any authentication, MF3ICDx21_41_81 §9.3).
+      defer { if card.secureMessaging is DESFireEV2SecureMessaging { try? card.selectApplication(.picc) } }
       return try body(card, version)
     }
   }

@@ -47,6 +47,10 @@ extension DESFireCommand.Keys {
     @Option(help: ArgumentHelp("An environment variable holding the key to authenticate with, in hex.", valueName: "name")) var keyEnv: String?
     @Option(help: ArgumentHelp("The type of the key to authenticate with.", valueName: "des|2k3des|3k3des|aes"))
     var keyType: DESFireSecretKey.Kind?
+    @Option(help: ArgumentHelp("How the key authenticates: ev1 (the default), ev2 (AuthenticateEV2First: an EV2 or EV3 and "
+                               + "an AES key; the new key AES too) or auto (ev2 on an EV2 or EV3 with an AES key).",
+                               valueName: "ev1|ev2|auto"))
+    var auth: DESFireAuthenticationScheme?
     @Option(help: ArgumentHelp("A file whose first line is the new key, in hex.", valueName: "file")) var newKeyFile: String?
     @Option(help: ArgumentHelp("An environment variable holding the new key, in hex.", valueName: "name")) var newKeyEnv: String?
     @Option(help: ArgumentHelp("The new key's type.", valueName: "des|2k3des|3k3des|aes")) var newKeyType: DESFireSecretKey.Kind?
@@ -93,12 +97,18 @@ extension DESFireCommand.Keys {
                                                kind: newKeyType, what: "the new key", in: context) else { return }
       let old = try readDESFireSecretKey(file: oldKeyFile, env: oldKeyEnv, options: (file: "--old-key-file", env: "--old-key-env", type: "--new-key-type"),
                                          kind: new.kind, what: "the old key", in: context) ?? .zero(new.kind)
+      let scheme = auth ?? .ev1
+      try checkDESFireAuthentication(scheme, key: current, keyOption: "--key-type")
+      if scheme == .ev2, new.kind != .aes {
+        throw CLIFailure(.invalidValue("--auth ev2 changes a key to an AES key, not a \(new.kind.rawValue) key: "
+                                       + "--new-key-type aes, or use --auth ev1"))
+      }
       let slot: DESFireKeySlot = picc ? .piccMaster : .application(target)
       let version = UInt8(clamping: newKeyVersion ?? 0)
       let outcome = try withDESFireCard(readerOptions, in: context) { card, cardVersion throws(DESFireCommandError) -> DESFireRerunOutcome? in
         do throws(DESFireCommandError) {
           return try card.changeKey(at: level, slot, to: new, version: version, authenticatingWith: current, keyNumber: authNumber,
-                                    oldKey: old, cardVersion: cardVersion)
+                                    oldKey: old, cardVersion: cardVersion, scheme: scheme)
         } catch where error.status == .integrityError && authNumber != target {
           return nil  // the old key given is not the card's (91 1E), and the new one is not in place
         }

@@ -19,16 +19,22 @@ extension DESFireCommand {
 
     func run(in context: CommandContext) throws {
       let authenticate = try piccKey.key(in: context)?.authentication
-      let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+      var (shown, report) = try withDESFireCardShowingUID(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: true, cardUID: true)
       }
+      report.shownUID = shown
       writeDESFireOutput(format.isJSON ? Self.json(report) + "\n" : Self.text(report), in: context)
     }
 
     static func text(_ report: DESFireCardReport) -> String {
+      if let light = report.light { return lightText(report, light) }  // DESFireLightReport.swift
       let version = report.version, hw = version.hardware, sw = version.software
       // GetCardUID's real UID beside GetVersion's (a card with random UIDs shows a random one there).
-      let cardUIDLine = report.cardUID.map { "\ncard UID:     " + textOf($0) { hexString($0) } + " (GetCardUID)" } ?? ""
+      var cardUIDLine = report.cardUID.map { "\ncard UID:     " + textOf($0) { hexString($0) } + " (GetCardUID)" } ?? ""
+      if let shown = report.shownUID, isRandomUID(shown) {  // DESFireConfigCommands.swift
+        cardUIDLine += "\nrandom ID:    on (the card shows \(hexString(shown)), a new one at each activation; its real UID is "
+          + "GetCardUID's, with the PICC master key)"
+      }
       var text = """
         chip:         \(version.productName)
         UID:          \(hexString(version.uid))\(cardUIDLine)
@@ -50,7 +56,8 @@ extension DESFireCommand {
     }
 
     static func json(_ report: DESFireCardReport) -> String {
-      let version = report.version, hw = version.hardware, sw = version.software
+      if let light = report.light { return lightJSON(report, light) }
+      let version = report.version
       var o = JSONObjectWriter()
       o.string("chip", version.productName)
       o.string("generation", "\(version.generation)")
@@ -60,16 +67,11 @@ extension DESFireCommand {
       case .failure(let error)?: o.raw("cardUID", desfireErrorJSON(error))
       case nil: break
       }
-      var hardware = JSONObjectWriter()
-      for (key, value) in [("vendor", hw.vendor), ("type", hw.type), ("subType", hw.subType), ("major", hw.majorVersion),
-                           ("minor", hw.minorVersion), ("storageSize", hw.storageSize)] {
-        hardware.number(key, Int(value))
+      if let shown = report.shownUID, isRandomUID(shown) {
+        o.string("shownUID", hexString(shown))
+        o.bool("randomUID", true)
       }
-      o.raw("hardware", hardware.finish())
-      var software = JSONObjectWriter()
-      software.number("major", Int(sw.majorVersion))
-      software.number("minor", Int(sw.minorVersion))
-      o.raw("software", software.finish())
+      writeVersionFrames(version, to: &o)
       if let bytes = version.storageBytes { o.number("storageBytes", bytes) }
       o.string("productionWeek", hexString([version.productionWeek]))
       o.string("productionYear", hexString([version.productionYear]))
@@ -124,7 +126,7 @@ extension DESFireCommand {
       let aid = aid.value, key = try key.key(in: context)
       let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
-        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        if let key { try key.authenticate(card, version: version) }
         return try DESFireCardReport.application(card, aid: aid, files: true)
       }
       if case .failure(let error)? = report.files { throw desfireFailure(error) }
@@ -158,7 +160,7 @@ extension DESFireCommand {
       let (aid, number, offset, length, key) = (aid.value, file.number, offset, length ?? 0, try key.key(in: context))
       let bytes = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try card.selectApplication(aid)
-        if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+        if let key { try key.authenticate(card, version: version) }
         let (_, mode) = try dataFile(card, number, writing: false)
         return try card.readData(file: number, offset: offset, length: length, communication: mode)
       }

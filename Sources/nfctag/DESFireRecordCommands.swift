@@ -18,11 +18,11 @@ extension DESFireCommand {
 /// Selects the application, authenticates with the key given, and checks that the file is a
 /// record file; gives its settings and the mode a command opened by `granting` travels in.
 func recordFileMode(_ card: DESFireCard, _ version: DESFireVersionInfo, _ options: DESFireFileTargetOptions,
-                    key: (key: DESFireSecretKey, number: UInt8)?, granting: (DESFireFileAccess) -> [UInt8])
+                    key: DESFireAuthenticatingKey?, granting: (DESFireFileAccess) -> [UInt8])
   throws(DESFireCommandError) -> (DESFireFileSettings, DESFireFileCommunication) {
   let number = options.file.number
   try card.selectApplication(options.aid.value)
-  if let key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+  if let key { try key.authenticate(card, version: version) }
   let settings = try card.fileSettings(number)
   guard settings.fileType == .linearRecord || settings.fileType == .cyclicRecord else {
     throw .invalidArgument("file \(number) is a \(settings.fileType?.description ?? "unknown") file, not a record file")

@@ -21,15 +21,20 @@ struct DESFireCardReport: Sendable {
   var version: DESFireVersionInfo
   /// GetCardUID's answer (the card's real UID) when the PICC master key was given; nil without it.
   var cardUID: Result<[UInt8], DESFireCommandError>?
+  /// The UID the reader reported at activation (`desfire info` marks a random ID); nil when not asked.
+  var shownUID: [UInt8]? = nil
   var freeMemory: Result<Int, DESFireCommandError>
   var piccKeySettings: Result<DESFireKeySettingsInfo, DESFireCommandError>
   var applications: Result<[ApplicationReport], DESFireCommandError>
+  /// A MIFARE DESFire Light's one application and files (DESFireLightReport.swift); nil on others.
+  var light: DESFireLightReport? = nil
 
   /// Reads the PICC level (after `authenticate`, when given) and every application, with its
   /// files when `files` is true, and GetCardUID when `cardUID` is true and `authenticate` given.
   /// Only a lost link (or an answer that fails its check) is thrown; a refusal is kept in its part.
   static func read(_ card: DESFireCard, version: DESFireVersionInfo, authenticate: DESFirePICCAuthentication?,
                    files: Bool, cardUID: Bool = false) throws(DESFireCommandError) -> DESFireCardReport {
+    if version.isLight { return try readLight(card, version: version, authenticate: authenticate, cardUID: cardUID) }
     try card.selectApplication(.picc)
     try authenticate?(card, version)
     // Right after the authentication: GetCardUID needs its session, which a refusal ends.

@@ -27,10 +27,10 @@ struct DESFireFileTargetOptions: ParsableArguments {
 /// Selects the application, authenticates with the key given, and checks that the file is a value
 /// file; gives the mode a command opened by `granting` travels in.
 func valueFileMode(_ card: DESFireCard, _ version: DESFireVersionInfo, _ options: (aid: DESFireApplicationID, number: UInt8,
-                   key: (key: DESFireSecretKey, number: UInt8)?),
+                   key: DESFireAuthenticatingKey?),
                    granting: (DESFireFileAccess) -> [UInt8]) throws(DESFireCommandError) -> DESFireFileCommunication {
   try card.selectApplication(options.aid)
-  if let key = options.key { try key.key.authenticate(card, keyNumber: key.number, version: version) }
+  if let key = options.key { try key.authenticate(card, version: version) }
   let settings = try card.fileSettings(options.number)
   guard settings.fileType == .value else {
     throw .invalidArgument("file \(options.number) is a \(settings.fileType?.description ?? "unknown") file, not a value file")

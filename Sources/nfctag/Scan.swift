@@ -201,6 +201,7 @@ struct ScanReport: Sendable {
     var o = JSONObjectWriter()
     o.string("reader", target.readerName)
     o.string("uid", hexString(target.identifier))
+    if isRandomUID(target.identifier) { o.bool("uidRandom", true) }  // never a key: DESFireConfigCommands.swift
     o.string("atr", hexString(target.atr))
     if let info {
       o.string("platform", info.platform.rawValue)
@@ -215,7 +216,7 @@ struct ScanReport: Sendable {
 
   func text(showSecrets: Bool) -> String {
     var lines: [(String, String)] = [
-      ("reader", target.readerName), ("uid", hexString(target.identifier, separator: ":")),
+      ("reader", target.readerName), ("uid", hexString(target.identifier, separator: ":") + randomUIDNote),
       ("atr", hexString(target.atr, separator: " ")),
     ]
     if let info {
@@ -230,8 +231,13 @@ struct ScanReport: Sendable {
     return out
   }
 
+  /// After a random ID (ISO/IEC 14443-3: 4 bytes from 08h), what it is; empty after another UID.
+  var randomUIDNote: String {
+    isRandomUID(target.identifier) ? " (random: a new one at each activation, not the card's identity)" : ""
+  }
+
   func oneLine(showSecrets: Bool) -> String {
-    var parts = [sanitizeLine(target.readerName), hexString(target.identifier, separator: ":")]
+    var parts = [sanitizeLine(target.readerName), hexString(target.identifier, separator: ":") + (randomUIDNote.isEmpty ? "" : " (random)")]
     if let info { parts.append(sanitizeLine(info.chip)) }
     if let refusal {
       parts.append("error: \(refusal)")

@@ -3,16 +3,6 @@ import DESFireEmulator
 import NFCEmulator
 import Testing
 
-private func hex(_ text: String) -> [UInt8] {
-  var out: [UInt8] = []
-  var high: UInt8?
-  for c in text.unicodeScalars {
-    guard let v = UInt8(String(c), radix: 16) else { continue }
-    if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-  }
-  return out
-}
-
 extension DESFireVirtualTag {
   fileprivate func answer(_ bytes: [UInt8]) -> [UInt8] {
     guard case .data(let answer) = respond(to: bytes) else { return [] }

@@ -37,7 +37,7 @@ private func userArea(_ kind: VirtualTagKind) -> [Range<Int>] {
   case .type4, .ntag424dna, .mifareClassic1K, .mifareClassic4K, .mifareClassicMini,
        .mifareClassic1KNDEF, .mifareClassic4KNDEF, .mifareClassicMiniNDEF,
        .desfireEV1With2K, .desfireEV1With4K, .desfireEV1With8K, .desfireEV2With2K, .desfireEV2With4K, .desfireEV2With8K,
-       .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K: return []
+       .desfireEV3With2K, .desfireEV3With4K, .desfireEV3With8K, .desfireLight: return []
   }
 }
 

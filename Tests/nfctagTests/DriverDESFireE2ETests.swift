@@ -117,4 +117,44 @@ struct DriverDESFireEndToEnd {
       #expect(try desfire(["apps"]).stdout.split(separator: "\n").filter { $0.contains("0000A") }.isEmpty)
     }
   }
+
+  /// EV2 authentication (`--auth ev2`: AuthenticateEV2First and EV2 secure messaging) and
+  /// Full-mode reads and writes through pcscd on an EV2 and an EV3, a MAC-mode file and a
+  /// wrong key's 77 beside them (docs/desfire.md, "EV2 secure messaging").
+  @Test(arguments: ["desfire-ev2-4k", "desfire-ev3-4k"])
+  func ev2AuthenticationAndFullModeThroughPcscd(_ kind: String) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-driver-desfire-ev2-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func keyFile(_ name: String, _ hex: String) throws -> String {
+      let url = directory.appendingPathComponent(name)
+      try Data((hex + "\n").utf8).write(to: url)
+      return url.path
+    }
+    let face = Self.commandFaces.last ?? "acr1552u"
+    try withDriverReader(face: face, tag: kind) { reader, _ in
+      @discardableResult
+      func desfire(_ arguments: [String], _ expected: Int32 = 0, file: String = #fileID, line: Int = #line) throws -> RunResult {
+        let r = try runNFCTag(["desfire"] + arguments + ["--reader", reader.name, "--timeout", "5"])
+        #expect(r.status == expected, "\(arguments.prefix(2).joined(separator: " ")): \(r.stderr)",
+                sourceLocation: SourceLocation(fileID: file, filePath: file, line: line, column: 1))
+        return r
+      }
+      let aid = ["--aid", "00E201"]
+      let key = ["--key-file", try keyFile("aes.key", String(repeating: "00", count: 16)), "--key-type", "aes", "--key-no", "1",
+                 "--auth", "ev2"]
+      let rights = ["--read", "1", "--write", "1", "--read-write", "1"]
+      try desfire(["create-app"] + aid + ["--key-count", "2", "--key-type", "aes"])
+      try desfire(["create-file"] + aid + ["--file", "1", "--size", "120", "--comm", "full"] + rights)
+      try desfire(["create-file"] + aid + ["--file", "2", "--size", "16", "--comm", "mac"] + rights)
+      let data = (0..<100).map { String(format: "%02x", ($0 * 29 + 7) & 0xFF) }.joined()  // chained frames both ways
+      try desfire(["write-file"] + aid + ["--file", "1", "--hex", data] + key)
+      #expect(try desfire(["read-file"] + aid + ["--file", "1", "--length", "100"] + key).stdout == data + "\n")
+      try desfire(["write-file"] + aid + ["--file", "2", "--hex", "0102030405060708"] + key)
+      #expect(try desfire(["read-file"] + aid + ["--file", "2", "--length", "8"] + key).stdout == "0102030405060708\n")
+      let wrong = ["--key-file", try keyFile("wrong.key", String(repeating: "11", count: 16)), "--key-type", "aes", "--key-no", "1",
+                   "--auth", "ev2"]
+      try desfire(["read-file"] + aid + ["--file", "1", "--length", "4"] + wrong, 77)
+    }
+  }
 }

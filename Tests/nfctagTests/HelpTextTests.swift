@@ -49,7 +49,7 @@ import Testing
   @Test func readerHelpGivesTheWholeSimulatorSyntax() {
     let help = NFCTool.helpMessage(for: NFCTool.Read.self, columns: 10_000)
     #expect(help.contains("sim:KIND[@FACE][:IMAGE] or sim:KIND[/KIND...][@FACE]+feed=N[,OPTION...] "
-                          + "(OPTION: seed=S, images=DIR, hand-ms=MS, latency=none|acr122u)"))
+                          + "(OPTION: seed=S, images=DIR, hand-ms=MS, latency=none|acr122u, uid=random)"))
     #expect(help.contains("FACE: acr122u, acr1252u, acr1552u, utrust3700f, omnikey5022, omnikey5422, scl3711"))
   }
 }

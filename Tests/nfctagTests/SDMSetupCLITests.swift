@@ -55,9 +55,9 @@ import ProvisionCommands
     #expect(setup.status == 0, "\(setup.stderr)")
     let result = try json(setup.stdout)
     #expect(result["verified"] as? Bool == true)
-    // Select, authenticate (2), four WriteData (NLEN zeroed, the message in two, NLEN),
-    // ChangeFileSettings, select and two ReadData.
-    #expect(result["exchanges"] as? Int == 11)
+    // GetVersion (3: the chip), select, authenticate (2), four WriteData (NLEN zeroed, the message
+    // in two, NLEN), ChangeFileSettings, select and two ReadData.
+    #expect(result["exchanges"] as? Int == 14)
   }
 
   /// A fresh tag set up with the factory keys, then 20 taps: each URL authentic, its counter one
@@ -69,9 +69,9 @@ import ProvisionCommands
     let result = try json(setup.stdout)
     #expect(result["done"] as? Bool == true && result["verified"] as? Bool == true)
     #expect(result["counter"] as? Int == 1)
-    // Select, authenticate (2), one WriteData (NLEN and message in one frame: tearing-protected),
-    // ChangeFileSettings, select and ReadData for the read-back.
-    #expect(result["exchanges"] as? Int == 7)
+    // GetVersion (3: the chip, a DESFire EV3 or a 424 DNA), select, authenticate (2), one WriteData
+    // (NLEN and message in one frame: tearing-protected), ChangeFileSettings, select and ReadData.
+    #expect(result["exchanges"] as? Int == 10)
     // Three factory-key warnings; keys never in the output.
     #expect(setup.stderr.contains("no key 0 given") && setup.stderr.contains("no SDMMetaRead key given"), "\(setup.stderr)")
 

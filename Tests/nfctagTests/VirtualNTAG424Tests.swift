@@ -195,8 +195,9 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
       #expect(line == "nfctag: ChangeKey (key 1): the old value given for key 1 is not the tag's (91 1E: the new key's CRC did not check against the key the tag holds): give its current value with --old-key-file or --old-key-env (--old-keys-file or --old-keys-env with --all)",
               "\(line)")
       #expect(!r.stderr.contains("tap again"))
-      #expect(r.stderr.components(separatedBy: "90 c4").count - 1 == 1 || r.stderr.lowercased().components(separatedBy: "90c4").count - 1 == 1,
-              "one ChangeKey: \(r.stderr)")
+      // Commands only: a tag's random answer may hold the bytes 90 C4 too.
+      let changeKeys = r.stderr.split(separator: "\n").filter { $0.contains("> ") && $0.lowercased().contains("90 c4 00 00") }
+      #expect(changeKeys.count == 1, "one ChangeKey: \(r.stderr)")
     }
     let right = try runTool(["keys", "change", "--key", "1", "--new-key-file", two, "--old-key-file", one, "--version", "2",
                              "--reader", reader, "--quiet"])
@@ -212,7 +213,7 @@ func registerVirtualNTAG424() { NTAG424Emulator.register() }
     let setup = try runNFCTag(["sdm", "setup", "--url", "https://example.com/t?p={picc}&c={cmac}", "--reader", reader,
                                "--format", "json", "--quiet"], timeout: 30)
     #expect(setup.status == 0, "\(setup.stderr)")
-    #expect(setup.stdout.contains(#""counter":1,"verified":true,"exchanges":7}"#), "\(setup.stdout)")
+    #expect(setup.stdout.contains(#""counter":1,"verified":true,"exchanges":10}"#), "\(setup.stdout)")
     let versions = try runNFCTag(["keys", "versions", "--reader", reader], timeout: 30)
     #expect(versions.status == 0, "\(versions.stderr)")
     #expect(versions.stdout.hasPrefix("key 0: version 00\n"), "\(versions.stdout)")

@@ -1,3 +1,5 @@
+import NTAG424Commands
+
 /// A virtual DESFire's image file: the whole card, so a saved card reloads as the same card.
 ///
 /// Layout (all numbers least significant byte first, as DESFire sends them):
@@ -6,12 +8,17 @@
 /// storage(1) UID(7) free(3)      GetVersion's storage byte, the UID, GetFreeMemory
 /// level                          the PICC level
 /// count(1) level × count         the applications, in the order they were created
+/// [configuration(1)]             SetConfiguration's flags (bit 0 format disabled, bit 1 random
+///                                ID), only when one is set: an image without it is a card without them
 /// level = AID(3) KS1(1) flags(1) [ISO FID(2)] [name length(1) DF name] keys(1) key × keys files(1) file × files
 ///   flags: bit 0 ISO file IDs, bit 1 an ISO FID follows, bit 2 a DF name follows
 ///   key  = type(1: 00 DES/2K3DES, 40 3K3DES, 80 AES) version(1) value(16 or 24)
-///   file = number(1) flags(1) [ISO FID(2)] option(1) access(2) size(3) data(size) [value | records]
+///   file = number(1) flags(1) [ISO FID(2)] option(1) access(2) size(3) data(size) [value | records] [sdm]
 ///   flags: bit 0 an ISO FID follows; bits 3-1 the file type (0 standard, 1 backup, 2 value,
-///          3 linear record, 4 cyclic record: GetFileSettings' type byte); size 0 for value and record files
+///          3 linear record, 4 cyclic record: GetFileSettings' type byte); size 0 for value and record files;
+///          bit 4 SDM (an EV3 standard data file created with FileOption bit 6), bit 5 its settings follow
+///   sdm     = SDMReadCtr(3) [length(1) settings(length)]   (settings: ChangeFileSettings' SDM part, from
+///             SDMOptions on, NT4H2421Gx §10.7.1; only with flags bit 5). Images before it have bits 5-4 clear.
 ///   value   = lower(4) upper(4) value(4) limited credit value(4) options(1)   (signed, committed)
 ///   records = record size(3) maximum records(3) count(3) record(record size) × count, oldest first
 /// ```
@@ -25,11 +32,12 @@ public enum DESFireImage {
   public static func encode(_ tag: DESFireVirtualTag) -> [UInt8] {
     var out = magic
     out.append(tag.chip.hardwareVersion[5])
-    out += tag.identifier
+    out += tag.uid
     out += DESFireBytes.uint24(tag.freeMemory)
     encode(tag.picc, into: &out)
     out.append(UInt8(tag.applications.count))
     for application in tag.applications { encode(application, into: &out) }
+    if !tag.configuration.isEmpty { out.append(tag.configuration.rawValue) }
     return out
   }
 
@@ -45,7 +53,8 @@ public enum DESFireImage {
     out.append(UInt8(level.files.count))
     for number in level.files.keys.sorted() {
       guard let file = level.files[number] else { continue }
-      out += [file.number, (file.isoFileID != nil ? 1 : 0) | file.fileType << 1]
+      let sdmFlags: UInt8 = file.sdm == nil ? 0 : (file.sdm?.settings == nil ? 0x10 : 0x30)
+      out += [file.number, (file.isoFileID != nil ? 1 : 0) | file.fileType << 1 | sdmFlags]
       if let fid = file.isoFileID { out += DESFireBytes.uint16(fid) }
       out.append(file.communication.rawValue)
       out += file.access.bytes + DESFireBytes.uint24(file.data.count) + file.data
@@ -58,6 +67,10 @@ public enum DESFireImage {
       case .records(let records):
         out += DESFireBytes.uint24(records.recordSize) + DESFireBytes.uint24(records.maxRecords)
           + DESFireBytes.uint24(records.records.count) + records.records.flatMap { $0 }
+      }
+      if let sdm = file.sdm {
+        out += DESFireBytes.uint24(Int(sdm.readCounter))
+        if let part = sdm.settings.flatMap(sdmPart) { out.append(UInt8(part.count)); out += part }
       }
     }
   }
@@ -85,10 +98,18 @@ public enum DESFireImage {
             !applications.contains(where: { $0.aid == application.aid }) else { throw truncated }
       applications.append(application)
     }
-    guard reader.atEnd else { throw EmulatorError("the MIFARE DESFire image has bytes after its last application") }
+    var configuration = DESFireConfiguration()
+    if !reader.atEnd, let byte = reader.byte() {
+      configuration = DESFireConfiguration(rawValue: byte)
+      guard !configuration.isEmpty, DESFireConfiguration.known.isSuperset(of: configuration) else {
+        throw EmulatorError("the MIFARE DESFire image's configuration byte \(hexString([byte])) has bits no card sets")
+      }
+    }
+    guard reader.atEnd else { throw EmulatorError("the MIFARE DESFire image has bytes after its configuration") }
     let uid = uid ?? imageUID
     guard uid.count == 7 else { throw EmulatorError("a MIFARE DESFire UID has 7 bytes (got \(uid.count))") }
-    return DESFireVirtualTag(chip: chip, uid: uid, picc: picc, applications: applications, freeMemory: free)
+    return DESFireVirtualTag(chip: chip, uid: uid, picc: picc, applications: applications, freeMemory: free,
+                             configuration: configuration)
   }
 
   private static var truncated: EmulatorError {
@@ -115,17 +136,43 @@ public enum DESFireImage {
     var files: [UInt8: DESFireFile] = [:]
     for _ in 0..<fileCount {
       guard let number = reader.byte(), number <= 0x1F, files[number] == nil, let fileFlags = reader.byte(),
-            fileFlags & 0xF0 == 0 else { return nil }
+            fileFlags & 0xC0 == 0, fileFlags & 0x30 != 0x20 else { return nil }
       var fileID: UInt16?
       if fileFlags & 1 != 0 { guard let value = reader.uint16() else { return nil }; fileID = value }
       guard let option = reader.byte(), let mode = DESFireCommunicationMode(optionByte: option),
             let low = reader.byte(), let high = reader.byte(), let size = reader.uint24(),
-            let data = reader.take(size), let kind = fileKind(fileFlags >> 1, size: size, &reader) else { return nil }
+            let data = reader.take(size), let kind = fileKind(fileFlags >> 1 & 0x07, size: size, &reader) else { return nil }
+      var sdm: DESFireFileSDM?
+      if fileFlags & 0x10 != 0 {
+        guard kind == .standard, let counter = reader.uint24(), counter <= Int(SDMFrames.maximumReadCounter) else { return nil }
+        sdm = DESFireFileSDM(readCounter: UInt32(counter))
+        if fileFlags & 0x20 != 0 {
+          guard let length = reader.byte(), let part = reader.take(Int(length)), let settings = sdmSettings(part, size: size)
+          else { return nil }
+          sdm?.settings = settings
+        }
+      }
       files[number] = DESFireFile(number: number, isoFileID: fileID, communication: mode,
-                                  access: DESFireAccessRights(bytes: low, high), data: data, kind: kind)
+                                  access: DESFireAccessRights(bytes: low, high), data: data, kind: kind, sdm: sdm)
     }
     return DESFireApplication(aid: UInt32(aid), keySettings: ks1, keys: keys, isoFileID: fid,
                               usesISOFileIDs: flags & 1 != 0, dfName: name, files: files)
+  }
+
+  /// ChangeFileSettings' SDM part of `settings` (SDMOptions, SDMAccessRights, the offsets), as
+  /// NTAG424Commands' ``FileSettings/changeData()`` writes it after FileOption and the access rights.
+  static func sdmPart(_ settings: SDMSettings) -> [UInt8]? {
+    let whole = try? FileSettings(communicationMode: .plain, accessRights: AccessRights(bytes: 0xEE, 0xEE), sdm: settings).changeData()
+    return whole.map { Array($0.dropFirst(3)) }
+  }
+
+  /// The SDM settings an image's SDM part holds, read by NTAG424Commands' one parser (a
+  /// GetFileSettings answer around it); nil when it does not parse or a mirror leaves the file.
+  private static func sdmSettings(_ part: [UInt8], size: Int) -> SDMSettings? {
+    let frame: [UInt8] = [0x00, 0x40, 0xEE, 0xEE] + DESFireBytes.uint24(size) + part
+    guard let settings = (try? FileProperties(parsing: frame))?.settings.sdm, settings.options.contains(.asciiEncoding),
+          DESFireVirtualTag.sdmFits(settings, size: size) else { return nil }
+    return settings
   }
 
   /// A file's kind from its type (flags bits 3-1) and what follows its data; nil when out of

@@ -93,6 +93,22 @@ public struct DESFireChip: Hashable, Sendable {
   /// MF3D83 (EV3 8K): storage byte 1Ah.
   public static let ev3With8K = ev3(size: 0x1A, name: "8K")
 
+  /// MF2DL(H)x0 (MIFARE DESFire Light): its fixed files and one application
+  /// (DESFireVirtualTag+Light.swift). HW type 08h subtype 01h version 30h.00h, as Proxmark3's
+  /// `hf mfdes info` names a Light (client/src/cmdhfmfdes.c: type 08h with major 30h minor 00h)
+  /// and https://github.com/nfcim/nfsee/issues/41 reports one ("between 512 and 1024" bytes). The storage byte 13h is
+  /// that size in GetVersion's encoding, inferred, not seen; the software frame repeats the
+  /// hardware's version, unconfirmed (no source shows a Light's). GetFreeMemory is not a Light
+  /// command: the size counts nothing here.
+  public static let light = DESFireChip(productName: "MIFARE DESFire Light",
+                                        hardwareVersion: [0x04, 0x08, 0x01, 0x30, 0x00, 0x13, 0x05],
+                                        softwareVersion: [0x04, 0x08, 0x01, 0x30, 0x00, 0x13, 0x05],
+                                        memorySize: 1 << 9, answersRandomFCIForMissingNDEFApplication: false)
+
+  /// Whether this is the MIFARE DESFire Light (GetVersion's hardware type 08h): ISO/IEC 7816-4
+  /// and wrapped commands only, no application management (DESFireVirtualTag+Light.swift).
+  public var isLight: Bool { hardwareVersion.count > 1 && hardwareVersion[1] == 0x08 }
+
   /// GetVersion (data sheet §9.4, "returns manufacturing related data") as an EV1 answers it:
   /// vendor 04h NXP, type 01h MIFARE DESFire, subtype 01h, HW version 1.0, SW version 1.4,
   /// storage size byte n for 2^(n/2) bytes, protocol 05h; the values NXP TagInfo reads from an
@@ -227,6 +243,8 @@ public struct DESFireFile: Hashable, Sendable {
   public var data: [UInt8]
   /// What kind of file it is, with a value or record file's contents.
   public var kind: DESFireFileKind = .standard
+  /// SDM on an EV3's standard data file (created with FileOption bit 6), nil without (DESFireVirtualTag+SDM.swift).
+  package var sdm: DESFireFileSDM? = nil
 }
 
 /// An application: its AID, key settings, keys and files (or the PICC level, AID 000000).

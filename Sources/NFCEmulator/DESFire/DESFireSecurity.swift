@@ -17,6 +17,10 @@ public protocol DESFireSecurity: Sendable {
   /// Starts AuthenticateLegacy (0Ah), AuthenticateISO (1Ah) or AuthenticateAES (AAh) with `key`;
   /// nil when the command does not take the key's type (the card answers AEh).
   func authenticate(command: UInt8, key: DESFireKey) -> (any DESFireAuthenticating)?
+  /// Starts AuthenticateEV2First (71h) or AuthenticateEV2NonFirst (77h) with `key`, numbered
+  /// `keyNumber`; nil when the key is not AES or the security has no EV2 (the card answers AEh).
+  /// The default is nil (DESFireEV2Security.swift).
+  func authenticateEV2(key: DESFireKey, keyNumber: UInt8) -> (any DESFireEV2Authenticating)?
 }
 
 /// An authentication between the card's challenge and the host's token.

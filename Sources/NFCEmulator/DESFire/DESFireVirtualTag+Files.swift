@@ -42,7 +42,7 @@ extension DESFireVirtualTag {
     case .success(let application):
       guard number <= 0x1F else { return (.parameterError, []) }
       guard let file = application.files[number] else { return (.fileNotFound, []) }
-      return (.operationOK, file.settings)
+      return (.operationOK, sdmFileSettings(file) ?? file.settings)  // SDM on: the 424 DNA's layout (DESFireVirtualTag+SDM.swift)
     }
   }
 
@@ -58,8 +58,9 @@ extension DESFireVirtualTag {
           let size = DESFireBytes.uint24(data, at: 4 + fidLength) else { return (.lengthError, []) }
     let at = data.startIndex
     let isoFileID = application.usesISOFileIDs ? UInt16(data[at + 1]) | UInt16(data[at + 2]) << 8 : nil
+    let option = sdmFileOption(data[at + 1 + fidLength])  // EV3: bit 6 pre-enables SDM (DESFireVirtualTag+SDM.swift)
     guard number <= 0x1F, size > 0,
-          let mode = DESFireCommunicationMode(optionByte: data[at + 1 + fidLength]) else { return (.parameterError, []) }
+          let mode = DESFireCommunicationMode(optionByte: option.option) else { return (.parameterError, []) }
     if let fid = isoFileID, [0x0000, 0x3F00, 0x3FFF, 0xFFFF].contains(fid) { return (.parameterError, []) }
     guard application.files[number] == nil,
           isoFileID == nil || !application.files.values.contains(where: { $0.isoFileID == isoFileID }) else {
@@ -72,6 +73,7 @@ extension DESFireVirtualTag {
     updateCurrent {
       $0.files[number] = DESFireFile(number: number, isoFileID: isoFileID, communication: mode, access: access,
                                      data: [UInt8](repeating: 0, count: size))
+      if option.preEnabled { $0.files[number]?.sdm = DESFireFileSDM() }
     }
     return (.operationOK, [])
   }
@@ -126,7 +128,13 @@ extension DESFireVirtualTag {
       let end = length == 0 ? file.data.count : offset + length
       guard offset < file.data.count, end <= file.data.count else { return (.boundaryError, []) }
       guard let mode = dataTransfer(file, granting: [file.access.read, file.access.readWrite]) else { return (.permissionDenied, []) }
-      let bytes = Array(file.data[offset..<end])
+      var contents = file.data
+      switch sdmContents(of: file, from: offset) {  // SDM's mirrors (DESFireVirtualTag+SDM.swift)
+      case .failure(let status)?: return (status, [])
+      case .success(let mirrored)?: contents = mirrored
+      case nil: break
+      }
+      let bytes = Array(contents[offset..<end])
       return chained(protectedAnswer(bytes, mode: mode))
     }
   }
@@ -216,7 +224,7 @@ extension DESFireVirtualTag {
         return StatusWord.fileNotFound.bytes
       }
       select(aid: application.aid)
-      return StatusWord.success.bytes
+      return lightFCI(apdu) + StatusWord.success.bytes  // a DESFire Light's file 1Fh
     case 0x00, 0x02:
       guard apdu.data.count == 2 else { return StatusWord.wrongLength.bytes }
       let fid = UInt16(apdu.data[0]) << 8 | UInt16(apdu.data[1])
@@ -231,7 +239,7 @@ extension DESFireVirtualTag {
       }
       if apdu.p1 == 0x00, let application = applications.first(where: { $0.isoFileID == fid }) {
         select(aid: application.aid)
-        return StatusWord.success.bytes
+        return lightFCI(apdu) + StatusWord.success.bytes
       }
       return StatusWord.fileNotFound.bytes
     default:
@@ -271,7 +279,13 @@ extension DESFireVirtualTag {
     guard offset < file.data.count else { return StatusWord.wrongParameters.bytes }
     let end = min(file.data.count, offset + le)
     let status = offset + le > file.data.count && le != 256 ? StatusWord.endOfFileReached : StatusWord.success
-    return Array(file.data[offset..<end]) + status.bytes
+    var contents = file.data
+    switch sdmContents(of: file, from: offset) {  // SDM's mirrors (DESFireVirtualTag+SDM.swift)
+    case .failure?: return StatusWord.securityStatusNotSatisfied.bytes
+    case .success(let mirrored)?: contents = mirrored
+    case nil: break
+    }
+    return Array(contents[offset..<end]) + status.bytes
   }
 
   private func updateBinary(_ apdu: ShortAPDU) -> [UInt8] {

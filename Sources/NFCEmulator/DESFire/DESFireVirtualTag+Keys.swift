@@ -94,13 +94,13 @@ extension DESFireVirtualTag {
     guard authenticatedKey != nil else { return (.authenticationError, []) }
     guard let channel else { return (.permissionDenied, []) }  // EV1's or the legacy scheme's
     answerProtected = true
-    return (.operationOK, channel.encipherAnswer(identifier))
+    return (.operationOK, channel.encipherAnswer(uid))
   }
 
   /// Whether the key settings let the authenticated key change key `number`: the master key only
   /// with itself and while KS1 bit 0 is set; another key with the key KS1 bits 7-4 name (0 the
   /// master key, E the key itself, F none).
-  private func changeKeyRefusal(_ number: UInt8, authenticated: UInt8) -> DESFireStatus? {
+  func changeKeyRefusal(_ number: UInt8, authenticated: UInt8) -> DESFireStatus? {
     let settings = (currentApplication ?? picc).keySettings
     if number == 0 || currentApplication == nil {
       guard settings & 0x01 != 0 else { return .permissionDenied }

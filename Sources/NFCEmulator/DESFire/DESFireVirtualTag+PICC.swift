@@ -20,10 +20,13 @@ extension DESFireVirtualTag {
     case 0xDF: return deleteFile(data)
     case 0xBD: return readData(data)
     case 0x3D: return writeData(data)
+    case 0xAD where chip.isLight: return readData(data)   // AN12343's ReadData and WriteData codes
+    case 0x8D where chip.isLight: return writeData(data)
     case 0x0A, 0x1A, 0xAA: return authenticate(command, data)
     case 0xC4: return changeKey(data)
     case 0x54: return changeKeySettings(data)
     case 0x51: return getCardUID(data)
+    case 0x5C: return setConfiguration(data)
     case 0x6D: return getDFNames(data)
     case 0xCB: return createBackupDataFile(data)
     case 0xCC: return createValueFile(data)
@@ -46,7 +49,7 @@ extension DESFireVirtualTag {
   /// GetVersion (60h): the hardware frame, the software frame, then UID, batch and production date.
   private func getVersion(_ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     guard data.isEmpty else { return (.lengthError, []) }
-    return chained(frames: [chip.hardwareVersion, chip.softwareVersion, identifier + Self.production])
+    return chained(frames: [chip.hardwareVersion, chip.softwareVersion, versionUID + Self.production])
   }
 
   /// GetApplicationIDs (6Ah): every AID, 3 bytes each, 19 to a frame; at the PICC level, free
@@ -144,6 +147,7 @@ extension DESFireVirtualTag {
     guard data.isEmpty else { return (.lengthError, []) }
     guard selectedAID == 0 else { return (.permissionDenied, []) }
     guard masterKeyAuthenticated else { return (needsMasterKey, []) }
+    guard !configuration.contains(.formatDisabled) else { return (.permissionDenied, []) }  // SetConfiguration bit 0
     applications = []
     freeMemory = chip.memorySize
     memoryGeneration += 1

@@ -52,8 +52,15 @@ public final class DESFireVirtualTag: VirtualTag {
   public let chip: DESFireChip
   /// NFC Forum Type 4 (the platform of ISO-DEP tags).
   public var platform: TagPlatform { .type4 }
-  /// The 7-byte UID.
-  public let identifier: [UInt8]
+  /// The 7-byte UID, the real one (GetCardUID's, the image's); ``identifier`` is the one shown
+  /// at anticollision (DESFireVirtualTag+Configuration.swift).
+  public let uid: [UInt8]
+  /// SetConfiguration's flags (format disabled, random ID).
+  public internal(set) var configuration: DESFireConfiguration = []
+  /// The random ID of this activation while ``configuration`` has it; nil shows ``uid``.
+  var activationUID: [UInt8]?
+  /// Whether the host sent a command since the last activation (a new random ID at the next).
+  var exchangedSinceActivation = false
   /// ISO 14443A with SENS_RES `03 44`, SEL_RES `20` and the ATS ``ats``.
   public var technology: RFTechnology { .typeA(sensRes: [0x03, 0x44], selRes: 0x20, ats: Self.ats) }
   /// "MIFARE DESFire EV1 4K".
@@ -77,6 +84,10 @@ public final class DESFireVirtualTag: VirtualTag {
   var authenticatedKey: UInt8?
   /// The secure messaging of that authentication; nil when none (or set without one by tests).
   var channel: (any DESFireSecureChannel)?
+  /// The EV2 secure-messaging session after 71h/77h; nil when none (DESFireVirtualTag+EV2.swift).
+  var ev2Session: (any DESFireEV2Session)?
+  /// An EV2 authentication waiting for its part 2.
+  var ev2Authentication: DESFireEV2PendingAuthentication?
   /// Set while a command's answer is already protected (enciphered, MACed, or an authentication
   /// answer), so that it gets no CMAC on top.
   var answerProtected = false
@@ -110,23 +121,27 @@ public final class DESFireVirtualTag: VirtualTag {
     let uid = uid ?? Self.defaultUID
     guard uid.count == 7 else { throw EmulatorError("a MIFARE DESFire UID has 7 bytes (got \(uid.count))") }
     self.chip = chip
-    identifier = uid
+    self.uid = uid
     picc = .factoryPICC()
     applications = []
     freeMemory = chip.memorySize
   }
 
   /// A card with the given contents (an image file's).
-  init(chip: DESFireChip, uid: [UInt8], picc: DESFireApplication, applications: [DESFireApplication], freeMemory: Int) {
+  init(chip: DESFireChip, uid: [UInt8], picc: DESFireApplication, applications: [DESFireApplication], freeMemory: Int,
+       configuration: DESFireConfiguration = []) {
     self.chip = chip
-    identifier = uid
+    self.uid = uid
+    self.configuration = configuration
     self.picc = picc
     self.applications = applications
     self.freeMemory = freeMemory
+    activate()
   }
 
   /// The field went off and on: the PICC level is selected, no authentication, no chain.
   public func reset() {
+    activate()
     selectedAID = 0
     endAuthentication()
     selectedFile = nil
@@ -139,6 +154,8 @@ public final class DESFireVirtualTag: VirtualTag {
   func endAuthentication() {
     authenticatedKey = nil
     channel = nil
+    ev2Session = nil
+    ev2Authentication = nil
   }
 
   /// The EV1 channel, when one is open (the legacy scheme's is not: its commands stay plain).
@@ -156,6 +173,8 @@ public final class DESFireVirtualTag: VirtualTag {
   /// a native command (any other first byte).
   public func respond(to frame: [UInt8]) -> TagResponse {
     guard let first = frame.first else { return .mute }
+    exchangedSinceActivation = true
+    if chip.isLight, let refused = lightRefusal(frame) { return refused }  // DESFireVirtualTag+Light.swift
     switch first {
     case 0x90:
       guard let apdu = ShortAPDU(frame) else { return .data(StatusWord.wrongLength.bytes) }
@@ -174,6 +193,7 @@ public final class DESFireVirtualTag: VirtualTag {
   /// One native command, with the chains: `AF` continues an open chain, any other command ends it.
   func native(_ command: UInt8, _ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     answerProtected = false
+    if let answer = ev2Native(command, data) { return answer }  // DESFireVirtualTag+EV2.swift
     if command == 0xAF {
       guard let chain = pending else { return secured((.illegalCommand, [])) }
       pending = nil
@@ -193,7 +213,7 @@ public final class DESFireVirtualTag: VirtualTag {
       return secured((.commandAborted, []))
     }
     // Commands that protect their own data; every other one moves the EV1 IV by its CMAC.
-    if ![0x0A, 0x1A, 0xAA, 0xC4, 0x54, 0x3D, 0x3B, 0x0C, 0xDC, 0x1C, 0x5F].contains(command) {
+    if ![0x0A, 0x1A, 0xAA, 0xC4, 0x54, 0x3D, 0x3B, 0x0C, 0xDC, 0x1C, 0x5F, 0x5C].contains(command) {
       ev1Channel?.received([command] + data)
     }
     return secured(perform(command, data))

@@ -68,6 +68,10 @@ public final class DESFireCard {
   /// A command layer over `link`.
   public init(link: any Transceiver) { self.link = link }
 
+  /// Set by ``getVersion()`` when the card is a MIFARE DESFire Light, whose application
+  /// ``selectApplication(_:)`` selects by ISO SELECT (DESFireCard+Light.swift).
+  public var isLight = false
+
   /// The secure messaging of the current authentication, set by whoever authenticated (the
   /// `DESFireTag` module, which has the ciphers): every command ``send(_:_:name:)`` sends goes
   /// through it, and every answer is checked by it before its data is returned. nil (plain, and
@@ -91,8 +95,8 @@ public final class DESFireCard {
   /// MAC the last one carried.
   public func sendKeepingFrames(_ code: UInt8, _ data: [UInt8] = [], name: String) throws(DESFireCommandError) -> [[UInt8]] {
     do {
-      try secureMessaging?.willSend([code] + data, command: name)
-      let frames = try sendFrames(code, data, name: name)
+      let sent = try secureMessaging?.protect(code, data, command: name) ?? data
+      let frames = try sendFrames(code, sent, name: name)
       guard let messaging = secureMessaging else { return frames }
       let answer = frames.flatMap { $0 }
       let checked = try messaging.received(answer, command: name)
@@ -159,7 +163,9 @@ public final class DESFireCard {
 
   /// GetVersion (60h).
   public func getVersion() throws(DESFireCommandError) -> DESFireVersionInfo {
-    try DESFireVersionInfo(parsing: try send(0x60, name: "GetVersion"))
+    let version = try DESFireVersionInfo(parsing: try send(0x60, name: "GetVersion"))
+    isLight = version.isLight
+    return version
   }
 
   /// GetApplicationIDs (6Ah): the AIDs on the card, in the card's order.
@@ -170,9 +176,10 @@ public final class DESFireCard {
   }
 
   /// SelectApplication (5Ah); ``DESFireApplicationID/picc`` for the PICC level. Ends any
-  /// authentication.
+  /// authentication. On a MIFARE DESFire Light (``isLight``), an ISO SELECT instead.
   public func selectApplication(_ aid: DESFireApplicationID) throws(DESFireCommandError) {
     secureMessaging = nil
+    if isLight { return try selectLightLevel(aid) }  // no SelectApplication on a Light
     _ = try expectEmpty(try send(0x5A, aid.wireBytes, name: "SelectApplication \(aid)"), "SelectApplication \(aid)")
   }
 
@@ -260,6 +267,10 @@ public final class DESFireCard {
 public protocol DESFireSecureMessaging: AnyObject {
   /// Called with a command (`cmd ‖ data`, plain mode) before it is sent.
   func willSend(_ command: [UInt8], command name: String) throws(DESFireCommandError)
+  /// The data of command `code` as it travels: EV1 and the legacy scheme send it as it is (the
+  /// default: ``willSend(_:command:)``, then `data`); EV2 secure messaging appends the command's
+  /// MAC (NT4H2421Gx datasheet §9.1.9, CommMode.MAC).
+  func protect(_ code: UInt8, _ data: [UInt8], command name: String) throws(DESFireCommandError) -> [UInt8]
   /// The answer's joined data of a command the card took (`91 00`): returns the data without its
   /// MAC, or throws when the MAC is missing or wrong (a wrong MAC is an error, never data).
   func received(_ answer: [UInt8], command name: String) throws(DESFireCommandError) -> [UInt8]
@@ -281,5 +292,13 @@ extension DESFireCard {
       throw .malformed("\(data.count) bytes, not a data file's settings", command: name)
     }
     return Self.littleEndian(Array(data[4..<7]))
+  }
+}
+
+extension DESFireSecureMessaging {
+  /// ``willSend(_:command:)``, then `data` unchanged.
+  public func protect(_ code: UInt8, _ data: [UInt8], command name: String) throws(DESFireCommandError) -> [UInt8] {
+    try willSend([code] + data, command: name)
+    return data
   }
 }

@@ -94,8 +94,16 @@ public struct DESFireVersionInfo: Hashable, Sendable {
     productionYear = data[27]
   }
 
-  /// True for NXP's MIFARE DESFire (vendor 04h, type 01h; 81h in some dual-interface forms).
-  public var isDESFire: Bool { hardware.vendor == 0x04 && hardware.type & 0x7F == 0x01 }
+  /// True for NXP's MIFARE DESFire (vendor 04h, type 01h; 81h in some dual-interface forms) and
+  /// the MIFARE DESFire Light (``isLight``).
+  public var isDESFire: Bool { hardware.vendor == 0x04 && (hardware.type & 0x7F == 0x01 || isLight) }
+
+  /// True for the MIFARE DESFire Light (MF2DL(H)x0): vendor 04h, hardware type 08h, as Proxmark3's
+  /// `hf mfdes info` tells one (client/src/cmdhfmfdes.c, citing NXP AN12343: type 08h "DESFire
+  /// Light native IC", version 30h.00h). Its one application is selected by ISO SELECT
+  /// (``DESFireCard/selectApplication(_:)``); its hardware major 30h reads as ``Generation/ev3``,
+  /// which only says that it speaks EV2 secure messaging.
+  public var isLight: Bool { hardware.vendor == 0x04 && hardware.type == 0x08 }
 
   /// The generation, from the hardware major version.
   public var generation: Generation { Generation(hardwareMajor: hardware.majorVersion) }
@@ -113,11 +121,12 @@ public struct DESFireVersionInfo: Hashable, Sendable {
     return hardware.storageSize & 1 == 1 ? "more than \(size)" : size
   }
 
-  /// "MIFARE DESFire EV1 4K"; other NXP types by their number.
+  /// "MIFARE DESFire EV1 4K", "MIFARE DESFire Light"; other NXP types by their number.
   public var productName: String {
     guard isDESFire else {
       return "NXP chip of type \(hexString([hardware.type]))h (vendor \(hexString([hardware.vendor]))h)"
     }
+    if isLight { return "MIFARE DESFire Light" }
     let generationText = generation.description
     return "MIFARE DESFire" + (generationText.isEmpty ? "" : " \(generationText)") + " \(storageText)"
   }

@@ -27,14 +27,14 @@ extension Type4Tag {
   }
 
   /// What `info` adds for a DESFire: the version and the free memory (GetFreeMemory, free at the
-  /// PICC level of an EV1: MF3ICDx21_41_81 §9).
+  /// PICC level of an EV1: MF3ICDx21_41_81 §9; not asked of a DESFire Light, which lacks it).
   func desfireFacts(_ version: DESFireVersionInfo) throws(TagError) -> [TagInfoFact] {
     let hw = version.hardware, sw = version.software
     let text = "hardware \(hw.majorVersion).\(hw.minorVersion), software \(sw.majorVersion).\(sw.minorVersion), "
       + "\(version.storageText), produced in week \(hexString([version.productionWeek])) of 20\(hexString([version.productionYear])), "
       + "batch \(hexString(version.batchNumber))"
     var facts = [TagInfoFact("Version", key: "desfireVersion", text: text, value: .members([
-      "generation": .string(version.generation.description),
+      "generation": .string(version.isLight ? "Light" : version.generation.description),
       "hardware": .members(["vendor": .number(Int(hw.vendor)), "type": .number(Int(hw.type)), "subType": .number(Int(hw.subType)),
                             "major": .number(Int(hw.majorVersion)), "minor": .number(Int(hw.minorVersion)),
                             "storageSize": .number(Int(hw.storageSize))]),
@@ -45,6 +45,7 @@ extension Type4Tag {
       "productionYear": .string(hexString([version.productionYear])),
       "batch": .bytes(version.batchNumber),
     ]))]
+    guard !version.isLight else { return facts }  // a Light has no GetFreeMemory: its files are fixed
     do {
       let free = try DESFireCard(link: link).freeMemory()
       facts.append(TagInfoFact("Free memory", key: "freeMemory", text: "\(free) bytes", value: .number(free)))

@@ -27,7 +27,8 @@ public typealias DESFirePICCAuthentication = @Sendable (DESFireCard, DESFireVers
 /// What `format` makes on a MIFARE DESFire beyond AN11004's defaults.
 public struct DESFireNDEFFormatOptions: Hashable, Sendable {
   /// The NDEF application's key type: DES (AN11004, libfreefare) or AES (what EV2 secure messaging
-  /// and SDM need); its one key is the zero key of its type.
+  /// and SDM need); its one key is the zero key of its type. On an EV3, AES gives five keys and the
+  /// NDEF file SDM pre-enabled (FileOption bit 6), what `sdm setup` needs.
   public var applicationKeyType: DESFireKeyAlgorithm
   /// The NDEF file's size (3 to 32767 bytes, the CC's range); nil: libfreefare's by the storage size,
   /// cut to the free memory.
@@ -49,6 +50,10 @@ extension Type4Tag {
   /// The CC file and the NDEF file: DESFire file numbers and ISO file IDs.
   static let desfireCCFile: (number: UInt8, fid: UInt16) = (0x01, 0xE103)
   static let desfireNDEFFile: (number: UInt8, fid: UInt16) = (0x02, 0xE104)
+  /// The AES NDEF application's keys on an EV3: five, as the NTAG 424 DNA's application has, so
+  /// that `sdm setup`'s key numbers (0 change, 1 SDMFileRead, 2 SDMMetaRead) and `provision
+  /// --sdm-url`'s five application keys are the same on both chips.
+  static let desfireSDMKeyCount = 5
   /// Read, write and read&write free, change key 0 (libfreefare's EEE0h).
   static let desfireNDEFAccess = DESFireFileAccess(read: 0x0E, write: 0x0E, readWrite: 0x0E, change: 0x00)
 
@@ -65,12 +70,20 @@ extension Type4Tag {
     storage >= 0x1E00 ? 0x1E00 : (storage >= 0x1000 ? 0x1000 : 0x800)
   }
 
+  /// Why `format` leaves a MIFARE DESFire Light alone: its files are fixed, and the NDEF setup
+  /// (docs/desfire.md, "DESFire Light") renames them with SetConfiguration under an EV2
+  /// authentication, which this format does not do.
+  static let lightFormatMissing = "a MIFARE DESFire Light is not formatted by `nfctag format` yet: its NDEF setup "
+    + "(SetConfiguration 08h and 06h to rename files 00h/04h to E103h/E104h and its DF to D2760000850101, "
+    + "under EV2 authentication with key 0) is not implemented on the host; nothing was written"
+
   /// Creates what is missing of the NDEF application and writes its CC. Nothing is written
   /// unless all of it can be done.
   /// - Throws: ``TagError/unsupported(_:)`` when the PICC key settings need the PICC master key,
   ///   the AID is taken by another application, or the free memory is too small; the card's
   ///   refusals and the link's failures as ``DESFireCommandError/tagError``.
   func formatDESFire(_ version: DESFireVersionInfo) throws(TagError) {
+    guard !version.isLight else { throw .unsupported(Self.lightFormatMissing) }
     do {
       try runDESFireFormat(version)
     } catch {
@@ -135,6 +148,8 @@ extension Type4Tag {
     let aid = Self.desfireNDEFApplication
     let authenticate = desfirePICCAuthentication
     let options = desfireFormatOptions
+    // An EV3 with AES keys gets what SDM needs (docs/desfire.md, "SDM on the virtual EV3").
+    let sdmReady = options.applicationKeyType == .aes && version.generation == .ev3
     try reselectPICCLevel()
     try card.selectApplication(.picc)
     // A wrong key fails here, before anything is written.
@@ -205,7 +220,8 @@ extension Type4Tag {
         try card.selectApplication(.picc)
         try authenticate(card, version)
       }
-      try card.createApplication(aid, settings: 0x0F, keyCount: 1, keyType: options.applicationKeyType, isoFileID: Self.desfireNDEFApplicationFileID,
+      try card.createApplication(aid, settings: 0x0F, keyCount: sdmReady ? Self.desfireSDMKeyCount : 1,
+                                 keyType: options.applicationKeyType, isoFileID: Self.desfireNDEFApplicationFileID,
                                  dfName: Type4Tag.applicationV2)
       try card.selectApplication(aid)
     }
@@ -213,7 +229,10 @@ extension Type4Tag {
       try card.createStandardDataFile(Self.desfireCCFile.number, isoFileID: Self.desfireCCFile.fid,
                                       access: Self.desfireNDEFAccess, size: 15)
     }
-    if needsNDEF {
+    if needsNDEF, sdmReady {
+      try card.createSDMStandardDataFile(Self.desfireNDEFFile.number, isoFileID: Self.desfireNDEFFile.fid,
+                                         access: Self.desfireNDEFAccess, size: ndefSize)
+    } else if needsNDEF {
       try card.createStandardDataFile(Self.desfireNDEFFile.number, isoFileID: Self.desfireNDEFFile.fid,
                                       access: Self.desfireNDEFAccess, size: ndefSize)
     } else {

@@ -2,7 +2,7 @@
 ///
 /// The one hex decoder of the package: strict hex in the message JSON and lenient hex on the
 /// command line both read through this table.
-let hexValues: [UInt8] = (0..<256).map { code in
+@usableFromInline let hexValues: [UInt8] = (0..<256).map { code in
   switch UInt8(code) {
   case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt8(code) - UInt8(ascii: "0")
   case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt8(code) - UInt8(ascii: "a") + 10

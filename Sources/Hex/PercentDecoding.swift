@@ -4,6 +4,9 @@
 ///
 /// The one percent-decoder of the package: the SUN URL parser, the SUN service's query and the
 /// provisioning templates read through it, with the hex digits of ``parseHex(_:)``'s table.
+/// Inlinable, so that each caller gets it specialized for its collection: unspecialized, the
+/// iterator's witness calls were nearly a third of the SUN verifier's time (docs/performance.md).
+@inlinable
 public func percentDecoded(_ text: some Collection<UInt8>, plusIsSpace: Bool = false) -> [UInt8]? {
   var bytes: [UInt8] = []
   bytes.reserveCapacity(text.count)
@@ -23,7 +26,7 @@ public func percentDecoded(_ text: some Collection<UInt8>, plusIsSpace: Bool = f
 }
 
 /// 0–15 for an ASCII hex digit, nil for anything else.
-func hexDigitValue(_ byte: UInt8) -> UInt8? {
+@usableFromInline func hexDigitValue(_ byte: UInt8) -> UInt8? {
   let value = hexValues[Int(byte)]
   return value < 16 ? value : nil
 }

@@ -133,54 +133,41 @@ public final class PostgresLedger: Ledger {
     }
   }
 
-  /// One statement (with BEGIN and COMMIT, three round trips): the row bound to `uid`, else the
-  /// pending row with the lowest sequence number that no other claim in flight holds, bound to it
-  /// (`FOR UPDATE SKIP LOCKED` and the UPDATE in one statement), and whether any row is pending.
+  /// The row bound to `uid`, else the pending row with the lowest sequence number that no other
+  /// claim in flight holds (`FOR UPDATE SKIP LOCKED`), bound to it. A claim in one statement (three
+  /// CTEs) measured slower than these three on PostgresLedgerBench (8 stations: 417–589 against
+  /// 612–658 claims+finishes a second), so it stays three statements (docs/performance.md).
   public func claim(uid: String, at place: LedgerPlace) throws(LedgerError) -> LedgerClaim {
     let name = job.name
     return try session.transaction { (connection) throws(TransactionError) in
-      // A unique violation (another station bound this UID after this statement's snapshot) runs
-      // the whole transaction again, which then finds that row in `bound`.
-      let rows = try connection.query("""
-        WITH bound AS (
-            SELECT \(unescaped: Self.columns) FROM nfctag_rows WHERE job = \(name) AND uid = \(uid)),
-          next AS (
-            SELECT id FROM nfctag_rows WHERE job = \(name) AND status = 'pending' AND NOT EXISTS (SELECT 1 FROM bound)
-            ORDER BY sequence, id LIMIT 1 FOR UPDATE SKIP LOCKED),
-          claimed AS (
-            UPDATE nfctag_rows SET status = 'claimed', uid = \(uid), station = \(place.station),
-              reader = \(place.reader), updated_at = \(place.time), message_hex = NULL, message_sha256 = NULL,
-              error = NULL, exit_status = NULL, progress = NULL
-            WHERE job = \(name) AND id = (SELECT id FROM next) AND status = 'pending'
-            RETURNING \(unescaped: Self.columns))
-        SELECT found.kind, \(unescaped: Self.prefixedColumns("found")), EXISTS (SELECT 1 FROM next),
-          EXISTS (SELECT 1 FROM nfctag_rows WHERE job = \(name) AND status = 'pending')
-        FROM (SELECT 1) AS one LEFT JOIN (
-          SELECT 'bound' AS kind, * FROM bound UNION ALL SELECT 'claimed', * FROM claimed) AS found ON true
+      if let bound = try Self.record(connection, connection.query(
+        "SELECT \(unescaped: Self.columns) FROM nfctag_rows WHERE job = \(name) AND uid = \(uid)")) {
+        return bound.status == .done ? .alreadyDone(bound) : .resumed(bound)
+      }
+      let next = try connection.query("""
+        SELECT id FROM nfctag_rows WHERE job = \(name) AND status = 'pending'
+        ORDER BY sequence, id LIMIT 1 FOR UPDATE SKIP LOCKED
         """)
-      guard let row = rows.first else { throw .ledger(.incompatible("a claim of the ledger gave no answer")) }
-      let (kind, id, sequence, status, boundUID, station, reader, messageHex, messageSHA256, updatedAt, error,
-           exitStatus, progress, took, pendingLeft) =
-        try connection.decode(row, (String?, String?, Int?, String?, String?, String?, String?, String?, String?,
-                                    String?, String?, Int32?, String?, Bool, Bool).self)
-      guard let kind else {
-        // A row locked but not updated cannot happen; every pending row may be locked by other
-        // stations' claims in flight, and one of those may roll back: "exhausted" only when no
-        // pending row is left at all.
-        if took || pendingLeft { throw .retry }
+      guard let row = next.first else {
+        // Every pending row may be locked by other stations' claims in flight, and one of those
+        // may roll back: "exhausted" only when no pending row is left at all.
+        let left = try connection.query(
+          "SELECT EXISTS (SELECT 1 FROM nfctag_rows WHERE job = \(name) AND status = 'pending')")
+        if let row = left.first, try connection.decode(row, Bool.self) { throw .retry }
         return .exhausted
       }
-      guard let id, let sequence, let status else {
-        throw .ledger(.incompatible("a ledger table does not have the columns this nfctag expects"))
-      }
-      guard let state = LedgerRowStatus(rawValue: status) else {
-        throw .ledger(.incompatible("row \(id) has the unknown status \"\(status)\""))
-      }
-      let record = LedgerRecord(id: id, sequence: sequence, status: state, uid: boundUID, station: station,
-                                reader: reader, messageHex: messageHex, messageSHA256: messageSHA256,
-                                updatedAt: updatedAt, error: error, exitStatus: exitStatus, progress: progress)
-      if kind == "claimed" { return .claimed(record) }
-      return record.status == .done ? .alreadyDone(record) : .resumed(record)
+      let id = try connection.decode(row, String.self)
+      // A unique violation here (another station bound this UID a moment ago) runs the whole
+      // transaction again, which then finds that row.
+      let claimed = try Self.record(connection, connection.query("""
+        UPDATE nfctag_rows SET status = 'claimed', uid = \(uid), station = \(place.station),
+          reader = \(place.reader), updated_at = \(place.time), message_hex = NULL, message_sha256 = NULL,
+          error = NULL, exit_status = NULL, progress = NULL
+        WHERE job = \(name) AND id = \(id)
+        RETURNING \(unescaped: Self.columns)
+        """))
+      guard let claimed else { throw .retry }
+      return .claimed(claimed)
     }
   }
 
@@ -317,11 +304,6 @@ public final class PostgresLedger: Ledger {
 
   static let columns =
     "id, sequence, status, uid, station, reader, message_hex, message_sha256, updated_at, error, exit_status, progress"
-
-  /// ``columns``, each prefixed with `table.`.
-  static func prefixedColumns(_ table: String) -> String {
-    columns.split(separator: ", ").map { "\(table).\($0)" }.joined(separator: ", ")
-  }
 
   /// A row given back: pending, bound to nothing, nothing of its last tag kept.
   static let pendingAgain = """

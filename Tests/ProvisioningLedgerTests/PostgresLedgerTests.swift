@@ -237,7 +237,7 @@ struct PostgresLedgerTests {
   /// Round trips, counted as statements sent (BEGIN and COMMIT included): a batch of SUN
   /// counters is one statement whatever its size, its answers and its repeated UIDs; a claim
   /// (claimed, resumed, exhausted) one; a finish with a counter baseline one.
-  @Test func aCounterBatchAClaimAndAFinishAreOneStatementEach() throws {
+  @Test func aCounterBatchAndAFinishAreOneStatementEach() throws {
     let ledger = try PostgresLedger(settings: try TestPostgres.settings(), job: TestPostgres.freshJob("trips"))
     defer { ledger.close() }
     _ = try ledger.importRows(TestPostgres.rows(2))
@@ -265,14 +265,16 @@ struct PostgresLedgerTests {
     let place = TestPostgres.place()
     let claim = try counted { try ledger.claim(uid: head + "c1", at: place) }
     let row = try #require(claimed(claim.0))
-    #expect(claim.statements == 3)
+    // A claim stays three statements inside BEGIN/COMMIT: one statement measured slower
+    // (PostgresLedger.claim).
+    #expect(claim.statements == 5)
     let resumed = try counted { try ledger.claim(uid: head + "c1", at: place) }
     #expect(resumed.0 == .resumed(row))
     #expect(resumed.statements == 3)
     _ = try ledger.claim(uid: head + "c2", at: place)
     let exhausted = try counted { try ledger.claim(uid: head + "c3", at: place) }
     #expect(exhausted.0 == .exhausted)
-    #expect(exhausted.statements == 3)
+    #expect(exhausted.statements == 5)
     var done = LedgerDone(rowID: row.id, uid: head + "c1", messageHex: "d1", messageSHA256: "00", place: place)
     done.progress = LedgerTagProgress(step: "done", keyVersions: [1, 1, 1, 1, 1], diversificationVersion: 1,
                                       counterBaseline: 40).encoded

@@ -55,15 +55,7 @@ extension TagProvisioner {
                             place: place(), progress: done.encoded))
       return Outcome(rowID: row.id, status: .done)
     } catch let step as StepFailure {
-      let reason = Self.describe(step.error)
-      let why = TagFailure(step.error)
-      let record = failure(reason, why)
-      if step.touched || !fresh {
-        try? ledger.fail(rowID: row.id, uid: uid, failure: record)
-      } else {
-        giveBack(row: row.id, uid: uid, failure: record)
-      }
-      return Outcome(rowID: row.id, status: .failed, reason: reason, failure: why)
+      return failed(step, row: row.id, uid: uid, fresh: fresh)
     } catch {
       return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), failure: TagFailure(error))
     }

@@ -88,15 +88,7 @@ struct TagProvisioner {
                             messageSHA256: message.sha256, place: place()))
       return Outcome(rowID: row.id, status: .done)
     } catch let step as StepFailure {
-      let reason = Self.describe(step.error)
-      let why = TagFailure(step.error)
-      let record = failure(reason, why)
-      if step.touched || !fresh {
-        try? ledger.fail(rowID: row.id, uid: uid, failure: record)
-      } else {
-        giveBack(row: row.id, uid: uid, failure: record)
-      }
-      return Outcome(rowID: row.id, status: .failed, reason: reason, failure: why)
+      return failed(step, row: row.id, uid: uid, fresh: fresh)
     } catch {
       return Outcome(rowID: row.id, status: .failed, reason: Self.describe(error), failure: TagFailure(error))
     }
@@ -126,6 +118,20 @@ struct TagProvisioner {
     case .resumed(let record): return .row(record, fresh: tookOver, resumed: true)
     case .claimed(let record): return .row(record, fresh: true, resumed: false)
     }
+  }
+
+  /// A step that failed: the row marked failed when the tag was touched or the row was not
+  /// fresh, else given back; the tag's outcome.
+  func failed(_ step: StepFailure, row: String, uid: String, fresh: Bool) -> Outcome {
+    let reason = Self.describe(step.error)
+    let why = TagFailure(step.error)
+    let record = failure(reason, why)
+    if step.touched || !fresh {
+      try? ledger.fail(rowID: row, uid: uid, failure: record)
+    } else {
+      giveBack(row: row, uid: uid, failure: record)
+    }
+    return Outcome(rowID: row, status: .failed, reason: reason, failure: why)
   }
 
   /// Marks the row done. Throws ``StepFailure``.

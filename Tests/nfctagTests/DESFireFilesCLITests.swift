@@ -20,55 +20,41 @@ import Testing
   /// A fresh factory card kept in an image, with application 00A0B0 of two AES keys.
   func cardWithApplication() throws -> String {
     let reader = "sim:desfire-ev1-4k:" + directory.appendingPathComponent("card-\(UUID().uuidString).img").path
-    try ok(["create-app", "--reader", reader, "--aid", "00A0B0", "--key-count", "2", "--key-type", "aes"])
+    try desfireOK(["create-app", "--reader", reader, "--aid", "00A0B0", "--key-count", "2", "--key-type", "aes"])
     return reader
   }
 
   var key0: [String] { ["--key-file", aesKey, "--key-type", "aes", "--key-no", "0"] }
 
-  @discardableResult
-  func ok(_ arguments: [String]) throws -> RunResult {
-    let r = try runTool(["desfire"] + arguments)
-    #expect(r.status == 0, "\(arguments): \(r.stderr)")
-    return r
-  }
-
-  func refused(_ arguments: [String], _ status: Int32, _ text: String) throws {
-    let r = try runTool(["desfire"] + arguments)
-    #expect(r.status == status, "\(arguments): \(r.status) \(r.stderr)")
-    #expect(r.stderr.contains(text), "\(arguments): \(r.stderr)")
-    #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
-  }
-
   @Test func eachKindIsCreated() throws {
     let reader = try cardWithApplication()
     let app = ["--reader", reader, "--aid", "00A0B0"]
-    try ok(["create-file"] + app + ["--file", "1", "--size", "32"])
-    try ok(["create-file"] + app + ["--file", "2", "--kind", "backup", "--size", "16"])
-    try ok(["create-file"] + app + ["--file", "3", "--kind", "value", "--lower", "-10", "--upper", "100", "--value", "5",
+    try desfireOK(["create-file"] + app + ["--file", "1", "--size", "32"])
+    try desfireOK(["create-file"] + app + ["--file", "2", "--kind", "backup", "--size", "16"])
+    try desfireOK(["create-file"] + app + ["--file", "3", "--kind", "value", "--lower", "-10", "--upper", "100", "--value", "5",
                                     "--limited-credit"])
-    try ok(["create-file"] + app + ["--file", "4", "--kind", "linear-record", "--record-size", "4", "--records", "3"])
-    try ok(["create-file"] + app + ["--file", "5", "--kind", "cyclic-record", "--record-size", "2", "--records", "3"])
-    let files = try ok(["files"] + app).stdout
+    try desfireOK(["create-file"] + app + ["--file", "4", "--kind", "linear-record", "--record-size", "4", "--records", "3"])
+    try desfireOK(["create-file"] + app + ["--file", "5", "--kind", "cyclic-record", "--record-size", "2", "--records", "3"])
+    let files = try desfireOK(["files"] + app).stdout
     #expect(files.contains("file 1: standard data, 32 bytes"), "\(files)")
     #expect(files.contains("file 2: backup data, 16 bytes"), "\(files)")
     #expect(files.contains("file 3: value, value -10 to 100"), "\(files)")
     #expect(files.contains("file 4: linear record, records of 4 bytes, 0 of 3"), "\(files)")
     #expect(files.contains("file 5: cyclic record, records of 2 bytes, 0 of 3"), "\(files)")
-    #expect(try ok(["value", "get"] + app + ["--file", "3"]).stdout == "5\n")
+    #expect(try desfireOK(["value", "get"] + app + ["--file", "3"]).stdout == "5\n")
   }
 
   @Test func createFileOptionsThatDoNotFitTheKindAre64() throws {
     let reader = try cardWithApplication()
     let app = ["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "1"]
-    try refused(app, 64, "--size")
-    try refused(app + ["--kind", "value", "--size", "8"], 64, "--size does not go with --kind value")
-    try refused(app + ["--kind", "value", "--lower", "10", "--upper", "5"], 64, "in that order")
-    try refused(app + ["--kind", "value", "--upper", "2147483648"], 64, "--upper")
-    try refused(app + ["--kind", "linear-record", "--record-size", "4"], 64, "--records")
-    try refused(app + ["--kind", "cyclic-record", "--record-size", "4", "--records", "1"], 64, "--records is 2")
-    try refused(app + ["--kind", "backup", "--size", "8", "--records", "2"], 64, "--records does not go")
-    #expect(!(try ok(["files", "--reader", reader, "--aid", "00A0B0"]).stdout.contains("file 1")))
+    try desfireRefused(app, 64, "--size")
+    try desfireRefused(app + ["--kind", "value", "--size", "8"], 64, "--size does not go with --kind value")
+    try desfireRefused(app + ["--kind", "value", "--lower", "10", "--upper", "5"], 64, "in that order")
+    try desfireRefused(app + ["--kind", "value", "--upper", "2147483648"], 64, "--upper")
+    try desfireRefused(app + ["--kind", "linear-record", "--record-size", "4"], 64, "--records")
+    try desfireRefused(app + ["--kind", "cyclic-record", "--record-size", "4", "--records", "1"], 64, "--records is 2")
+    try desfireRefused(app + ["--kind", "backup", "--size", "8", "--records", "2"], 64, "--records does not go")
+    #expect(!(try desfireOK(["files", "--reader", reader, "--aid", "00A0B0"]).stdout.contains("file 1")))
   }
 
   /// Files in each mode whose rights are key 1: written and read with key 1 in the file's mode; a
@@ -79,7 +65,7 @@ import Testing
     let app = ["--reader", reader, "--aid", "00A0B0"]
     let key1 = ["--key-file", aesKey, "--key-type", "aes", "--key-no", "1"]
     for (number, kind) in [("1", "standard"), ("2", "backup")] {
-      try ok(["create-file"] + app + ["--file", number, "--kind", kind, "--size", "64", "--comm", mode,
+      try desfireOK(["create-file"] + app + ["--file", number, "--kind", kind, "--size", "64", "--comm", mode,
                                       "--read", "1", "--write", "1", "--read-write", "1"])
       let secret = "5EC2E75EC2E75EC2E75EC2E75EC2E7" + number + number
       let write = try runTool(["desfire", "write-file"] + app + ["--file", number, "--hex", secret, "--offset", "3", "--trace"] + key1)
@@ -90,60 +76,60 @@ import Testing
       let trace = (write.stderr + read.stderr).uppercased().replacingOccurrences(of: " ", with: "")
       #expect(trace.contains("5EC2E75EC2E7") == (mode != "full"), "\(mode): \(trace)")
       // Without the key: 77 (the right is key 1).
-      try refused(["read-file"] + app + ["--file", number], 77, "91 ae")
+      try desfireRefused(["read-file"] + app + ["--file", number], 77, "91 ae")
     }
   }
 
   @Test func aValueFileCreditsDebitsAndKeepsItsLimits() throws {
     let reader = try cardWithApplication()
     let app = ["--reader", reader, "--aid", "00A0B0", "--file", "3"]
-    try ok(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "3", "--kind", "value", "--upper", "100",
+    try desfireOK(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "3", "--kind", "value", "--upper", "100",
             "--value", "10", "--limited-credit", "--comm", "full", "--read", "0", "--write", "0", "--read-write", "0"])
-    try ok(["value", "credit"] + app + ["--amount", "50"] + key0)
-    try ok(["value", "debit"] + app + ["--amount", "20"] + key0)
-    #expect(try ok(["value", "get"] + app + key0).stdout == "40\n")
+    try desfireOK(["value", "credit"] + app + ["--amount", "50"] + key0)
+    try desfireOK(["value", "debit"] + app + ["--amount", "20"] + key0)
+    #expect(try desfireOK(["value", "get"] + app + key0).stdout == "40\n")
     // Past the upper limit, below the lower: 91 BE, 65, nothing changed.
-    try refused(["value", "credit"] + app + ["--amount", "61"] + key0, 65, "the value would pass the file's limits")
-    try refused(["value", "debit"] + app + ["--amount", "41"] + key0, 65, "91 be")
+    try desfireRefused(["value", "credit"] + app + ["--amount", "61"] + key0, 65, "the value would pass the file's limits")
+    try desfireRefused(["value", "debit"] + app + ["--amount", "41"] + key0, 65, "91 be")
     // LimitedCredit: at most the last committed Debit (20), once.
-    try refused(["value", "limited-credit"] + app + ["--amount", "21"] + key0, 65, "LimitedCredit adds at most")
-    try ok(["value", "limited-credit"] + app + ["--amount", "15"] + key0)
-    try refused(["value", "limited-credit"] + app + ["--amount", "1"] + key0, 65, "91 be")
-    let json = try ok(["value", "get"] + app + key0 + ["--format", "json"]).stdout
+    try desfireRefused(["value", "limited-credit"] + app + ["--amount", "21"] + key0, 65, "LimitedCredit adds at most")
+    try desfireOK(["value", "limited-credit"] + app + ["--amount", "15"] + key0)
+    try desfireRefused(["value", "limited-credit"] + app + ["--amount", "1"] + key0, 65, "91 be")
+    let json = try desfireOK(["value", "get"] + app + key0 + ["--format", "json"]).stdout
     #expect(json == "{\"aid\":\"00a0b0\",\"file\":3,\"value\":55}\n", "\(json)")
     // Without the key: 77; a negative amount: 64; a data file: 65.
-    try refused(["value", "get"] + app, 77, "91 ae")
-    try refused(["value", "credit"] + app + ["--amount", "-1"] + key0, 64, "--amount")
-    try ok(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "4", "--size", "8"])
-    try refused(["value", "get", "--reader", reader, "--aid", "00A0B0", "--file", "4"], 65, "not a value file")
+    try desfireRefused(["value", "get"] + app, 77, "91 ae")
+    try desfireRefused(["value", "credit"] + app + ["--amount", "-1"] + key0, 64, "--amount")
+    try desfireOK(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "4", "--size", "8"])
+    try desfireRefused(["value", "get", "--reader", reader, "--aid", "00A0B0", "--file", "4"], 65, "not a value file")
   }
 
   @Test func recordFilesAddReadAndClear() throws {
     let reader = try cardWithApplication()
     let linear = ["--reader", reader, "--aid", "00A0B0", "--file", "6"]
     let cyclic = ["--reader", reader, "--aid", "00A0B0", "--file", "7"]
-    try ok(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "6", "--kind", "linear-record",
+    try desfireOK(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "6", "--kind", "linear-record",
             "--record-size", "4", "--records", "2", "--comm", "mac", "--read", "1", "--write", "1", "--read-write", "1"])
-    try ok(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "7", "--kind", "cyclic-record",
+    try desfireOK(["create-file", "--reader", reader, "--aid", "00A0B0", "--file", "7", "--kind", "cyclic-record",
             "--record-size", "3", "--records", "3", "--comm", "full", "--read", "1", "--write", "1", "--read-write", "1"])
     let key1 = ["--key-file", aesKey, "--key-type", "aes", "--key-no", "1"]
-    #expect(try ok(["records", "read"] + linear + key1).stdout == "")
-    try ok(["records", "write"] + linear + ["--hex", "0102"] + key1)
-    try ok(["records", "write"] + linear + ["--hex", "AA", "--offset", "3"] + key1)
-    #expect(try ok(["records", "read"] + linear + key1).stdout == "01020000\n000000aa\n")
+    #expect(try desfireOK(["records", "read"] + linear + key1).stdout == "")
+    try desfireOK(["records", "write"] + linear + ["--hex", "0102"] + key1)
+    try desfireOK(["records", "write"] + linear + ["--hex", "AA", "--offset", "3"] + key1)
+    #expect(try desfireOK(["records", "read"] + linear + key1).stdout == "01020000\n000000aa\n")
     // A full linear file: 91 BE, 65; past the record: 65.
-    try refused(["records", "write"] + linear + ["--hex", "05"] + key1, 65, "full linear record file")
-    try ok(["records", "clear"] + linear + key1)
-    try refused(["records", "write"] + linear + ["--hex", "0102030405"] + key1, 65, "91 be")
-    #expect(try ok(["records", "read"] + linear + key1).stdout == "")
+    try desfireRefused(["records", "write"] + linear + ["--hex", "05"] + key1, 65, "full linear record file")
+    try desfireOK(["records", "clear"] + linear + key1)
+    try desfireRefused(["records", "write"] + linear + ["--hex", "0102030405"] + key1, 65, "91 be")
+    #expect(try desfireOK(["records", "read"] + linear + key1).stdout == "")
     // A cyclic file keeps maximum - 1 records, the oldest dropped.
-    for record in ["111111", "222222", "333333"] { try ok(["records", "write"] + cyclic + ["--hex", record] + key1) }
-    let json = try ok(["records", "read"] + cyclic + key1 + ["--format", "json"]).stdout
+    for record in ["111111", "222222", "333333"] { try desfireOK(["records", "write"] + cyclic + ["--hex", record] + key1) }
+    let json = try desfireOK(["records", "read"] + cyclic + key1 + ["--format", "json"]).stdout
     #expect(json == "{\"aid\":\"00a0b0\",\"file\":7,\"records\":[\"222222\",\"333333\"]}\n", "\(json)")
-    #expect(try ok(["records", "read"] + cyclic + key1 + ["--count", "1"]).stdout == "333333\n")
+    #expect(try desfireOK(["records", "read"] + cyclic + key1 + ["--count", "1"]).stdout == "333333\n")
     let traced = try runTool(["desfire", "records", "read", "--trace"] + cyclic + key1)
     #expect(traced.status == 0 && !traced.stderr.replacingOccurrences(of: " ", with: "").contains("333333"), "\(traced.stderr)")
-    try refused(["records", "read"] + cyclic, 77, "91 ae")
-    try refused(["records", "read", "--reader", reader, "--aid", "00A0B0", "--file", "9"], 65, "91 f0")
+    try desfireRefused(["records", "read"] + cyclic, 77, "91 ae")
+    try desfireRefused(["records", "read", "--reader", reader, "--aid", "00A0B0", "--file", "9"], 65, "91 f0")
   }
 }

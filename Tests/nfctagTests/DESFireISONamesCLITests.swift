@@ -16,14 +16,14 @@ import Testing
 
   @Test func infoAndAppsShowEachApplicationsISOFileIDAndDFName() throws {
     let reader = cli.freshReader()
-    try cli.ok(["create-app", "--reader", reader, "--aid", "000010", "--key-count", "1", "--key-type", "aes",
+    try desfireOK(["create-app", "--reader", reader, "--aid", "000010", "--key-count", "1", "--key-type", "aes",
                 "--iso-fid", "E120", "--df-name", "D2760000850199"])
-    try cli.ok(["create-app", "--reader", reader, "--aid", "A1B2C3", "--key-count", "1", "--key-type", "des"])
+    try desfireOK(["create-app", "--reader", reader, "--aid", "A1B2C3", "--key-count", "1", "--key-type", "des"])
     for command in ["info", "apps"] {
-      let text = try cli.ok([command, "--reader", reader]).stdout
+      let text = try desfireOK([command, "--reader", reader]).stdout
       #expect(text.contains("application 000010: 0f (") && text.contains("  ISO file ID e120, DF name d2760000850199\n"), "\(text)")
       #expect(text.components(separatedBy: "ISO file ID").count == 2, "\(text)")  // a1b2c3 has none
-      let object = try json(try cli.ok([command, "--reader", reader, "--format", "json"]).stdout)
+      let object = try json(try desfireOK([command, "--reader", reader, "--format", "json"]).stdout)
       let applications = try #require(object["applications"] as? [[String: Any]])
       let named = try #require(applications.first { $0["aid"] as? String == "000010" })
       #expect(named["isoFileID"] as? String == "e120")
@@ -37,24 +37,24 @@ import Testing
     let reader = cli.freshReader()
     let app = ["create-app", "--reader", reader, "--aid", "000010", "--key-count", "1", "--key-type", "aes"]
     let names = ["--iso-fid", "E120", "--df-name", "D2760000850199"]
-    try cli.ok(app + names)
-    let again = try cli.ok(app + names)
+    try desfireOK(app + names)
+    let again = try desfireOK(app + names)
     #expect(again.stderr.contains("application 000010 already exists with these settings"), "\(again.stderr)")
-    try cli.refused(app + ["--iso-fid", "E121", "--df-name", "D2760000850199"], 65, "ISO file ID e120, not e121")
-    try cli.refused(app + ["--iso-fid", "E120", "--df-name", "D27600008501"], 65, "DF name d2760000850199, not d27600008501")
-    try cli.refused(app, 65, "ISO file ID e120 and DF name d2760000850199, not none")
+    try desfireRefused(app + ["--iso-fid", "E121", "--df-name", "D2760000850199"], 65, "ISO file ID e120, not e121")
+    try desfireRefused(app + ["--iso-fid", "E120", "--df-name", "D27600008501"], 65, "DF name d2760000850199, not d27600008501")
+    try desfireRefused(app, 65, "ISO file ID e120 and DF name d2760000850199, not none")
     let plain = ["create-app", "--reader", reader, "--aid", "000011", "--key-count", "1", "--key-type", "aes"]
-    try cli.ok(plain)
-    try cli.refused(plain + ["--iso-fid", "E130", "--df-name", "D2760000850198"], 65, "no DF name, not d2760000850198")
+    try desfireOK(plain)
+    try desfireRefused(plain + ["--iso-fid", "E130", "--df-name", "D2760000850198"], 65, "no DF name, not d2760000850198")
   }
 
   @Test func infoWithThePICCMasterKeyShowsGetCardUIDsUID() throws {
     let reader = cli.freshReader()
     let environment = ["DESFIRE_PICC": String(repeating: "00", count: 8)]  // the factory DES zero key
     let withKey = ["info", "--reader", reader, "--picc-key-env", "DESFIRE_PICC"]
-    let plain = try cli.ok(["info", "--reader", reader]).stdout
+    let plain = try desfireOK(["info", "--reader", reader]).stdout
     #expect(!plain.contains("card UID"), "\(plain)")
-    #expect(try json(try cli.ok(["info", "--reader", reader, "--format", "json"]).stdout)["cardUID"] == nil)
+    #expect(try json(try desfireOK(["info", "--reader", reader, "--format", "json"]).stdout)["cardUID"] == nil)
     let text = try runTool(["desfire"] + withKey, environment: environment)
     #expect(text.status == 0, "\(text.stderr)")
     let uid = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("UID:") }?.split(separator: " ").last)

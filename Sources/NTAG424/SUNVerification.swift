@@ -2,9 +2,24 @@
 public enum SUNKeys: Sendable {
   /// SDMMetaRead and SDMFileRead keys given (or the factory key).
   case byRole(metaRead: AESKey, fileRead: AESKey)
-  /// A master key: both derived (``SDMKeyDiversification``), the file-read key once PICCData
-  /// gave the UID.
-  case master(AESKey)
+  /// A master key: both derived (``SDMKeyDiversification``), the meta-read key once when the
+  /// ``SUNMasterKey`` is made, the file-read key per URL once PICCData gave the UID.
+  case master(SUNMasterKey)
+}
+
+/// A master key with the SDMMetaRead key every tag of it shares (``SDMKeyDiversification/metaReadKey(master:)``:
+/// no UID in its input), derived once here rather than once per URL verified.
+public struct SUNMasterKey: Sendable {
+  /// The master key the per-tag keys are derived from.
+  public let master: AESKey
+  /// The SDMMetaRead key of every tag of ``master``.
+  public let metaRead: AESKey
+
+  /// The master key, and its meta-read key derived.
+  public init(_ master: AESKey) throws(NTAG424Error) {
+    self.master = master
+    metaRead = try SDMKeyDiversification.metaReadKey(master: master)
+  }
 }
 
 /// A SUN URL checked with ``SUNKeys``, and the reason a failure gets: the verifier's one code,
@@ -23,11 +38,10 @@ public enum SUNVerification {
     switch keys {
     case .byRole(let meta, let file):
       return (meta, file)
-    case .master(let master):
-      let meta = try SDMKeyDiversification.metaReadKey(master: master)
-      let picc = try PICCData(decrypting: sun.encryptedPICCData, metaReadKey: meta)
+    case .master(let key):
+      let picc = try PICCData(decrypting: sun.encryptedPICCData, metaReadKey: key.metaRead)
       guard let uid = picc.uid else { throw .invalidPICCData }
-      return (meta, try SDMKeyDiversification.fileReadKey(master: master, uid: uid))
+      return (key.metaRead, try SDMKeyDiversification.fileReadKey(master: key.master, uid: uid))
     }
   }
 

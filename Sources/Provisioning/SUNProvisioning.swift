@@ -314,8 +314,9 @@ struct SUNTagSteps {
     let message: SUNMessage
     do {
       let sun = try SUNURL(parsing: url, layout: layout)
-      do { message = try SUNVerification.verify(sun, keys: .master(master)) } catch {
-        throw failure(SUNVerification.reason(for: error, sun: sun, keys: .master(master)))
+      let keys = SUNKeys.master(try SUNMasterKey(master))
+      do { message = try SUNVerification.verify(sun, keys: keys) } catch {
+        throw failure(SUNVerification.reason(for: error, sun: sun, keys: keys))
       }
     } catch let failure as ProvisioningFailure {
       throw failure

@@ -21,7 +21,7 @@ extension SDMCommand.Serve: PerformedCommand {
     }
     let counters = try openCounters()
     defer { counters.close() }
-    let verifier = SUNVerifier(keys: .master(master), counters: counters,
+    let verifier = SUNVerifier(keys: .master(try SUNMasterKey(master)), counters: counters,
                                names: SUNParameterNames(piccData: parameters.piccParam, mac: parameters.macParam,
                                                         fileData: parameters.encParam))
     try serve(verifier, in: context)

@@ -20,7 +20,9 @@ struct SDMKeys {
   init(_ options: SDMKeyOptions, in context: CommandContext) throws(CLIFailure) {
     if let master = try Self.key(file: options.masterKeyFile, env: options.masterKeyEnv, role: "the master key",
                                  options: ("--master-key-file", "--master-key-env"), in: context) {
-      source = .master(master)
+      do { source = .master(try SUNMasterKey(master)) } catch {
+        throw CLIFailure(.internalError("the meta-read key could not be derived from the master key: \(error)"))
+      }
       return
     }
     let meta = try Self.key(file: options.metaKeyFile, env: options.metaKeyEnv, role: "the meta-read key",

@@ -119,6 +119,27 @@ import Testing
   }
 }
 
+extension SDMPlanTests {
+  /// A tag keyed from a master key: ``SUNMasterKey`` holds the meta-read key derived once, and
+  /// ``SUNVerification`` with it verifies the tag's URL (the file-read key derived from the UID
+  /// PICCData gave); another master key's does not.
+  @Test func aMasterKeyDerivesTheMetaReadKeyOnceAndVerifies() throws {
+    let master = key("00112233445566778899aabbccddeeff"), uid = bytes("04996C6A926980")
+    let keys = try SUNMasterKey(master)
+    #expect(keys.metaRead.bytes == (try SDMKeyDiversification.metaReadKey(master: master)).bytes)
+    let plan = try SDMPlan.plan(template: "https://sun.example/t?p={picc}&c={cmac}")
+    let file = try TagSimulation.read(plan.ndefFile, settings: try #require(plan.settings.sdm), uid: uid, counter: 7,
+                                      metaReadKey: keys.metaRead,
+                                      fileReadKey: try SDMKeyDiversification.fileReadKey(master: master, uid: uid))
+    let url = try #require(URIRecord(try NDEFMessage(decoding: Array(file[2...])).records[0])?.uri)
+    let sun = try SUNURL(parsing: url, layout: try #require(plan.urlLayout))
+    let message = try SUNVerification.verify(sun, keys: .master(keys))
+    #expect(message.uid == uid && message.readCounter == 7)
+    let other = try SUNMasterKey(key("ffeeddccbbaa99887766554433221100"))
+    #expect(throws: NTAG424Error.invalidPICCData) { try SUNVerification.verify(sun, keys: .master(other)) }
+  }
+}
+
 /// What the tag does to the NDEF file at an unauthenticated read with SDM on (NT4H2421Gx datasheet
 /// §9.3): PICCData encrypted in, SDMENCFileData encrypted in place, then the SDMMAC over its input.
 /// Built from NTAG424's own pieces, for the round trip only.

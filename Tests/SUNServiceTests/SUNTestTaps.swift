@@ -50,7 +50,7 @@ enum SUNTestTaps {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sun-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let ledger = try SQLiteLedger(path: folder.appendingPathComponent("ledger.sqlite").path, job: LedgerJob(name: "job"))
-    let verifier = SUNVerifier(keys: .master(master), counters: SUNCounters(ledgers: [ledger], baselines: baselines))
+    let verifier = SUNVerifier(keys: .master(try SUNMasterKey(master)), counters: SUNCounters(ledgers: [ledger], baselines: baselines))
     return (verifier, ledger, { ledger.close(); try? FileManager.default.removeItem(at: folder) })
   }
 }

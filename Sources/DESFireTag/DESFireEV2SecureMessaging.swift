@@ -29,6 +29,9 @@ public final class DESFireEV2SecureMessaging: DESFireSecureMessaging {
   /// A session from an authentication, or from keys known from elsewhere (a transcript).
   public init(session: EV2HostSession<DESFireEV2Cipher>) { self.session = session }
 
+  /// True: in an EV2 session the card refuses a command without its MAC.
+  public var refusesPlainCommands: Bool { true }
+
   /// Nothing: ``protect(_:_:command:)`` MACs the command.
   public func willSend(_ command: [UInt8], command name: String) throws(DESFireCommandError) {}
 

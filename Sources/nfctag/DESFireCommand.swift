@@ -131,33 +131,26 @@ func withDESFireCard<T: Sendable>(
 ) throws -> T {
   let result = try TagSession(options: readerOptions, context: context).withTag { tag in
     try tag.withDESFireCard { card throws(DESFireCommandError) -> T in
-      let version: DESFireVersionInfo
-      do throws(DESFireCommandError) {
-        version = try card.getVersion()
-      } catch {
-        if case .link = error { throw error }
-        // A card left in an EV2 session (a command cut short, a reader that keeps it powered
-        // between connections) refuses a GetVersion without a MAC, and the refusal ends the
-        // session: ask once more.
-        guard case .status = error, let again = try? card.getVersion() else {
-          throw .invalidArgument("not a MIFARE DESFire: \(error)")
-        }
-        version = again
-      }
-      guard version.isDESFire else {
-        throw .invalidArgument("not a MIFARE DESFire: GetVersion names another chip")
-      }
-      // An EV2 session left open would make the next program's plain commands (GetVersion,
-      // `scan`, `read`) fail their missing MAC: end it as the command ends (SelectApplication
-      // ends any authentication, MF3ICDx21_41_81 §9.3).
-      defer { if card.secureMessaging is DESFireEV2SecureMessaging { try? card.selectApplication(.picc) } }
-      return try body(card, version)
+      try body(card, try identifiedDESFire(card))
     }
   }
   switch result {
   case .success(let value): return value
   case .failure(let error): throw desfireFailure(error)
   }
+}
+
+/// GetVersion (``DESFireCard/identify()``), and the card refused unless it names a MIFARE DESFire.
+func identifiedDESFire(_ card: DESFireCard) throws(DESFireCommandError) -> DESFireVersionInfo {
+  let version: DESFireVersionInfo
+  do throws(DESFireCommandError) {
+    version = try card.identify()
+  } catch {
+    if case .link = error { throw error }
+    throw .invalidArgument("not a MIFARE DESFire: \(error)")
+  }
+  guard version.isDESFire else { throw .invalidArgument("not a MIFARE DESFire: GetVersion names another chip") }
+  return version
 }
 
 /// The one table from a DESFire refusal to its exit status and line (docs/exit-codes.md,

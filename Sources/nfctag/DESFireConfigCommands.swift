@@ -83,15 +83,7 @@ func withDESFireCardShowingUID<T: Sendable>(
   let (shown, result) = try TagSession(options: readerOptions, context: context).withTag { tag in
     if resetOnRelease { tag.resetCardOnRelease() }
     return (tag.identifier, try tag.withDESFireCard { card throws(DESFireCommandError) -> T in
-      let version: DESFireVersionInfo
-      do throws(DESFireCommandError) {
-        version = try card.getVersion()
-      } catch {
-        if case .link = error { throw error }
-        throw .invalidArgument("not a MIFARE DESFire: \(error)")
-      }
-      guard version.isDESFire else { throw .invalidArgument("not a MIFARE DESFire: GetVersion names another chip") }
-      return try body(card, version)
+      try body(card, try identifiedDESFire(card))
     })
   }
   switch result {

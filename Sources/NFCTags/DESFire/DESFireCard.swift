@@ -168,6 +168,29 @@ public final class DESFireCard {
     return version
   }
 
+  /// GetVersion at the start of a connection, asked once more when the card refuses it with a
+  /// status: a card left in an EV2 session (a program cut short, a reader that keeps the card
+  /// powered between connections) refuses a command without a MAC, and the refusal ends the
+  /// session (MF3ICDx21_41_81 §9.3). A lost link is not asked again.
+  public func identify() throws(DESFireCommandError) -> DESFireVersionInfo {
+    do {
+      return try getVersion()
+    } catch {
+      guard case .status = error else { throw error }
+      return try getVersion()
+    }
+  }
+
+  /// Ends a session in which the card takes no command without a MAC (EV2 secure messaging,
+  /// ``DESFireSecureMessaging/refusesPlainCommands``) by selecting the PICC level, which ends any
+  /// authentication (MF3ICDx21_41_81 §9.3), so that the next program's plain commands (GetVersion,
+  /// `scan`, `read`) are taken. One exchange, only then; a failure is ignored (the card is being
+  /// left, and a card that did not take it ends the session at its next refusal anyway).
+  public func endSessionBeforeRelease() {
+    guard secureMessaging?.refusesPlainCommands == true else { return }
+    try? selectApplication(.picc)
+  }
+
   /// GetApplicationIDs (6Ah): the AIDs on the card, in the card's order.
   public func applicationIDs() throws(DESFireCommandError) -> [DESFireApplicationID] {
     let data = try send(0x6A, name: "GetApplicationIDs")
@@ -274,6 +297,16 @@ public protocol DESFireSecureMessaging: AnyObject {
   /// The answer's joined data of a command the card took (`91 00`): returns the data without its
   /// MAC, or throws when the MAC is missing or wrong (a wrong MAC is an error, never data).
   func received(_ answer: [UInt8], command name: String) throws(DESFireCommandError) -> [UInt8]
+  /// Whether the card takes no command without a MAC while the session lasts (EV2 secure
+  /// messaging: NT4H2421Gx datasheet §9.1.4, every command counted and MACed), so that the session
+  /// is ended before the card is left (``DESFireCard/endSessionBeforeRelease()``). False by
+  /// default: after an EV1 or legacy authentication the card still takes plain commands.
+  var refusesPlainCommands: Bool { get }
+}
+
+extension DESFireSecureMessaging {
+  /// False: the EV1 and legacy schemes leave plain commands to the card.
+  public var refusesPlainCommands: Bool { false }
 }
 
 extension DESFireCard {

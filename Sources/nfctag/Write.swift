@@ -76,7 +76,8 @@ func writePlanDescription(bytes: Int, platform: TagPlatform, status: NDEFStatusR
   case .type3:
     text += "; tear-safe: attribute block with WriteF 0F first, the changed blocks, then WriteF 00 and Ln"
   case .type4:
-    text += "; tear-safe: NLEN 0000 first, the data in chunks, then NLEN (one UPDATE BINARY when it fits)"
+    // Only a chip whose GetVersion (`-v`'s identification) named it protects a single-frame write (Type4Tag.swift).
+    text += "; tear-safe: NLEN 0000 first, the data in chunks, then NLEN (one UPDATE BINARY within one frame on an NTAG 424 DNA named by GetVersion)"
   case .mifareClassic:
     text += "; tear-safe: NDEF TLV length 00 first, the changed blocks (one authentication per sector), then the length"
   }

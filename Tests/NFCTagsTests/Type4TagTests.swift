@@ -156,14 +156,18 @@ private func discovery(cc: [UInt8] = ntag424CC) -> [EmbeddedTransceiver.Step] {
 }
 
 @Suite struct Type4WriteTests {
-  @Test func writesAMessageThatFitsOneUpdateAtomically() throws {
+  /// A message that fits one command still goes NLEN 0000, the data, NLEN: nothing named this tag
+  /// a 424 DNA (Type4TearSafeWriteTests has the one exception).
+  @Test func writesAMessageThatFitsOneUpdateNLENFirstAndLast() throws {
     let link = EmbeddedTransceiver([
       (selectV2, .success(ok)),                                           // SELECT NDEF application v2
       (selectCC, .success(ok)),                                           // SELECT CC file
       (readCC, .success(ntag424CC + ok)),                                 // READ BINARY CC: write access 00, 254-byte capacity
       (selectNDEF, .success(ok)),                                         // SELECT NDEF file E104
       (hex("00 B0 00 10 01"), .success(hex("00") + ok)),                  // READ BINARY the message's last byte: the file is that big
-      (hex("00 D6 00 00 11 000F") + elephant, .success(ok)),              // UPDATE BINARY at 0: NLEN 000F ‖ message, one APDU
+      (hex("00 D6 00 00 02 0000"), .success(ok)),                         // UPDATE NLEN 0000: an empty message
+      (hex("00 D6 00 02 0F") + elephant, .success(ok)),                   // UPDATE the message at 2
+      (hex("00 D6 00 00 02 000F"), .success(ok)),                         // UPDATE NLEN 000F: the message is there
       (hex("00 B0 00 00 11"), .success(hex("000F") + elephant + ok)),     // READ BINARY 17 bytes: read-back
     ], capabilities: acr122uISODEP)
     let tag = Type4Tag(identifier: t4UID, link: link)

@@ -51,6 +51,12 @@ extension Type4Tag {
   /// historical byte 80h); a Part 3 reader shows only the historical byte.
   static let ntag424ATS: [UInt8] = [0x06, 0x77, 0x77, 0x71, 0x02, 0x80]
 
+  /// The most data bytes of an UPDATE BINARY that goes in one ISO/IEC 14443-4 frame of a 424 DNA,
+  /// which it then protects against tearing (NT4H2421Gx datasheet §8.2.3.1): its ATS announces
+  /// FSCI 7, frames of 128 bytes (§8.1.1), which hold the block's PCB (1), a CID (1: TC 02h lets
+  /// the reader send one) and the CRC (2) around the APDU, whose header takes 5.
+  static let ntag424SingleFrameUpdate = 128 - (1 + 1 + 2) - 5
+
   /// Whether the ATS allows the tag to be a 424 DNA, so that `info` asks it GetVersion.
   var mayBeNTAG424: Bool { ats.map { $0 == Self.ntag424ATS } ?? (historicalBytes == [0x80]) }
 
@@ -72,6 +78,7 @@ extension Type4Tag {
     guard case .ntag424(let version) = identification else {
       return .failure(NTAG424InfoFailure(description: identification.refusal ?? ""))
     }
+    protectsSingleFrameWrites = true  // the chip's own answer names it: single-frame writes are tearing protected
     var files: [(UInt8, Result<FileProperties, NTAG424InfoFailure>)] = []
     for file in [NativeCommand.capabilityContainerFile, NativeCommand.ndefFile, NativeCommand.proprietaryFile] {
       let answer = try native(NativeCommand.getFileSettings, header: [file], what: "GetFileSettings")

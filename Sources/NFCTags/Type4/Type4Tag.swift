@@ -17,11 +17,17 @@ func makeType4Platform(for target: DetectedTarget) throws(TagError) -> any NDEFT
 /// connection to one tag), so a read after `queryNDEFStatus` costs only its READ BINARYs. When a
 /// remembered selection turns out lost (`6A 82`, `69 86`), the selection is redone once.
 ///
-/// Writes: capacity and the CC write access byte are checked first. NLEN‖message in one UPDATE
-/// BINARY when it fits MLc and the link (a single UPDATE is atomic on the tag), else NLEN 0000
-/// first, then the data in MLc chunks from offset 2, then NLEN (nfcpy `_write_ndef_data` folds the
-/// zero NLEN into the first chunk; it is kept apart here so a torn first UPDATE on a tag without
-/// atomic writes cannot leave the old NLEN over new data). Extended-length APDUs are sent only
+/// Writes: capacity and the CC write access byte are checked first. Then the tear-safe order:
+/// NLEN 0000, the data in MLc chunks from offset 2, then NLEN, so that a card leaving mid-write
+/// leaves an empty message, never a length over bytes of another message (nfcpy `_write_ndef_data`
+/// folds the zero NLEN into the first chunk; it is kept apart here so a torn first UPDATE cannot
+/// leave the old NLEN over new data). NFC Forum Type 4 promises no atomic UPDATE BINARY, and a
+/// MIFARE DESFire's standard data file has no tearing protection (MF3ICDx21_41_81 §9), so even a
+/// message that fits one command takes the three. The one exception is a tag known, from its own
+/// answer, to protect a write sent in one ISO/IEC 14443-4 frame (``protectsSingleFrameWrites``:
+/// GetVersion named an NTAG 424 DNA, NT4H2421Gx datasheet §8.2.3.1): NLEN‖message in one UPDATE
+/// BINARY when that command fits one frame of the tag. An empty message is NLEN 0000 alone, the
+/// order's first step. Extended-length APDUs are sent only
 /// when MLe or MLc exceed the short forms and the link carries them
 /// (``LinkCapabilities/maxResponseLength`` above 256, ``LinkCapabilities/maxCommandLength`` above 261).
 /// - Warning: Not thread-safe: one operation at a time.
@@ -38,6 +44,14 @@ public final class Type4Tag: NDEFTagPlatform {
   public private(set) var capabilityContainer: Type4CapabilityContainer?
   /// True when the application answered to the v1 name only.
   public internal(set) var isVersion1 = false
+  /// Whether the tag is known to protect an UPDATE BINARY sent in one ISO/IEC 14443-4 frame
+  /// against tearing, so that ``writeNDEF(_:verify:)`` may send NLEN and a short message in one
+  /// command: set when GetVersion, asked on this connection (``info()``), names an NTAG 424 DNA
+  /// (NT4H2421Gx datasheet §8.2.3.1: single-frame WriteData and ISOUpdateBinary on a StandardData
+  /// file are tearing protected). Neither a name nor the ATS sets it (a DESFire, whose standard
+  /// data files are not protected, MF3ICDx21_41_81 §9, shows a Part 3 reader the same byte 80h);
+  /// while it is false every non-empty message is written NLEN 0000, the data, then NLEN.
+  public internal(set) var protectsSingleFrameWrites = false
   /// How ``format()`` of a MIFARE DESFire authenticates with the PICC master key (the `DESFireTag`
   /// module makes one from a key); nil: it does not, and a card that needs it is refused.
   public var desfirePICCAuthentication: DESFirePICCAuthentication?
@@ -124,7 +138,7 @@ public final class Type4Tag: NDEFTagPlatform {
       try checkFileHolds(n + message.count, claimed: cc.capacity, lengthFieldSize: n)
       let lengthField = Self.bigEndian(message.count, size: n)
       let chunk = writeChunk(cc)
-      if n + message.count <= chunk {
+      if message.isEmpty || n + message.count <= singleFrameUpdate(cc) {
         try updateBinary(offset: 0, data: lengthField + message)
       } else {
         try updateBinary(offset: 0, data: [UInt8](repeating: 0, count: n))
@@ -278,6 +292,13 @@ public final class Type4Tag: NDEFTagPlatform {
       return max(1, min(cc.maxCommandData, maxCommand - 7, 65535))
     }
     return max(1, min(cc.maxCommandData, 255, maxCommand - 5))
+  }
+
+  /// The most data bytes one UPDATE BINARY may carry and still be tearing protected: none unless
+  /// ``protectsSingleFrameWrites``; then what fits one frame of an NTAG 424 DNA
+  /// (``ntag424SingleFrameUpdate``) and one command (``writeChunk(_:)``).
+  func singleFrameUpdate(_ cc: Type4CapabilityContainer) -> Int {
+    protectsSingleFrameWrites ? min(writeChunk(cc), Self.ntag424SingleFrameUpdate) : 0
   }
 
   /// Selects the application and reads the CC, unless that was done on this connection already.

@@ -48,6 +48,10 @@ package struct ProvisionCommand: ToolCommand {
       back, then the NDEF application's key 0 and the PICC master key changed to the card's keys \
       (diversified by AN10922 from the master key and the card's real UID, or the file's), each \
       step recorded so that a rerun finishes a card taken away (desfire.md and provisioning.md).
+      With --sdm-url and --desfire-master-key-file/-env, every tag is a MIFARE DESFire EV3 (an EV1 \
+      or EV2 is refused, 64): its NDEF application made with five AES keys, the SUN URL set up, \
+      the application's keys derived from --master-key-file/-env as a 424 DNA's (so sdm verify \
+      with that master key checks them) and the PICC master key from the DESFire master key.
       """)
 
   @Argument(help: "The rows: CSV with a header row, or JSON lines (.jsonl). A column `id` names each row.")
@@ -56,10 +60,11 @@ package struct ProvisionCommand: ToolCommand {
   @Option(help: "A URL template, e.g. https://example.com/t/{id}.") package var url: String?
   @Option(help: "A text template (an NFC Forum Text record, English).") package var text: String?
   @Option(help: ArgumentHelp("""
-    An NTAG 424 DNA SUN URL template: {picc} and {cmac}, each the whole value of a query parameter \
-    of its own (?p={picc}&c={cmac}), filled by the tag at every read; optionally {enc:N:COLUMN} \
-    before {cmac}, the column's N/2 characters encrypted; row placeholders ({COLUMN}, {uid}, {n}) \
-    by the run; needs --master-key-file or --master-key-env.
+    An NTAG 424 DNA (with the DESFire keys, a DESFire EV3) SUN URL template: {picc} and {cmac}, \
+    each the whole value of a query parameter of its own (?p={picc}&c={cmac}), filled by the tag \
+    at every read; optionally {enc:N:COLUMN} before {cmac}, the column's N/2 characters \
+    encrypted; row placeholders ({COLUMN}, {uid}, {n}) by the run; needs --master-key-file or \
+    --master-key-env.
     """, valueName: "url"))
   package var sdmUrl: String?
   @Option(help: "With --sdm-url: a file whose first line is the batch's AES-128 master key (32 hex digits).")
@@ -152,7 +157,7 @@ package struct ProvisionCommand: ToolCommand {
   package var isDESFireJob: Bool { desfireMasterKeyFile != nil || desfireMasterKeyEnv != nil || desfireKeysFile != nil }
 
   /// The DESFire options' checks (64): one source of keys; the others only with one; not with
-  /// the NTAG options.
+  /// the NTAG options; with `--sdm-url` (a DESFire EV3 job) AES keys and a master key.
   private func validateDESFire() throws {
     let sources = [desfireMasterKeyFile, desfireMasterKeyEnv, desfireKeysFile].compactMap { $0 }.count
     if sources > 1 {
@@ -164,7 +169,13 @@ package struct ProvisionCommand: ToolCommand {
                             + "(--desfire-master-key-file, --desfire-master-key-env or --desfire-keys-file).")
     }
     guard sources == 1 else { return }
-    if sdmUrl != nil { throw ValidationError("--sdm-url on a MIFARE DESFire is not yet supported; provision DESFire cards with --url, --text or --message.") }
+    if sdmUrl != nil, desfireKeysFile != nil {
+      throw ValidationError("--sdm-url derives the NDEF application's keys from --master-key-file or --master-key-env; give the PICC master key's "
+                            + "master with --desfire-master-key-file or --desfire-master-key-env, not --desfire-keys-file.")
+    }
+    if sdmUrl != nil, desfireKeyType != .aes {
+      throw ValidationError("--sdm-url needs AES keys (SDM is AES on a DESFire EV3): leave --desfire-key-type at aes.")
+    }
     if protect || mirror != nil || lock {
       throw ValidationError("--protect, --mirror and --lock are for NTAG tags; a DESFire job protects each card with its keys.")
     }

@@ -73,7 +73,7 @@ struct DESFireTagSteps {
     }
     if identity.piccVersion == factoryPICC {
       progress.touched = true
-      if try needsFormat() {
+      if try Self.needsFormat(tag) {
         try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
         try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: job.applicationKeyAlgorithm))
         try tag.format()
@@ -126,6 +126,19 @@ struct DESFireTagSteps {
     return state("done")
   }
 
+  /// Why a card cannot take `--sdm-url` (SDM is the EV3's: GetVersion's hardware major 3xh, as
+  /// `sdm setup` tells it; the DESFire Light's is not set up yet), nil for an EV3. A chip that
+  /// answers GetVersion but is no DESFire (an NTAG 424 DNA) is not one this job provisions (65).
+  static func sdmRefusal(_ version: DESFireVersionInfo) -> ProvisioningFailure? {
+    guard version.isDESFire else {
+      return ProvisioningFailure(.unsupported, "not a MIFARE DESFire: GetVersion names hardware type \(hexString([version.hardware.type])) "
+                                 + "(a job with DESFire keys provisions DESFire EV3 cards only; nothing written)")
+    }
+    if !version.isLight, case .ev3 = version.generation { return nil }
+    let name = version.isLight ? "MIFARE DESFire Light" : version.generation.description.isEmpty ? "MIFARE DESFire" : "MIFARE DESFire \(version.generation)"
+    return ProvisioningFailure(.notForThisCard, "--sdm-url: SDM needs a MIFARE DESFire EV3 (or an NTAG 424 DNA); this is a \(name) (nothing written)")
+  }
+
   /// The ledger's diversification field: 1 for AN10922 from a master key, 0 for fixed keys.
   var diversificationVersion: Int {
     if case .diversified = job.keys { return 1 }
@@ -134,7 +147,7 @@ struct DESFireTagSteps {
 
   /// Whether the card lacks a whole NDEF application (AN11004): its NDEF read fails as not
   /// formatted or malformed.
-  private func needsFormat() throws -> Bool {
+  static func needsFormat(_ tag: any NFCNDEFTag) throws -> Bool {
     do {
       _ = try tag.readNDEFBytes()
       return false
@@ -183,8 +196,10 @@ struct DESFireTagSteps {
 
   /// Step 1, before any row is claimed: the card's real UID and its PICC master key's version.
   /// `boundRow` is the row the ledger binds to the UID the card shows (nil for a random ID or
-  /// none): its failed keys are not tried, and a refusal is recorded with it.
-  static func identify(_ tag: any NFCNDEFTag, job: DESFireProvisioning, boundRow: LedgerRecord?,
+  /// none): its failed keys are not tried, and a refusal is recorded with it. With `sdm` (a
+  /// `--sdm-url` job) a card other than an EV3 is refused right after GetVersion, before any
+  /// authentication or write (``ProvisioningFailure/Kind/notForThisCard``).
+  static func identify(_ tag: any NFCNDEFTag, job: DESFireProvisioning, sdm: Bool = false, boundRow: LedgerRecord?,
                        record: (LedgerRecord, LedgerTagProgress) throws -> Void) throws -> DESFireIdentity {
     let shown = tag.identifier
     let random = shown.count == 4 && shown.first == 0x08
@@ -197,6 +212,7 @@ struct DESFireTagSteps {
         if case .link = error { throw error }
         throw ProvisioningFailure(.unsupported, "not a MIFARE DESFire: GetVersion answered \(error)")
       }
+      if sdm, let refusal = sdmRefusal(version) { throw refusal }
       try card.selectApplication(.picc)
       let piccVersion = try card.keyVersion(0)
       let key: DESFireSecretKey

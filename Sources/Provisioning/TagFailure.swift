@@ -52,6 +52,10 @@ public struct ProvisioningFailure: Error, Sendable, CustomStringConvertible {
     case unsupported
     /// Some rows of the job do not fit the run's first tag: nothing was written.
     case jobDoesNotFit
+    /// The tag cannot take what the job's options ask for, which another tag of the kind could
+    /// (`--sdm-url` onto a MIFARE DESFire EV1 or EV2, which have no SDM): refused before anything
+    /// was written, as the option's own refusal.
+    case notForThisCard
   }
   public var kind: Kind
   public var description: String

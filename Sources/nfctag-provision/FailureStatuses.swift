@@ -32,12 +32,14 @@ extension LedgerError: MappedFailure {
 extension ProvisioningFailure.Kind {
   /// A password or PACK that does not match is a refused password (77); a read-back that
   /// differs, a failed update (74); what the tag cannot do, or a job too large for it, bad data
-  /// (65: nothing of the refused job was written).
+  /// (65: nothing of the refused job was written); a tag the job's options do not suit (`--sdm-url`
+  /// onto a DESFire without SDM), the option's refusal (64, nothing written).
   func reason(line: String) -> FailureReason {
     switch self {
     case .security: return .tagRefused(line)
     case .verification: return .readBackMismatch(line)
     case .unsupported, .jobDoesNotFit: return .unsupported(line)
+    case .notForThisCard: return .invalidValue(line)
     }
   }
 }

@@ -77,6 +77,7 @@ import ProvisioningLedger
     case .verification: "401 update failure"
     case .unsupported: "not supported"
     case .jobDoesNotFit: "a job that does not fit the first tag"
+    case .notForThisCard: "a MIFARE DESFire EV1 or EV2 tapped in a `--sdm-url` job"
     }
   }
 

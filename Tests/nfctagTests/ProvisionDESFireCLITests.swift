@@ -77,8 +77,6 @@ struct ProvisionDESFireCLITests {
       #expect(!r.stderr.contains(Self.masterHex) && !r.stderr.contains("5a1c"), "\(r.stderr)")
       #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
     }
-    let sdm = try runTool(["provision", "--count", "1", "--sdm-url", "https://e.com/{n}?p={picc}&c={cmac}", "--master-key-file", keyFile.path,
-                           "--desfire-master-key-file", keyFile.path])
-    #expect(sdm.status == 64 && sdm.stderr.contains("not yet"), "\(sdm.stderr)")
+    // `--sdm-url` with DESFire keys: ProvisionDESFireSUNCLITests.
   }
 }

@@ -93,7 +93,7 @@ package struct SDMCommand: ParsableCommand {
   package struct Setup: ToolCommand {
     package static let configuration = CommandConfiguration(
       commandName: "setup",
-      abstract: "Write a SUN URL onto an NTAG 424 DNA or a DESFire EV3 and turn Secure Dynamic Messaging on; check one tap.",
+      abstract: "Write a SUN URL onto an NTAG 424 DNA, a DESFire EV3 or a DESFire Light and turn Secure Dynamic Messaging on; check one tap.",
       discussion: """
         The URL template marks where the tag writes each field: {picc} (encrypted UID and \
         counter), {cmac} (the MAC), {enc:N} (N/2 characters from --enc-data-file, encrypted). It \

@@ -32,19 +32,22 @@ extension SDMCommand.Setup: PerformedCommand {
     }
     let console = context.console
     let template = url
-    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, _ in
-      // GetVersion names the chip: a DESFire takes the DESFire path (an EV3) or is refused
-      // before anything is written; any other tag the 424 DNA's.
+    let outcome = try NTAG424TagSession(options: reader, context: context).run { tag, shownUID -> ([UInt8], [UInt8]?) in
+      // GetVersion names the chip: a DESFire takes the DESFire path (an EV3, a Light) or is
+      // refused before anything is written; any other tag the 424 DNA's.
       if case .desfire(let version) = try Self.identify(on: tag.link) {
         if let refusal = Self.refusal(of: version) { throw refusal }
-        console.info("a MIFARE DESFire EV3: its NDEF application")
-        return try Self.writeDESFire(template: template, fileData: data, on: tag.link, key: desfireKey, console: console)
+        console.info(version.isLight ? "a MIFARE DESFire Light: its NDEF file E104h" : "a MIFARE DESFire EV3: its NDEF application")
+        let written = try Self.writeDESFire(template: template, fileData: data, on: tag.link, light: version.isLight,
+                                            shownUID: shownUID, key: desfireKey, console: console)  // SDMCommand+SetupDESFire.swift
+        return (written.readBack, written.realUID)
       }
-      return try Self.write(plan, on: tag, authKey: authKey, console: console)
+      return (try Self.write(plan, on: tag, authKey: authKey, console: console), nil)
     }
-    let readBack = outcome.value
+    let readBack = outcome.value.0
     console.info("exchanges: \(outcome.exchanges)")
-    let result = try Self.check(readBack, of: plan, keys: keys, uid: outcome.uid)
+    // A DESFire showing a random ID: the real UID (GetCardUID), the one the SUN mirrors.
+    let result = try Self.check(readBack, of: plan, keys: keys, uid: outcome.value.1 ?? outcome.uid)
     report(result, plan: plan, exchanges: outcome.exchanges, in: context)
   }
 

@@ -34,14 +34,12 @@ extension SDMCommand.Setup {
   }
 
   /// The refusal, before anything is sent past GetVersion, of a DESFire that cannot take SDM: an
-  /// EV1, EV2 (or the first DESFire) and, until the host sets one up, a DESFire Light; nil for an EV3.
+  /// EV1, EV2 (or the first DESFire); nil for an EV3 and a DESFire Light.
   static func refusal(of version: DESFireVersionInfo) -> CLIFailure? {
-    if version.isLight {
-      return CLIFailure(.invalidValue("`sdm setup` does not set up a MIFARE DESFire Light yet: SDM needs a DESFire EV3 or an NTAG 424 DNA"))
-    }
+    if version.isLight { return nil }
     if case .ev3 = version.generation { return nil }
     let name = version.generation.description.isEmpty ? "MIFARE DESFire" : "MIFARE DESFire \(version.generation)"
-    return CLIFailure(.invalidValue("SDM needs a DESFire EV3 or an NTAG 424 DNA; this is a \(name) (nothing written)"))
+    return CLIFailure(.invalidValue("SDM needs a DESFire EV3, a DESFire Light or an NTAG 424 DNA; this is a \(name) (nothing written)"))
   }
 
   /// The steps on an EV3, each refusal before anything is written:
@@ -58,56 +56,89 @@ extension SDMCommand.Setup {
   ///    which SDM mirrors and the counter rises. Returns the file as read.
   static func writeDESFire(template: String, fileData: String?, on link: any Transceiver,
                            key: DESFireKeyMaterial, console: Console) throws(CLIFailure) -> [UInt8] {
+    try writeDESFire(template: template, fileData: fileData, on: link, light: false, shownUID: nil, key: key, console: console).readBack
+  }
+
+  /// What the DESFire path read back, and the card's real UID (GetCardUID) when the reader showed
+  /// a random ID (4 bytes from 08h: docs/desfire.md, "Random UID"), which the SUN never mirrors.
+  struct DESFireSetupResult: Sendable {
+    var readBack: [UInt8]
+    var realUID: [UInt8]?
+  }
+
+  /// ``writeDESFire(template:fileData:on:key:console:)`` on an EV3 or, with `light`, on a MIFARE
+  /// DESFire Light set up for NDEF by `nfctag format` (its application selected by ISO SELECT of
+  /// D2760000850101, its keys AES as shipped, so no GetKeySettings, which a Light lacks; the NDEF
+  /// file is 04h, ISO E104h: DESFireTag's `DESFireCard.setUpLightForNDEF(key:)`). With a random ID
+  /// shown (`shownUID`), GetCardUID after the authentication gives the UID the check and the
+  /// report use.
+  static func writeDESFire(template: String, fileData: String?, on link: any Transceiver, light: Bool, shownUID: [UInt8]?,
+                           key: DESFireKeyMaterial, console: Console) throws(CLIFailure) -> DESFireSetupResult {
     let card = DESFireCard(link: link)
-    let file: UInt8 = 2
+    card.isLight = light
+    let file: UInt8 = light ? DESFireCard.lightNDEFFile.number : 2
+    let chip = light ? "DESFire Light" : "DESFire EV3"
     let plan: SDMPlan
+    var realUID: [UInt8]?
     do {
-      do { try card.selectApplication(.ndefApplication) } catch {
-        if case .status(.applicationNotFound, _) = error {
-          throw CLIFailure(.invalidValue("the DESFire EV3 has no NDEF application: format it with `nfctag format --key-type aes` (nothing written)"))
+      if light {
+        guard try card.selectLightApplication() == DESFireCard.ndefDFName else {
+          throw CLIFailure(.invalidValue("the DESFire Light is not set up for NDEF: run `nfctag format` on it first (nothing written)"))
         }
-        throw error
-      }
-      let settings = try card.keySettings()
-      guard settings.keyType == .aes else {
-        let type = settings.keyType.map { "\($0)" } ?? "unknown"
-        throw CLIFailure(.invalidValue("the DESFire EV3's NDEF application has \(type) keys and SDM needs AES keys: format it with "
-                                       + "`nfctag format --key-type aes` (format erases the card's data; nothing written)"))
+      } else {
+        try selectEV3NDEFApplication(card)
       }
       let size = try card.dataFileSize(file)
       do {
         plan = try SDMPlan.plan(template: template, fileData: fileData, fileSize: size)
       } catch {
-        throw CLIFailure(.invalidValue(sanitizeLine("--url: \(error) (the DESFire EV3's NDEF file; nothing written)")))
+        throw CLIFailure(.invalidValue(sanitizeLine("--url: \(error) (the \(chip)'s NDEF file; nothing written)")))
       }
       try card.authenticateEV2First(keyNumber: 0, key: key)
       console.info("authenticated with key 0 (AuthenticateEV2First)")
+      if let shownUID, shownUID.count == 4, shownUID.first == 0x08 {
+        realUID = try card.cardUID()
+        console.info("the card shows a random ID: its UID is \(hexString(realUID ?? []))")
+      }
       let sdm: [UInt8]
       do { sdm = try plan.settings.changeData() } catch {
         throw CLIFailure(.invalidValue(sanitizeLine("--url: \(error)")))
       }
       do { try card.enableSDM(file: file, settings: sdm) } catch {
         if case .status(.parameterError, _) = error {
+          if light { throw CLIFailure(.unsupported("the DESFire Light refused SDM on its NDEF file (91 9E; nothing written)")) }
           throw CLIFailure(.invalidValue("the DESFire EV3's NDEF file was not created for SDM (FileOption bit 6): format it with "
                                          + "`nfctag format --key-type aes` (format erases the card's data; nothing written)"))
         }
         throw error
       }
       console.info("changed the NDEF file's settings: SDM on")
-      let message = Array(plan.ndefFile.dropFirst(2))
-      try card.writeData(file: file, offset: 0, [0, 0], communication: .plain)
-      if !message.isEmpty { try card.writeData(file: file, offset: 2, message, communication: .plain) }
-      try card.writeData(file: file, offset: 0, Array(plan.ndefFile.prefix(2)), communication: .plain)
+      try card.writeNDEFFile(file, contents: plan.ndefFile)
       console.info("wrote the NDEF file (\(plan.ndefFile.count) bytes): NLEN zeroed, the message, NLEN")
-      card.secureMessaging = nil
-      try card.selectApplication(.ndefApplication)
-      return try card.readData(file: file, offset: 0, length: plan.ndefFile.count)
+      let back = try card.readSDMFile(file, in: .ndefApplication, length: plan.ndefFile.count)
+      return DESFireSetupResult(readBack: back, realUID: realUID)
     } catch let error as CLIFailure {
       throw error
     } catch let error as DESFireCommandError {
       throw desfireSetupFailure(error)
     } catch {
       throw CLIFailure(.internalError("\(error)"))
+    }
+  }
+
+  /// An EV3's NDEF application (AN11004's 000001) selected and its keys AES (GetKeySettings), or 64.
+  private static func selectEV3NDEFApplication(_ card: DESFireCard) throws -> Void {
+    do { try card.selectApplication(.ndefApplication) } catch {
+      if case .status(.applicationNotFound, _) = error {
+        throw CLIFailure(.invalidValue("the DESFire EV3 has no NDEF application: format it with `nfctag format --key-type aes` (nothing written)"))
+      }
+      throw error
+    }
+    let settings = try card.keySettings()
+    guard settings.keyType == .aes else {
+      let type = settings.keyType.map { "\($0)" } ?? "unknown"
+      throw CLIFailure(.invalidValue("the DESFire EV3's NDEF application has \(type) keys and SDM needs AES keys: format it with "
+                                     + "`nfctag format --key-type aes` (format erases the card's data; nothing written)"))
     }
   }
 

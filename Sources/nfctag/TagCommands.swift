@@ -108,9 +108,13 @@ extension NFCTool {
           try tag.useDESFireFormatOptions(desfireOptions)
           try tag.checkDESFireFormatOptions()  // before the old message is overwritten
         }
+        // A Type 4 tag without an NDEF application may be a MIFARE DESFire Light, whose NDEF
+        // setup needs EV2 cryptography NFCTags has not (FormatDESFireLight.swift).
+        let status = try? tag.queryNDEFStatus().0
+        if status == nil, tag.platformType == .type4 { _ = try Self.setUpDESFireLightIfOne(tag, key: piccKey, in: context) }
         // A MIFARE Classic's format writes every data block itself, after opening every sector
         // it writes: an erase first would empty the message before knowing the format can finish.
-        if !fast, tag.platformType != .mifareClassic, (try? tag.queryNDEFStatus().0) == .readWrite {
+        if !fast, tag.platformType != .mifareClassic, status == .readWrite {
           try tag.erase(overwritingOldMessage: true)
         }
         try tag.format()

@@ -5,7 +5,7 @@ import Testing
 
 /// The MIFARE DESFire Light through the CLI, in process, on `sim:desfire-light` readers: `scan`
 /// and `desfire info` name it and list its fixed files, `desfire read-file`/`write-file` reach its
-/// Full-mode files by EV2, `format` says what it does not do, and `read` reads a Light set up as
+/// Full-mode files by EV2, a factory Light is not NDEF formatted, and `read` reads a Light set up as
 /// NDEF (docs/desfire.md, "DESFire Light").
 @Suite struct DESFireLightCLI {
   let directory: URL
@@ -67,12 +67,8 @@ import Testing
     #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
   }
 
-  @Test func formatSaysWhatIsMissing() throws {
-    let path = image()
-    let format = try runTool(["format", "--reader", "sim:desfire-light:" + path])
-    #expect(format.status == 65, "\(format.stderr)")
-    #expect(format.stderr.contains("MIFARE DESFire Light is not formatted by `nfctag format` yet"), "\(format.stderr)")
-    #expect(format.stderr.split(separator: "\n").count == 1, "\(format.stderr)")
+  /// A factory Light holds no NDEF application; `format` sets one up (DESFireLightFormatCLITests).
+  @Test func aFactoryLightIsNotNDEFFormatted() throws {
     let read = try runTool(["read", "--reader", "sim:desfire-light"])
     #expect(read.status == 65, "\(read.stderr)")
     #expect(read.stderr.contains("not NDEF formatted"), "\(read.stderr)")

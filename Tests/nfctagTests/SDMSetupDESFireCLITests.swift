@@ -59,7 +59,7 @@ import Testing
     let before = try image("ev2.bin")
     let setup = try runTool(["sdm", "setup", "--url", Self.template, "--reader", reader, "--quiet"])
     #expect(setup.status == 64, "\(setup.stderr)")
-    #expect(setup.stderr.contains("SDM needs a DESFire EV3 or an NTAG 424 DNA"), "\(setup.stderr)")
+    #expect(setup.stderr.contains("SDM needs a DESFire EV3, a DESFire Light or an NTAG 424 DNA"), "\(setup.stderr)")
     #expect(setup.stderr.split(separator: "\n").count == 1, "\(setup.stderr)")
     #expect(try image("ev2.bin") == before)
   }

@@ -1,6 +1,6 @@
 import NTAG424Commands
 
-/// Secure Dynamic Messaging on the virtual DESFire EV3's standard data files: the NTAG 424 DNA's
+/// Secure Dynamic Messaging on the virtual DESFire EV3's and DESFire Light's standard data files: the NTAG 424 DNA's
 /// SDM (NT4H2421Gx datasheet §9.3, §10.7.1; NXP's EV3 material: "SDM is compatible and already
 /// known from NTAG 424 DNA"). A file created with FileOption bit 6 ("pre-enable SDM", the rule of
 /// one source: MichaelsPlayground/MifareDesfireEv3Sun_Reference, DesfireEv3Light.java) takes
@@ -32,21 +32,27 @@ package protocol DESFireSDMMirroring: Sendable {
 }
 
 extension DESFireVirtualTag {
-  /// Whether this card is an EV3 (GetVersion's HW major 33h): the one kind with SDM here.
-  var hasSDM: Bool { chip.hardwareVersion.count > 3 && chip.hardwareVersion[3] == 0x33 }
+  /// Whether this card is an EV3 (GetVersion's HW major 33h) or a DESFire Light: the kinds with
+  /// SDM here.
+  var hasSDM: Bool { isEV3 || chip.isLight }
+
+  /// Whether this card is an EV3 (GetVersion's HW major 33h).
+  private var isEV3: Bool { chip.hardwareVersion.count > 3 && chip.hardwareVersion[3] == 0x33 }
 
   /// CreateStdDataFile's FileOption on an EV3: bit 6 pre-enables SDM (taken off before the
   /// communication mode is read); other cards keep the option as sent.
   func sdmFileOption(_ option: UInt8) -> (option: UInt8, preEnabled: Bool) {
-    guard hasSDM, option & 0x40 != 0 else { return (option, false) }
+    guard isEV3, option & 0x40 != 0 else { return (option, false) }
     return (option & ~0x40, true)
   }
 
-  /// ChangeFileSettings' data with FileOption bit 6 (SDM) on an EV3, in an EV2 session: `option ‖
-  /// AR(2) ‖ SDMOptions ‖ SDMAccessRights(2) ‖ offsets…`, the 424 DNA's layout (§10.7.1). `91 9E`
-  /// when the file was not created with SDM pre-enabled, the card is not an EV3 or a field is wrong.
+  /// ChangeFileSettings' data with FileOption bit 6 (SDM) on an EV3 or a Light, in an EV2 session:
+  /// `option ‖ AR(2) ‖ SDMOptions ‖ SDMAccessRights(2) ‖ offsets…`, the 424 DNA's layout (§10.7.1).
+  /// `91 9E` when an EV3's file was not created with SDM pre-enabled, the card is neither or a
+  /// field is wrong. A Light's standard data files (it creates none) take SDM as they are: which
+  /// of a real Light's files take it is not confirmed here (the MF2DLHX0 data sheet was not at hand).
   func ev2ChangeSDMSettings(file: DESFireFile, settings: [UInt8]) -> (DESFireStatus, [UInt8]) {
-    guard hasSDM, file.kind == .standard, var sdm = file.sdm, settings.count >= 3,
+    guard hasSDM, file.kind == .standard, var sdm = file.sdm ?? (chip.isLight ? DESFireFileSDM() : nil), settings.count >= 3,
           let mode = DESFireCommunicationMode(optionByte: settings[0] & ~0x40) else { return (.parameterError, []) }
     // GetFileSettings' shape (FileType, FileOption, AR, FileSize) for NTAG424Commands' one parser.
     let size = file.data.count

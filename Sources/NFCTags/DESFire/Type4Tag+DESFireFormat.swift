@@ -70,12 +70,13 @@ extension Type4Tag {
     storage >= 0x1E00 ? 0x1E00 : (storage >= 0x1000 ? 0x1000 : 0x800)
   }
 
-  /// Why `format` leaves a MIFARE DESFire Light alone: its files are fixed, and the NDEF setup
+  /// Why this `format` leaves a MIFARE DESFire Light alone: its files are fixed, and the NDEF setup
   /// (docs/desfire.md, "DESFire Light") renames them with SetConfiguration under an EV2
-  /// authentication, which this format does not do.
-  static let lightFormatMissing = "a MIFARE DESFire Light is not formatted by `nfctag format` yet: its NDEF setup "
-    + "(SetConfiguration 08h and 06h to rename files 00h/04h to E103h/E104h and its DF to D2760000850101, "
-    + "under EV2 authentication with key 0) is not implemented on the host; nothing was written"
+  /// authentication, which needs the EV2 cryptography of the `DESFireTag` module
+  /// (`DESFireCard.setUpLightForNDEF(key:)`, what `nfctag format` runs before this).
+  static let lightFormatMissing = "a MIFARE DESFire Light is not set up for NDEF: its setup (SetConfiguration 08h and 06h "
+    + "renaming files 00h/04h to E103h/E104h and its DF to D2760000850101, under EV2 authentication with key 0) "
+    + "needs DESFireTag's setUpLightForNDEF (`nfctag format` runs it); nothing was written"
 
   /// Creates what is missing of the NDEF application and writes its CC. Nothing is written
   /// unless all of it can be done.

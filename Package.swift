@@ -164,6 +164,8 @@ let package = Package(
     .executableTarget(name: "WriteText", dependencies: ["NFCSession"], path: "Examples/WriteText"),
     .executableTarget(name: "NFCBench", dependencies: [
       "NDEF", "NDEFJSON", "NFCTags", "NFCEmulator", "NFCTransport", "NFCReaders", "NTAG424Emulator",
+      // `provision` onto virtual DESFire cards in process (DESFireProvisioningCounts.swift).
+      "Provisioning", "ProvisioningLedger", "ProvisioningLedgerSQLite", "DESFireEmulator", "DESFireTag", "Hex", "Locking", "NTAG424",
     ], path: "Benchmarks/NFCBench"),
     // The SUN verifier's URLs per second (make bench).
     .executableTarget(name: "SUNBench", dependencies: ["NTAG424"], path: "Benchmarks/SUNBench"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Benchmarks: in-process codec throughput and reader round trips (Benchmarks/NFCBench); the NTAG 424
-# DNA commands' exchanges with the tag (sdm setup, keys change --all) and the SUN verifier's URLs
-# per second (Benchmarks/SUNBench), and `sdm serve` under wrk (scripts/bench-sun-serve.sh); the SQLite
+# Benchmarks: in-process codec throughput, reader round trips and APDUs per provisioned DESFire
+# card (Benchmarks/NFCBench); the NTAG 424 DNA commands' exchanges with the tag (sdm setup, keys
+# change --all), sdm setup's on a DESFire EV3, and the SUN verifier's URLs per second on both
+# (Benchmarks/SUNBench), and `sdm serve` under wrk (scripts/bench-sun-serve.sh); the SQLite
 # ledger's claims and finishes per second (Benchmarks/LedgerBench); the CLI's
 # `ndef decode --lines` beside Python's ndeflib decoding the same messages, on three corpora (small
 # messages of four kinds; small messages of every record kind, 154 bytes on average; mixed
@@ -26,7 +27,7 @@ echo "== provisioning: per tag and with 1, 2, 4 readers (nfctag provision, in-pr
 BENCH_DIR=.build-bench python3 scripts/bench-provision.py "$bin/nfctag"
 
 echo
-echo "== NTAG 424 DNA: exchanges with the tag (APDUs to the tag, reader commands not counted; sim:ntag424dna, a fresh tag each; goals: sdm setup <= 8 with the default keys and the read-back, the five keys in one session <= 7)"
+echo "== NTAG 424 DNA and DESFire EV3: exchanges with the tag (APDUs to the tag, reader commands not counted; a fresh virtual card each; sdm setup with the default keys and the read-back: 10 on a 424 DNA, GetVersion's 3 included; the five keys in one session: goal <= 7)"
 t424=$(mktemp -d)
 printf '%s\n' 00112233445566778899aabbccddeeff 11111111111111111111111111111111 22222222222222222222222222222222 \
   33333333333333333333333333333333 44444444444444444444444444444444 > "$t424/keys.hex"
@@ -34,10 +35,16 @@ printf '%s\n' 00112233445566778899aabbccddeeff 11111111111111111111111111111111 
   | python3 -c 'import json, sys; print("sdm setup (a URL of 75 characters): %d" % json.load(sys.stdin)["exchanges"])'
 "$bin/nfctag" keys change --all --new-keys-file "$t424/keys.hex" --version 1 --yes --reader "sim:ntag424dna:$t424/keys.bin" --format json --quiet \
   | python3 -c 'import json, sys; print("keys change --all (five keys):      %d" % json.load(sys.stdin)["exchanges"])'
+# The EV3: its NDEF application made with AES keys first (SDM needs them); the URL its read-back
+# holds is the EV3 URL SUNBench verifies.
+"$bin/nfctag" format --key-type aes --reader "sim:desfire-ev3-4k:$t424/ev3.bin" --quiet
+ev3=$("$bin/nfctag" sdm setup --url 'https://example.com/t?p={picc}&c={cmac}' --reader "sim:desfire-ev3-4k:$t424/ev3.bin" --format json --quiet)
+python3 -c 'import json, sys; print("sdm setup on a DESFire EV3 (the same URL): %d" % json.load(sys.stdin)["exchanges"])' <<< "$ev3"
+ev3_url=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])' <<< "$ev3")
 rm -rf "$t424"
 echo
-echo "== NTAG 424 DNA: the SUN verifier, URLs per second on one core (Benchmarks/SUNBench)"
-"$bin/SUNBench"
+echo "== the SUN verifier, URLs per second on one core: a 424 DNA's and a DESFire EV3's (Benchmarks/SUNBench)"
+"$bin/SUNBench" 200000 "$ev3_url"
 
 # The service: wrk (a second process, on the same two cores) against sdm serve; each request a
 # fresh tap. SQLite on disk (.build-bench), then a throw-away PostgreSQL when one can be started.

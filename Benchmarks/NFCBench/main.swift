@@ -236,3 +236,4 @@ func pad(_ text: String, _ width: Int) -> String { text + String(repeating: " ",
 
 printFaceRoundTrips()  // FaceRoundTrips.swift
 printDESFireRoundTrips()  // DESFireRoundTrips.swift
+printDESFireProvisioning()  // DESFireProvisioningCounts.swift

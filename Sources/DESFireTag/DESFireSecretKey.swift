@@ -104,11 +104,17 @@ public struct DESFireSecretKey: Sendable, CustomStringConvertible {
   }
 
   /// The authentication ``Type4Tag/desfirePICCAuthentication`` runs: key 0 of the PICC level,
-  /// as ``authenticate(_:keyNumber:version:)``.
-  public var authentication: DESFirePICCAuthentication {
+  /// as ``authenticate(_:keyNumber:version:scheme:)`` with ``DESFireAuthenticationScheme/ev1``.
+  public var authentication: DESFirePICCAuthentication { authentication(scheme: .ev1) }
+
+  /// Key 0 of the PICC level (the PICC master key) authenticated by `scheme`, as
+  /// ``authenticate(_:keyNumber:version:scheme:)``: after ``DESFireAuthenticationScheme/ev2`` (or
+  /// `auto` on an EV2 or EV3 with an AES key) the PICC-level commands that follow go under EV2
+  /// secure messaging (`nfctag … --picc-auth`, docs/desfire.md, "EV2 secure messaging").
+  public func authentication(scheme: DESFireAuthenticationScheme) -> DESFirePICCAuthentication {
     let key = self
     return { (card: DESFireCard, version: DESFireVersionInfo) throws(DESFireCommandError) in
-      try key.authenticate(card, keyNumber: 0, version: version)
+      try key.authenticate(card, keyNumber: 0, version: version, scheme: scheme)
     }
   }
 

@@ -79,7 +79,7 @@ extension DESFireCommand {
     }
 
     func run(in context: CommandContext) throws {
-      let authenticate = try piccKey.key(in: context)?.authentication
+      let authenticate = try piccKey.givenAuthentication(in: context)
       let (aid, count, type) = (aid.value, keyCount, keyType.algorithm)
       let settings = parseHex(settings)?.first ?? 0x0F
       let fid = isoFid.flatMap(parseHex).map { $0.reduce(UInt16(0)) { $0 << 8 | UInt16($1) } }

@@ -94,11 +94,12 @@ struct DESFireKeyOptions: ParsableArguments {
 
 extension DESFireAuthenticationScheme: ExpressibleByArgument {}
 
-/// `--auth ev2` takes an AES key only: the one line and 64 before the card is touched.
-func checkDESFireAuthentication(_ scheme: DESFireAuthenticationScheme, key: DESFireSecretKey, keyOption: String) throws(CLIFailure) {
+/// `--auth ev2` (or `authOption`'s ev2) takes an AES key only: the one line and 64 before the card is touched.
+func checkDESFireAuthentication(_ scheme: DESFireAuthenticationScheme, key: DESFireSecretKey, keyOption: String,
+                                authOption: String = "--auth") throws(CLIFailure) {
   guard scheme == .ev2, key.kind != .aes else { return }
-  throw CLIFailure(.invalidValue("--auth ev2 authenticates with an AES key, not a \(key.kind.rawValue) key: "
-                                 + "give an AES key (\(keyOption) aes) or use --auth ev1"))
+  throw CLIFailure(.invalidValue("\(authOption) ev2 authenticates with an AES key, not a \(key.kind.rawValue) key: "
+                                 + "give an AES key (\(keyOption) aes) or use \(authOption) ev1"))
 }
 
 /// A key a `desfire` command authenticates with in an application: the key, its number and the scheme.
@@ -110,15 +111,6 @@ struct DESFireAuthenticatingKey: Sendable {
   /// Authenticates with it on the selected application.
   func authenticate(_ card: DESFireCard, version: DESFireVersionInfo) throws(DESFireCommandError) {
     try key.authenticate(card, keyNumber: number, version: version, scheme: scheme)
-  }
-}
-
-extension DESFirePICCKeyOptions {
-  /// How the PICC master key authenticates: the key given, else the factory DES zero key.
-  func authentication(in context: CommandContext) throws(CLIFailure) -> DESFirePICCAuthentication {
-    if let key = try key(in: context) { return key.authentication }
-    let zero = DESFireSecretKey.zero()
-    return { card, version throws(DESFireCommandError) in try zero.authenticate(card, keyNumber: 0, version: version) }
   }
 }
 

@@ -18,7 +18,7 @@ extension DESFireCommand {
     @OptionGroup var format: FormatOption
 
     func run(in context: CommandContext) throws {
-      let authenticate = try piccKey.key(in: context)?.authentication
+      let authenticate = try piccKey.givenAuthentication(in: context)
       var (shown, report) = try withDESFireCardShowingUID(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: true, cardUID: true)
       }
@@ -94,7 +94,7 @@ extension DESFireCommand {
     @OptionGroup var format: FormatOption
 
     func run(in context: CommandContext) throws {
-      let authenticate = try piccKey.key(in: context)?.authentication
+      let authenticate = try piccKey.givenAuthentication(in: context)
       let report = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
         try DESFireCardReport.read(card, version: version, authenticate: authenticate, files: false)
       }

@@ -102,8 +102,9 @@ extension NFCTool {
     func run(in context: CommandContext) throws {
       let fast = fast
       let piccKey = try piccKey.key(in: context), desfireOptions = desfire.options
+      let piccAuthentication = try piccKey.map(self.piccKey.authentication(with:))  // --picc-auth ev2 with a DES key: 64 here
       try TagSession(options: readerOptions, context: context).withTag { tag in
-        if let piccKey { try tag.useDESFirePICCAuthentication(piccKey.authentication) }
+        if let piccAuthentication { try tag.useDESFirePICCAuthentication(piccAuthentication) }
         if let desfireOptions {
           try tag.useDESFireFormatOptions(desfireOptions)
           try tag.checkDESFireFormatOptions()  // before the old message is overwritten

@@ -8,22 +8,17 @@ import Testing
 /// plain and free, the DF D2760000850101/E110h, the CC), authenticated with the application's key
 /// 0 from `--picc-key-file` (docs/desfire.md, "DESFire Light"); then `write` and `read` work.
 @Suite final class DESFireLightFormatCLITests {
-  let directory: URL
+  let scratch: ScratchFolder
+  var directory: URL { scratch.url }
 
   init() throws {
     DESFireEmulator.register()   // the in-process runner calls no `main`
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-light-format-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    scratch = try ScratchFolder("nfctag-light-format")
   }
 
-  deinit { try? FileManager.default.removeItem(at: directory) }
+  func path(_ name: String) -> String { scratch.path(name) }
 
-  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-  func keyFile(_ name: String, _ hex: String) throws -> String {
-    try Data((hex + "\n").utf8).write(to: directory.appendingPathComponent(name))
-    return path(name)
-  }
+  func keyFile(_ name: String, _ hex: String) throws -> String { try scratch.keyFile(name, hex) }
 
   @Test func formatSetsTheLightUpThenWriteAndReadWork() throws {
     let reader = "sim:desfire-light:" + path("light.img")

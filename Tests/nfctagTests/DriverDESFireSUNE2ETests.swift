@@ -13,7 +13,8 @@ import Testing
 ///   docs/provisioning.md, "MIFARE DESFire").
 @Suite(.enabled(if: e2eEnabled, e2eSkipReason), .enabled(if: ifdHandlerInstalled, ifdHandlerSkipReason))
 final class DriverDESFireSUNEndToEnd {
-  let directory: URL
+  let scratch: ScratchFolder
+  var directory: URL { scratch.url }
   static let template = "https://sun.example/t?p={picc}&c={cmac}"
   static let rowsTemplate = "https://example.com/d/{slug}?u={uid}"
   static let masterHex = "2b7e151628aed2a6abf7158809cf4f3c"
@@ -25,18 +26,12 @@ final class DriverDESFireSUNEndToEnd {
   static var faces: [String] { fullCounts ? ["acr1552u", "acr122u"] : ["acr1552u"] }
 
   init() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-driver-sun-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    scratch = try ScratchFolder("nfctag-driver-sun")
   }
 
-  deinit { try? FileManager.default.removeItem(at: directory) }
+  func path(_ name: String) -> String { scratch.path(name) }
 
-  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-  func keyFile(_ name: String, _ hex: String) throws -> String {
-    try Data((hex + "\n").utf8).write(to: directory.appendingPathComponent(name))
-    return path(name)
-  }
+  func keyFile(_ name: String, _ hex: String) throws -> String { try scratch.keyFile(name, hex) }
 
   /// `nfctag ARGUMENTS` on `reader`; its status checked against `expected`.
   @discardableResult

@@ -10,23 +10,18 @@ import Testing
 /// counter rising; the refusals (64, the image unchanged) of an EV2, of an EV3 whose NDEF
 /// application has DES keys and of one whose NDEF file was not created for SDM.
 @Suite final class SDMSetupDESFireCLITests {
-  let directory: URL
+  let scratch: ScratchFolder
+  var directory: URL { scratch.url }
   static let template = "https://sun.example/t?p={picc}&c={cmac}"
 
   init() throws {
     DESFireEmulator.register()   // the in-process runner calls no `main`
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-sdm-desfire-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    scratch = try ScratchFolder("nfctag-sdm-desfire")
   }
 
-  deinit { try? FileManager.default.removeItem(at: directory) }
+  func path(_ name: String) -> String { scratch.path(name) }
 
-  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-  func keyFile(_ name: String, _ hex: String) throws -> String {
-    try Data((hex + "\n").utf8).write(to: directory.appendingPathComponent(name))
-    return path(name)
-  }
+  func keyFile(_ name: String, _ hex: String) throws -> String { try scratch.keyFile(name, hex) }
 
   func image(_ name: String) throws -> Data { try Data(contentsOf: directory.appendingPathComponent(name)) }
 

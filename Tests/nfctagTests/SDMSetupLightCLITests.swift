@@ -11,24 +11,19 @@ import Testing
 /// own AES keys, then 20 reads each verified by `sdm verify` with the counter rising; on the EV3
 /// with a random ID the read-back check and the report use the real UID (GetCardUID).
 @Suite final class SDMSetupLightCLITests {
-  let directory: URL
+  let scratch: ScratchFolder
+  var directory: URL { scratch.url }
   static let template = "https://sun.example/t?p={picc}&c={cmac}"
   static let zero = String(repeating: "0", count: 32)
 
   init() throws {
     DESFireEmulator.register()   // the in-process runner calls no `main`
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-sdm-light-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    scratch = try ScratchFolder("nfctag-sdm-light")
   }
 
-  deinit { try? FileManager.default.removeItem(at: directory) }
+  func path(_ name: String) -> String { scratch.path(name) }
 
-  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-  func keyFile(_ name: String, _ hex: String) throws -> String {
-    try Data((hex + "\n").utf8).write(to: directory.appendingPathComponent(name))
-    return path(name)
-  }
+  func keyFile(_ name: String, _ hex: String) throws -> String { try scratch.keyFile(name, hex) }
 
   /// `sdm setup` then 20 taps, each verified with the counter one more than the last.
   func setUpAndVerifyTwentyReads(_ reader: String) throws -> [String: Any] {

@@ -14,8 +14,10 @@ import ProvisioningLedger
 ///
 /// 1. When the PICC master key is the factory one: AN11004's NDEF application when the card has
 ///    none whole (`nfctag format --key-type aes`: on an EV3 five AES keys and the NDEF file created
-///    with SDM pre-enabled, FileOption bit 6); GetKeySettings (AES keys, five or more, else 65) and
-///    GetKeyVersion of keys 0–4 (00 factory, 01 derived, else 77: no key is guessed).
+///    with SDM pre-enabled, FileOption bit 6; on a card with none, made natively:
+///    ``DESFireTagSteps/formatIfMissing(_:job:version:keyType:)``); GetKeySettings (AES keys, five or
+///    more, else 65) and GetKeyVersion of keys 0–4 (00 factory, 01 derived, else 77: no key is
+///    guessed), not asked of an application made here (five AES keys at 00).
 /// 2. AuthenticateEV2First with key 0 as its version says; ChangeFileSettings with the 424 DNA's
 ///    SDM plan (``SUNProvisioning/plan(url:)``: read free, write, read&write and change key 0,
 ///    PICCData with key 2, the MAC with key 1) and the file written tear-safely
@@ -73,13 +75,20 @@ struct DESFireSUNSteps {
     }
     if identity.piccVersion == factoryPICC {
       progress.touched = true
-      if try DESFireTagSteps.needsFormat(tag) {
-        try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
-        try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: .aes))
-        try tag.format()
+      // A card without the NDEF application gets it natively, as `format --key-type aes` makes it
+      // on an EV3: five AES keys at version 00 and the SDM-ready NDEF file, known without asking.
+      let created = try desfire { card in
+        try DESFireTagSteps.formatIfMissing(card, job: job, version: identity.version, keyType: .aes) != nil
       }
-      let read = try applicationKeyVersions()
-      for (n, version) in read.enumerated() { versions[n] = Int(version) }
+      if !created {
+        if try DESFireTagSteps.needsFormat(tag) {
+          try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
+          try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: .aes))
+          try tag.format()
+        }
+        let read = try applicationKeyVersions()
+        for (n, version) in read.enumerated() { versions[n] = Int(version) }
+      }
       let zero = DESFireSecretKey.zero(.aes)
       for n in 1...4 where versions[n] == 0 && failed.contains(Self.notFactory(UInt8(n))) {
         throw ProvisioningFailure(.security, "the NDEF application's key \(n) has version 00 but was not the factory key on this card before: "

@@ -26,12 +26,14 @@ struct DESFireIdentity: Sendable {
 ///    AuthenticateISO/AES with the key that version names, then GetCardUID (MF3ICDx21_41_81 §9.3):
 ///    the real UID, which the row is claimed by and every key is diversified from.
 /// 2. The NDEF application as `nfctag format` makes it (AN11004, with the job's key type), when
-///    the card has none whole; the row's message written tear-safely and read back; the ledger
-///    records `written`.
+///    the card has none whole (none at all: made natively with what step 1 learnt,
+///    ``formatIfMissing(_:job:version:keyType:)``); the row's message written tear-safely and read
+///    back; the ledger records `written`.
 /// 3. ChangeKey of the NDEF application's key 0 (after authenticating with it), `keys 1/2`; then
 ///    of the PICC master key, `keys 2/2`. ChangeKey changes a key and its version together, so a
 ///    removal leaves each key factory or target, which step 1 (and this one) read on the next tap.
-/// 4. The message read back again.
+/// 4. The message read back again (natively on a card formatted in this run: SelectApplication
+///    first, so no READ BINARY meets the ISO file selection the native commands ended).
 ///
 /// A key that failed to authenticate on the card is recorded in the ledger with the row
 /// (`failedAuthentications`) and never tried on it again: a real card counts each failure.
@@ -73,16 +75,21 @@ struct DESFireTagSteps {
     }
     if identity.piccVersion == factoryPICC {
       progress.touched = true
-      if try Self.needsFormat(tag) {
-        try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
-        try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: job.applicationKeyAlgorithm))
-        try tag.format()
-      }
-      if (try? tag.readNDEFBytes()) != message {
-        try tag.writeNDEFBytes(message, verify: true)
+      // A card without the NDEF application (a factory one) gets it, and the message, natively.
+      let created = try formatAndWriteIfMissing(message: message)
+      if !created {
+        if try Self.needsFormat(tag) {
+          try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
+          try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: job.applicationKeyAlgorithm))
+          try tag.format()
+        }
+        if (try? tag.readNDEFBytes()) != message {
+          try tag.writeNDEFBytes(message, verify: true)
+        }
       }
       try record(state("written"))
-      let applicationVersion = try desfire { card throws(DESFireCommandError) in
+      // An application made on this connection has its key 0 as made (version 00).
+      let applicationVersion: UInt8 = created ? 0 : try desfire { card throws(DESFireCommandError) in
         try card.selectApplication(.ndefApplication)
         return try card.keyVersion(0)
       }
@@ -105,6 +112,12 @@ struct DESFireTagSteps {
       }
       versions[1] = Int(Self.target)
       try record(state("keys 2/\(DESFireProvisioning.keyCount)"))
+      if created {
+        guard try readBackNatively(count: message.count) == Self.nlen(message.count) + message else {
+          throw ProvisioningFailure(.verification, "the message read back from the DESFire's NDEF file differs from the row's")
+        }
+        return state("done")
+      }
     } else {
       // The PICC master key is the target one: the application's key was changed before it.
       let applicationVersion = try desfire { card throws(DESFireCommandError) in
@@ -125,6 +138,67 @@ struct DESFireTagSteps {
     }
     return state("done")
   }
+
+  /// On a card that lacks AN11004's NDEF application (its SelectApplication of 000001h refused
+  /// `91 A0`, sent at the PICC level step 1 left selected, with no ISO SELECT since): the
+  /// application made as `nfctag format` makes it, less what step 1 already learnt
+  /// (``Type4Tag/formatDESFireKnownMissing(_:version:options:authenticate:)``: no GetVersion, no
+  /// first PICC authentication, no empty message written and read back on top), then the message
+  /// written tear-safely in the NDEF file the format left with NLEN 0000 (the data at offset 2,
+  /// then NLEN: a standard data file has no tearing protection, MF3ICDx21_41_81 §9) and read
+  /// back with ReadData. A card cut anywhere is finished by a rerun: the application then exists
+  /// and the Type 4 path (`format` finishing a cut format, the message written and read back) runs.
+  /// - Returns: whether the application was made here (false: it exists; nothing was written).
+  private func formatAndWriteIfMissing(message: [UInt8]) throws -> Bool {
+    try desfire { card in
+      guard let size = try Self.formatIfMissing(card, job: job, version: identity.version, keyType: job.applicationKeyAlgorithm) else {
+        return false
+      }
+      guard message.count + 2 <= size else {
+        throw NFCReaderError(TagError.insufficientCapacity(needed: message.count, capacity: size - 2))
+      }
+      let file = Type4Tag.desfireNDEFFile.number
+      if !message.isEmpty {
+        try card.writeData(file: file, offset: 2, message)
+        try card.writeData(file: file, offset: 0, Self.nlen(message.count))
+      }
+      guard try card.readData(file: file, offset: 0, length: 2 + message.count) == Self.nlen(message.count) + message else {
+        throw ProvisioningFailure(.verification, "the message read back from the DESFire's NDEF file differs from the row's")
+      }
+      return true
+    }
+  }
+
+  /// AN11004's NDEF application made on `card` when its SelectApplication of 000001h, sent first,
+  /// is refused `91 A0` (application not found): ``Type4Tag/formatDESFireKnownMissing(_:version:options:authenticate:)``
+  /// with the job's factory PICC master key (step 1 authenticated with it) and `keyType`. Sent at
+  /// the PICC level step 1 left selected: no ISO SELECT since, so an EV2's random-FCI fault is not
+  /// pending (docs/desfire.md, "EV2 and EV3").
+  /// A DESFire Light (fixed files, set up for NDEF otherwise) is left to the Type 4 path, as before.
+  /// - Returns: the NDEF file's size, nil when the application exists (then 000001h is selected
+  ///   and nothing was written) or the card is a Light (nothing sent).
+  static func formatIfMissing(_ card: DESFireCard, job: DESFireProvisioning, version: DESFireVersionInfo,
+                              keyType: DESFireKeyAlgorithm) throws -> Int? {
+    guard !version.isLight else { return nil }
+    do {
+      try card.selectApplication(.ndefApplication)
+      return nil
+    } catch where error.status == .applicationNotFound {}
+    return try Type4Tag.formatDESFireKnownMissing(card, version: version, options: DESFireNDEFFormatOptions(applicationKeyType: keyType),
+                                                  authenticate: job.factoryPICCKey.authentication)
+  }
+
+  /// The NDEF file's NLEN, then `count` bytes of it (what ``formatAndWriteIfMissing(message:)`` wrote), read by
+  /// SelectApplication of 000001h and ReadData.
+  private func readBackNatively(count: Int) throws -> [UInt8] {
+    try desfire { card throws(DESFireCommandError) in
+      try card.selectApplication(.ndefApplication)
+      return try card.readData(file: Type4Tag.desfireNDEFFile.number, offset: 0, length: 2 + count)
+    }
+  }
+
+  /// NLEN: a message's length, big-endian in two bytes (NFC Forum T4T, mapping version 2.0).
+  static func nlen(_ count: Int) -> [UInt8] { [UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)] }
 
   /// Why a card cannot take `--sdm-url` (SDM is the EV3's: GetVersion's hardware major 3xh, as
   /// `sdm setup` tells it; the DESFire Light's is not set up yet), nil for an EV3. A chip that

@@ -49,7 +49,7 @@ extension Type4Tag {
   static let desfireNDEFApplicationFileID: UInt16 = 0xE110
   /// The CC file and the NDEF file: DESFire file numbers and ISO file IDs.
   static let desfireCCFile: (number: UInt8, fid: UInt16) = (0x01, 0xE103)
-  static let desfireNDEFFile: (number: UInt8, fid: UInt16) = (0x02, 0xE104)
+  package static let desfireNDEFFile: (number: UInt8, fid: UInt16) = (0x02, 0xE104)
   /// The AES NDEF application's keys on an EV3: five, as the NTAG 424 DNA's application has, so
   /// that `sdm setup`'s key numbers (0 change, 1 SDMFileRead, 2 SDMMetaRead) and `provision
   /// --sdm-url`'s five application keys are the same on both chips.
@@ -108,16 +108,16 @@ extension Type4Tag {
       defer { selection = .none }
       let card = DESFireCard(link: link)
       try card.selectApplication(Self.desfireNDEFApplication)
-      try checkExistingKeyType(card)
-      try checkExistingNDEFFileSize(card)
+      try Self.checkExistingKeyType(card, options: desfireFormatOptions)
+      try Self.checkExistingNDEFFileSize(card, options: desfireFormatOptions)
     } catch {
       throw error.tagError
     }
   }
 
   /// In the selected NDEF application: an AES key type asked (not the default) must be its keys'.
-  private func checkExistingKeyType(_ card: DESFireCard) throws(DESFireCommandError) {
-    let asked = desfireFormatOptions.applicationKeyType
+  private static func checkExistingKeyType(_ card: DESFireCard, options: DESFireNDEFFormatOptions) throws(DESFireCommandError) {
+    let asked = options.applicationKeyType
     if asked != .des, let type = try card.keySettings().keyType, type != asked {
       throw .invalidArgument("the NDEF application exists with \(type) keys, not \(asked); `format` does not "
                              + "change them; nothing was written")
@@ -125,8 +125,8 @@ extension Type4Tag {
   }
 
   /// In the selected NDEF application, whose NDEF file exists: a size asked must be the file's.
-  private func checkExistingNDEFFileSize(_ card: DESFireCard) throws(DESFireCommandError) {
-    guard let asked = desfireFormatOptions.ndefFileSize else { return }
+  private static func checkExistingNDEFFileSize(_ card: DESFireCard, options: DESFireNDEFFormatOptions) throws(DESFireCommandError) {
+    guard let asked = options.ndefFileSize else { return }
     let size = try card.dataFileSize(Self.desfireNDEFFile.number)
     guard size == asked else {
       throw .invalidArgument("the NDEF file exists with \(size) bytes, not \(asked); `format` does not resize it; nothing was written")
@@ -139,35 +139,59 @@ extension Type4Tag {
   /// `discover()` does before formatting) refuses SelectApplication with `91 1B` in the same
   /// connection; this select ends that (docs/desfire.md, "EV2 and EV3"). Its status is not checked:
   /// SelectApplication, next, reports a card that refuses.
-  private func reselectPICCLevel() throws(DESFireCommandError) {
+  private static func reselectPICCLevel(_ link: any Transceiver) throws(DESFireCommandError) {
     let select: [UInt8] = [0x00, 0xA4, 0x04, 0x00, 0x07] + Type4Tag.applicationV1 + [0x00]
     do { _ = try link.transceive(select) } catch { throw .link(error, command: "SELECT (PICC level)") }
   }
 
   private func runDESFireFormat(_ version: DESFireVersionInfo) throws(DESFireCommandError) {
-    let card = DESFireCard(link: link)
-    let aid = Self.desfireNDEFApplication
-    let authenticate = desfirePICCAuthentication
-    let options = desfireFormatOptions
+    _ = try Self.runDESFireFormat(DESFireCard(link: link), version: version, options: desfireFormatOptions,
+                                  authenticate: desfirePICCAuthentication, knownMissing: false)
+  }
+
+  /// `format`'s DESFire steps for a caller that already knows the card lacks AN11004's NDEF
+  /// application: `card`'s SelectApplication of 000001h has just been refused with `91 A0`
+  /// (application not found), on this connection, with no ISO SELECT since the PICC level's (so
+  /// an EV2's random-FCI fault cannot be pending). What ``format()`` would find out first (its
+  /// ISO SELECT of the PICC level, a first PICC authentication, GetKeySettings, the selection of
+  /// 000001h) is not asked again; the rest is the same: GetFreeMemory, the PICC level selected and
+  /// authenticated with `authenticate` (needed here: the caller knows the key), CreateApplication,
+  /// the two files, NLEN 0000, the CC last. The empty message is not written on top (NLEN is
+  /// 0000 already) nor read back: the caller writes its own message (NLEN 0000, the data, NLEN)
+  /// and reads it back. A run cut anywhere is finished by ``format()``, as `format`'s own.
+  /// - Returns: the NDEF file's size.
+  /// - Throws: as ``format()``'s DESFire steps (`invalidArgument` for too little free memory).
+  package static func formatDESFireKnownMissing(_ card: DESFireCard, version: DESFireVersionInfo, options: DESFireNDEFFormatOptions,
+                                                authenticate: @escaping DESFirePICCAuthentication) throws(DESFireCommandError) -> Int {
+    guard !version.isLight else { throw .invalidArgument(lightFormatMissing) }
+    return try runDESFireFormat(card, version: version, options: options, authenticate: authenticate, knownMissing: true)
+  }
+
+  private static func runDESFireFormat(_ card: DESFireCard, version: DESFireVersionInfo, options: DESFireNDEFFormatOptions,
+                                       authenticate: DESFirePICCAuthentication?, knownMissing: Bool) throws(DESFireCommandError) -> Int {
+    let link = card.link
+    let aid = desfireNDEFApplication
     // An EV3 with AES keys gets what SDM needs (docs/desfire.md, "SDM on the virtual EV3").
     let sdmReady = options.applicationKeyType == .aes && version.generation == .ev3
-    try reselectPICCLevel()
-    try card.selectApplication(.picc)
-    // A wrong key fails here, before anything is written.
-    try authenticate?(card, version)
-    let picc: DESFireKeySettingsInfo
-    do {
-      picc = try card.keySettings()
-    } catch where error.status == .authenticationError && authenticate == nil {
-      throw .invalidArgument("the card's PICC key settings hide them without the PICC master key: give it with "
-                             + "--picc-key-file or --picc-key-env")
-    }
-    // Does the application exist (a run cut before)? Selecting it tells, without the directory list.
-    var exists = true
-    do {
-      try card.selectApplication(aid)
-    } catch where error.status == .applicationNotFound {
-      exists = false
+    var picc = DESFireKeySettingsInfo?.none
+    var exists = !knownMissing
+    if !knownMissing {
+      try reselectPICCLevel(link)
+      try card.selectApplication(.picc)
+      // A wrong key fails here, before anything is written.
+      try authenticate?(card, version)
+      do {
+        picc = try card.keySettings()
+      } catch where error.status == .authenticationError && authenticate == nil {
+        throw .invalidArgument("the card's PICC key settings hide them without the PICC master key: give it with "
+                               + "--picc-key-file or --picc-key-env")
+      }
+      // Does the application exist (a run cut before)? Selecting it tells, without the directory list.
+      do {
+        try card.selectApplication(aid)
+      } catch where error.status == .applicationNotFound {
+        exists = false
+      }
     }
     var files: [UInt8] = []
     if exists {
@@ -180,11 +204,12 @@ extension Type4Tag {
                                + "D2760000850101); `format` does not delete it")
       }
       try card.selectApplication(aid)
-      try checkExistingKeyType(card)
+      try checkExistingKeyType(card, options: options)
       files = try card.fileIDs()
     } else {
-      guard picc.freeCreateDelete || authenticate != nil else {
-        throw .invalidArgument("the card's PICC key settings (\(hexString([picc.settings]))h) need the PICC master key to create "
+      guard picc?.freeCreateDelete == true || authenticate != nil else {
+        let settings = picc.map { " (\(hexString([$0.settings]))h)" } ?? ""
+        throw .invalidArgument("the card's PICC key settings\(settings) need the PICC master key to create "
                                + "an application: give it with --picc-key-file or --picc-key-env")
       }
     }
@@ -193,7 +218,7 @@ extension Type4Tag {
     if let asked = options.ndefFileSize, !(3...0x7FFF).contains(asked) {
       throw .invalidArgument("the NDEF file's size is 3 to 32767 bytes, not \(asked); nothing was written")
     }
-    if !needsNDEF { try checkExistingNDEFFileSize(card) }
+    if !needsNDEF { try checkExistingNDEFFileSize(card, options: options) }
     if needsNDEF || needsCC {
       let free = try card.freeMemory()
       let left = free - (needsCC ? 32 : 0)
@@ -244,5 +269,6 @@ extension Type4Tag {
     }
     try card.writeData(file: Self.desfireNDEFFile.number, offset: 0, [0x00, 0x00])
     try card.writeData(file: Self.desfireCCFile.number, offset: 0, Self.desfireCapabilityContainer(ndefFileSize: ndefSize))
+    return ndefSize
   }
 }

@@ -45,6 +45,13 @@ struct TagProvisioner {
   func provision(_ tag: any NFCNDEFTag, checkCapacity: Bool) -> Outcome {
     if let desfire = options.desfire { return provisionDESFire(tag, job: desfire) }  // TagProvisioner+DESFire.swift
     let uidBytes = tag.identifier
+    // Rows are keyed by UID: a tag whose UID the reader did not give (its GET DATA refused or
+    // garbled) is refused before a row is claimed, untouched; shown again, it is read again.
+    guard !uidBytes.isEmpty else {
+      let error = NFCReaderError(.readerTransceiveErrorTagResponseError,
+                                 "the reader gave no UID for this tag (GET DATA refused): nothing written; present it again")
+      return Outcome(rowID: nil, status: .failed, reason: error.message, failure: .tag(error))
+    }
     let uid = hexString(uidBytes)
     let row: LedgerRecord, fresh: Bool, resuming: Bool
     switch claimRow(uid: uid) {

@@ -19,13 +19,15 @@ final class StepTagPoller: TagPoller, @unchecked Sendable {
   private let modelling: ModellingTransport
   private var delivered = false
 
-  /// - Parameter removeAfter: the tag leaves after answering this many APDUs (detection included).
-  init(_ tag: any VirtualTag, removeAfter: Int? = nil) throws {
+  /// - Parameters:
+  ///   - removeAfter: the tag leaves after answering this many APDUs (detection included).
+  ///   - intercept: answers an APDU in the reader's place when it returns an answer (a reader fault).
+  init(_ tag: any VirtualTag, removeAfter: Int? = nil, intercept: (@Sendable ([UInt8]) -> [UInt8]?)? = nil) throws {
     self.tag = tag
     tag.reset()  // a new field: no authentication left from an earlier run
     transport = SimulatedAPDUTransport(readerName: readerName, card: try ReaderFaceKind.acr122u.makeFace(tag: tag),
                                        removeAfter: removeAfter)
-    modelling = ModellingTransport(transport)
+    modelling = ModellingTransport(transport, intercept: intercept)
   }
 
   var exchangeCount: Int { transport.answered }
@@ -50,11 +52,13 @@ final class StepTagPoller: TagPoller, @unchecked Sendable {
 /// Sums `LatencyModel.acr122u` over the exchanges that pass.
 final class ModellingTransport: APDUTransport {
   let base: any APDUTransport
+  let intercept: (@Sendable ([UInt8]) -> [UInt8]?)?
   private(set) var microseconds = 0
-  init(_ base: any APDUTransport) { self.base = base }
+  init(_ base: any APDUTransport, intercept: (@Sendable ([UInt8]) -> [UInt8]?)? = nil) { self.base = base; self.intercept = intercept }
   var readerName: String { base.readerName }
   var atr: [UInt8] { base.atr }
   func transmit(_ apdu: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    if let answer = intercept?(apdu) { return answer }
     let reply = try base.transmit(apdu)
     microseconds += LatencyModel.acr122u.microseconds(command: apdu, response: reply)
     return reply

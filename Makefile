@@ -39,7 +39,7 @@ DIST = $(RELEASE_SCRATCH)/dist
 MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date -u +%F)
 
 .PHONY: all deps package-deps bench-deps build release dist test package-test tsan tsan-build docs bench fuzz fuzz-ci \
-        install install-files uninstall deb lint-deb demo pcscd clean
+        install install-files uninstall deb lint-deb demo soak pcscd clean
 
 all: build
 
@@ -221,6 +221,14 @@ lint-deb: deb
 
 demo: deps pcscd
 	scripts/demo.sh
+
+## soak: provisioning stations under mixed faults, checked at the end (scripts/soak.py, under its
+## own throw-away PostgreSQL; docs/reliability.md). SOAK_TAGS tags, faults drawn from SOAK_SEED.
+SOAK_TAGS ?= 300
+SOAK_SEED ?= 1
+soak: pcscd
+	$(SWIFT) build
+	NFCTAG_POSTGRES_ENV=$(CURDIR)/.build/soak-postgres.env scripts/with-postgres.sh python3 scripts/soak.py --seed $(SOAK_SEED) --tags $(SOAK_TAGS)
 
 clean:
 	rm -rf .build $(RELEASE_SCRATCH) nfctag_*.deb

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A soak of provisioning stations under mixed faults (issue 36; docs/reliability.md).
+"""A soak of provisioning stations under mixed faults (docs/reliability.md).
 
 scripts/soak.py --seed S --tags N [--out DIR] runs, under a private PostgreSQL (it re-executes
 itself under scripts/with-postgres.sh with its own env file when none is set up): stations on

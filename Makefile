@@ -139,12 +139,12 @@ tsan: tsan-build pcscd
 	  exit $$status
 
 ## tsan-build: the build make tsan runs its suites on (.build-tsan); no pcscd (CI builds it beside
-## make test's suites, one of which stops pcscd on purpose). No index store and line tables only:
-## nothing reads this build's index, a race report names functions, files and lines, and the two
-## cost a good part of the build's CPU time (docs/architecture.md, "CI").
+## make test's suites, one of which stops pcscd on purpose). Line tables only: a race report
+## names functions, files and lines, and full debug info costs a good part of the build's CPU
+## time (docs/architecture.md, "CI"). The index store stays: on Linux, SwiftPM finds the tests in it.
 tsan-build: deps
 	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan \
-	  --disable-index-store -Xswiftc -gline-tables-only -Xcc -gline-tables-only
+	  -Xswiftc -gline-tables-only -Xcc -gline-tables-only
 
 ## docs: the DocC documentation of every library product (DOC_TARGETS; swift-docc-plugin, one
 ## call for all, which builds the modules once); any DocC warning fails it.

@@ -131,7 +131,7 @@ TSAN_SUITES = ^(LockingTests|PCSCTests|NFCReadersTests|NFCSessionTests|CoreNFCTe
   ^nfctagTests\.TagEndToEnd/(tagRemovedMidReadIs74WithTapAgain|emulateExitsZeroOnCtrlCAndTheCardLeaves|noTagBeforeTheTimeoutIs75)
 TSAN_SKIP = /twoStationsOneKilledAndRestartedEveryRowOnExactlyOneTag
 tsan: tsan-build pcscd
-	NFCTAG_E2E=1 NFCTAG_TSAN=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/timed.sh tests scripts/with-postgres.sh \
+	NFCTAG_E2E=1 NFCTAG_TSAN=1 NFCTAG_TSAN_BUILD=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/timed.sh tests scripts/with-postgres.sh \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel \
 	  $(foreach s,$(TSAN_SUITES),--filter '$(s)') $(foreach s,$(TSAN_SKIP),--skip '$(s)') 2>&1 | tee .build-tsan/test.log; \
 	  status=$${PIPESTATUS[0]}; scripts/test-summary.sh .build-tsan/test.log; \
@@ -142,8 +142,10 @@ tsan: tsan-build pcscd
 ## make test's suites, one of which stops pcscd on purpose). Line tables only: a race report
 ## names functions, files and lines, and full debug info costs a good part of the build's CPU
 ## time (docs/architecture.md, "CI"). The index store stays: on Linux, SwiftPM finds the tests in it.
+## NFCTAG_TSAN_BUILD=1 makes the manifest (Package.swift, at its end) leave out the test targets and
+## test files TSAN_SUITES does not run, and the benchmarks: a new suite in TSAN_SUITES goes there too.
 tsan-build: deps
-	scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan \
+	NFCTAG_TSAN_BUILD=1 scripts/timed.sh build $(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan \
 	  -Xswiftc -gline-tables-only -Xcc -gline-tables-only
 
 ## docs: the DocC documentation of every library product (DOC_TARGETS; swift-docc-plugin, one

@@ -230,3 +230,29 @@ package.targets += [
   .testTarget(name: "CoreNFCTests", dependencies: ["CoreNFC", "NFCSession", "NFCTestSupport", "CoreNFCRead", "CoreNFCWrite", "CoreNFCTagCommands"]),
 ]
 #endif
+
+// The ThreadSanitizer build (`make tsan-build`, scratch path .build-tsan) compiles only what
+// `make tsan`'s suites run (the Makefile's TSAN_SUITES): the test targets of the code that starts
+// threads or shares state, and of nfctagTests and ProvisioningTests only the files those suites and
+// their helpers are in. Everything else is compiled by the debug build and tested there; leaving it
+// out here saves a third of the TSan build's CPU time in CI (docs/architecture.md, "CI").
+// NFCTAG_TSAN_BUILD is set by the Makefile's tsan targets only; any other build sees the whole package.
+if Context.environment["NFCTAG_TSAN_BUILD"] == "1" {
+  let tsanTestTargets: Set = [
+    "LockingTests", "PCSCTests", "NFCReadersTests", "NFCSessionTests", "CoreNFCTests", "NFCEmulatorVPCDTests",
+    "ProvisioningLedgerTests", "ProvisioningTests", "nfctagTests"]
+  let benchmarks: Set = ["NFCBench", "SUNBench", "SUNServeBench", "LedgerBench", "PostgresLedgerBench"]
+  package.targets.removeAll { ($0.type == .test && !tsanTestTargets.contains($0.name)) || benchmarks.contains($0.name) }
+  for target in package.targets where target.name == "ProvisioningTests" {
+    target.sources = ["ProvisioningRunTests.swift", "InMemoryLedger.swift"]
+  }
+  for target in package.targets where target.name == "nfctagTests" {
+    target.sources = [
+      // The suites.
+      "SessionE2ETests.swift", "ConsoleCLITests.swift", "TagE2ETests.swift", "StationsE2ETests.swift",
+      "ProvisionE2ETests.swift", "FeederE2ETests.swift", "ServiceRestartE2ETests.swift", "FaultsE2ETests.swift",
+      // What they share.
+      "BinaryRunner.swift", "CardWatch.swift", "DriverReaders.swift", "E2ESupport.swift", "InProcessRunner.swift",
+      "ScratchFolder.swift", "VirtualSlots.swift", "FormatOptionTests.swift"]
+  }
+}

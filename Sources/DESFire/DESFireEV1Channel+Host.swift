@@ -17,10 +17,17 @@ extension DESFireEV1Channel {
   /// - Returns: the data; nil when the ciphertext is not whole blocks, no CRC32 matches, or the
   ///   padding is not zeros short of a block.
   public func decipherAnswer(_ ciphertext: [UInt8], status: UInt8 = 0x00, length: Int? = nil) throws(DESFireCryptoError) -> [UInt8]? {
+    try decipherAnswer(ciphertext, status: status, lengths: length.map { [$0] })
+  }
+
+  /// ``decipherAnswer(_:status:length:)`` with the lengths the data may have, tried in order (nil:
+  /// every length, longest first). A GetCardUID answer names no length, and a UID whose CRC32
+  /// begins with 00 also reads as one byte longer; its lengths (7, 10, 4) tell them apart.
+  public func decipherAnswer(_ ciphertext: [UInt8], status: UInt8 = 0x00, lengths: [Int]?) throws(DESFireCryptoError) -> [UInt8]? {
     guard !ciphertext.isEmpty, ciphertext.count % cipher.blockLength == 0 else { return nil }
     let plain = try cipher.decrypt(ciphertext, iv: iv)
     iv = Array(ciphertext.suffix(cipher.blockLength))
-    let candidates = length.map { [$0] } ?? Array((0...max(0, plain.count - 4)).reversed())
+    let candidates = lengths ?? Array((0...max(0, plain.count - 4)).reversed())
     for n in candidates where n >= 0 && n + 4 <= plain.count && plain.count - (n + 4) < cipher.blockLength {
       let data = Array(plain[0..<n])
       guard plain[(n + 4)...].allSatisfy({ $0 == 0 }), Array(plain[n..<(n + 4)]) == DESFireCRC.crc32(data + [status]) else { continue }

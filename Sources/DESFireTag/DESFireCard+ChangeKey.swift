@@ -118,7 +118,9 @@ extension DESFireCard {
     let session = try ev1Session(name, needs: "an enciphered answer")
     try session.willSend([0x51], command: name)  // the command's CMAC (not sent) moves the IV
     let uid = try sendProtected(0x51, [], name: name, session: session) { session, answer throws(DESFireCommandError) in
-      try Self.decipher(answer, session: session, length: nil, name: name)
+      // A UID's lengths, 7 first: read from the end, a CRC32 that begins with 00 would make a
+      // 7-byte UID 8 bytes long (1 UID in 256).
+      try Self.decipher(answer, session: session, lengths: [7, 10, 4], name: name)
     }
     guard [4, 7, 10].contains(uid.count) else { throw .malformed("a UID of \(uid.count) bytes", command: name) }
     return uid

@@ -113,8 +113,14 @@ extension DESFireCard {
   /// A full-mode answer's data (`length` bytes, or nil: found by its CRC32), or the integrity failure.
   static func decipher(_ answer: [UInt8], session: DESFireEV1SecureMessaging, length: Int?,
                        name: String) throws(DESFireCommandError) -> [UInt8] {
+    try decipher(answer, session: session, lengths: length.map { [$0] }, name: name)
+  }
+
+  /// ``decipher(_:session:length:name:)`` with the lengths the data may have, tried in order.
+  static func decipher(_ answer: [UInt8], session: DESFireEV1SecureMessaging, lengths: [Int]?,
+                       name: String) throws(DESFireCommandError) -> [UInt8] {
     let data: [UInt8]?
-    do { data = try session.channel.decipherAnswer(answer, length: length) } catch {
+    do { data = try session.channel.decipherAnswer(answer, lengths: lengths) } catch {
       throw .malformed("the host's cipher failed: \(error)", command: name)
     }
     guard let data else {

@@ -138,6 +138,26 @@ private func step(_ command: String, _ answer: String) -> EmbeddedTransceiver.St
     #expect(card.secureMessaging == nil)
   }
 
+  /// A UID whose CRC32(UID ‖ 00) begins with 00 (04AAC1D60F6C35: 00 05 D2 9A, found by the
+  /// provisioning soak, seed 33) also reads as an 8-byte UID followed by `05 D2 9A 00`'s CRC:
+  /// GetCardUID takes the UID lengths a card has, 7 first, never the longest reading.
+  @Test(arguments: [0, 2])
+  func getCardUIDOfAUIDWhoseCRC32BeginsWithZero(_ which: Int) throws {
+    let uid: [UInt8] = [0x04, 0xAA, 0xC1, 0xD6, 0x0F, 0x6C, 0x35]
+    #expect(DESFireCRC.crc32(uid + [0x00]).first == 0x00)
+    let link = try CountingDESFireLink(.ev1With4K, uid: uid)
+    let card = DESFireCard(link: link)
+    if which == 0 {
+      try card.authenticate(.iso, keyNumber: 0, key: Self.zeroDES)
+    } else {
+      try card.createApplication(Self.app, settings: 0x0F, keyCount: 1, keyType: .aes)
+      try card.selectApplication(Self.app)
+      try card.authenticate(.aes, keyNumber: 0, key: Self.zeroAES)
+    }
+    #expect(try card.cardUID() == uid)
+    #expect(try card.freeMemory() > 0)  // the IV stayed in step
+  }
+
   @Test func afterTheLegacyAuthenticationGetCardUIDIsTheLegacyScheme() throws {
     // ChangeKey and ChangeKeySettings after 0Ah: DESFireHostLegacyKeysTests; GetCardUID's bytes:
     // DESFireHostLegacyFilesTests.

@@ -21,8 +21,8 @@ final class CountingDESFireLink: Transceiver {
   private(set) var sent: [[UInt8]] = []
   var tamper: (([UInt8], [UInt8]) -> [UInt8])?
 
-  init(_ chip: DESFireChip = .ev1With4K) throws {
-    tag = try DESFireVirtualTag(chip: chip)
+  init(_ chip: DESFireChip = .ev1With4K, uid: [UInt8]? = nil) throws {
+    tag = try DESFireVirtualTag(chip: chip, uid: uid)
     tag.security = OpenSSLDESFireSecurity()
   }
 

@@ -33,6 +33,10 @@ public final class PCSCTagPoller: TagPoller {
     /// The transport of ``card``: its disconnect waits behind an abandoned exchange.
     var transport: PCSCCardTransport?
     var cancelled = false
+    /// pcscd's event count for the reader when the last card was found (the upper 16 bits of
+    /// `dwEventState`), kept past the card's release until it is seen gone
+    /// (``waitForRemoval(timeoutMilliseconds:)``).
+    var cardEventCount: Int?
   }
   private let state: Locked<State>
   private let counter = ExchangeCounter()
@@ -56,7 +60,8 @@ public final class PCSCTagPoller: TagPoller {
 
   /// Waits for a card, connects and identifies it.
   public func waitForTargets(timeoutMilliseconds: Int?) throws(PollError) -> [DetectedTarget] {
-    try waitForState(present: true, timeoutMilliseconds: timeoutMilliseconds)
+    let found = try waitForState(present: true, timeoutMilliseconds: timeoutMilliseconds)
+    state.withLock { $0.cardEventCount = found.eventCount }
     let connected = try connectToPresentCard()
     let atr = (try? connected.status().atr) ?? []
     let transport = PCSCCardTransport(card: connected, readerName: readerName, atr: atr, counter: counter,
@@ -98,11 +103,20 @@ public final class PCSCTagPoller: TagPoller {
     return states[0].flags.contains(.present)
   }
 
-  /// Waits until the reader is empty; nil waits without a limit.
+  /// Waits until the reader is empty, or shows another card than the one found last; nil waits
+  /// without a limit.
+  ///
+  /// pcscd counts the card insertions and removals of each reader in the upper 16 bits of
+  /// `dwEventState` (pcsc-lite's documentation of `SCardGetStatusChange`). A card taken away
+  /// and another shown while this process did not run (stopped by SIGSTOP or a debugger) leave
+  /// the state word "present" as before; only the count moved. A count other than the one the
+  /// last card was found at is that card's removal, so the next wait for a card finds the new one.
   /// - Throws: `PollError.timeout` when the tag is still there after `timeoutMilliseconds`,
   ///   `PollError.cancelled` after ``cancel()``, or the PC/SC failure.
   public func waitForRemoval(timeoutMilliseconds: Int?) throws(PollError) {
-    try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds)
+    let awaited = state.withLock { $0.cardEventCount }
+    try waitForState(present: false, timeoutMilliseconds: timeoutMilliseconds, cardEventCount: awaited)
+    state.withLock { $0.cardEventCount = nil }
   }
 
   /// Disconnects the card and leaves it as it is (`SCARD_LEAVE_CARD`).
@@ -136,7 +150,11 @@ public final class PCSCTagPoller: TagPoller {
     context.cancel()
   }
 
-  private func waitForState(present: Bool, timeoutMilliseconds: Int?) throws(PollError) {
+  /// Waits for a card (`present`) or for none; returns the reader's state that ended the wait.
+  /// Waiting for none, a present card at another event count than `cardEventCount` ends it too.
+  @discardableResult
+  private func waitForState(present: Bool, timeoutMilliseconds: Int?,
+                            cardEventCount: Int? = nil) throws(PollError) -> ReaderState {
     let deadline = timeoutMilliseconds.map { monotonicMilliseconds() + $0 }
     var states = [ReaderState(reader: readerName)]  // UNAWARE: the first call answers at once
     func pastDeadline() -> Bool { deadline.map { monotonicMilliseconds() >= $0 } ?? false }
@@ -160,7 +178,7 @@ public final class PCSCTagPoller: TagPoller {
           // pcscd stopped or restarted: the card it showed is gone for it (a card there after the
           // restart is a new arrival, to be connected and read again), so a wait for the removal
           // ends here; a wait for a card waits for pcscd and carries on.
-          if !present { return }
+          if !present { return states[0] }
           try pause()
           if let fresh = try? PCSCContext() { state.withLock { $0.context = fresh } }
           states = [ReaderState(reader: readerName)]
@@ -180,7 +198,11 @@ public final class PCSCTagPoller: TagPoller {
         states = [ReaderState(reader: readerName)]
         continue
       }
-      if present ? (flags.contains(.present) && !flags.contains(.mute)) : flags.contains(.empty) { return }
+      if present ? (flags.contains(.present) && !flags.contains(.mute)) : flags.contains(.empty) { return states[0] }
+      if !present, flags.contains(.present), let cardEventCount, states[0].eventCount != cardEventCount {
+        logger?.debug("the reader's event count moved: the card was swapped", metadata: ["reader": "\(readerName)"])
+        return states[0]
+      }
       if pastDeadline() { throw .timeout }
       states[0].currentState = states[0].eventState
     }

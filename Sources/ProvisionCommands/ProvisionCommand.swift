@@ -47,7 +47,8 @@ package struct ProvisionCommand: ToolCommand {
       the NDEF application (AN11004) is made when missing, the row's message written and read \
       back, then the NDEF application's key 0 and the PICC master key changed to the card's keys \
       (diversified by AN10922 from the master key and the card's real UID, or the file's), each \
-      step recorded so that a rerun finishes a card taken away (desfire.md and provisioning.md).
+      step recorded so that a rerun finishes a card taken away (desfire.md and provisioning.md); \
+      --lock then makes the NDEF file (and the CC's write access byte) read-only for good.
       With --sdm-url and --desfire-master-key-file/-env, every tag is a MIFARE DESFire EV3 (an EV1 \
       or EV2 is refused, 64): its NDEF application made with five AES keys, the SUN URL set up, \
       the application's keys derived from --master-key-file/-env as a 424 DNA's (so sdm verify \
@@ -176,8 +177,12 @@ package struct ProvisionCommand: ToolCommand {
     if sdmUrl != nil, desfireKeyType != .aes {
       throw ValidationError("--sdm-url needs AES keys (SDM is AES on a DESFire EV3): leave --desfire-key-type at aes.")
     }
-    if protect || mirror != nil || lock {
-      throw ValidationError("--protect, --mirror and --lock are for NTAG tags; a DESFire job protects each card with its keys.")
+    if protect || mirror != nil {
+      throw ValidationError("--protect and --mirror are NTAG21x features (password protection, the UID mirror): a DESFire job protects "
+                            + "each card with its keys, and SDM is the DESFire's mirror: --sdm-url.")
+    }
+    if sdmUrl != nil, lock {
+      throw ValidationError("--lock goes with a DESFire job without --sdm-url (the SDM file's settings are not changed again).")
     }
     if desfireKeysFile != nil, desfireSystemId != nil { throw ValidationError("--desfire-system-id goes with a master key, not --desfire-keys-file.") }
     if let id = desfireSystemId, !(6...21).contains(id.utf8.count) {

@@ -57,20 +57,15 @@ struct DESFireSUNSteps {
     let picc = try job.targetKeys(uid: identity.uid).picc
     let factoryPICC = DESFireProvisioning.version(of: job.factoryPICCKey)
     var versions = [0, 0, 0, 0, 0, Int(identity.piccVersion)]
-    var failed = previous?.failedAuthentications ?? []
+    let refused = RefusedKeys(previous?.failedAuthentications ?? [])
     func state(_ step: String) -> LedgerTagProgress {
-      LedgerTagProgress(step: step, keyVersions: versions, diversificationVersion: SDMKeyDiversification.version, failedAuthentications: failed)
+      LedgerTagProgress(step: step, keyVersions: versions, diversificationVersion: SDMKeyDiversification.version,
+                        failedAuthentications: refused.labels)
     }
     /// Authenticates unless `label` failed on this card before; a refusal is recorded.
     func authenticate(_ card: DESFireCard, _ key: DESFireSecretKey, keyNumber: UInt8, label: String, scheme: DESFireAuthenticationScheme) throws {
-      guard !failed.contains(label) else { throw DESFireTagSteps.notAgain(label) }
-      do {
-        try key.authenticate(card, keyNumber: keyNumber, version: identity.version, scheme: scheme)
-      } catch {
-        guard error.status == .authenticationError else { throw error }
-        failed.append(label)
+      try refused.authenticate(card, key, keyNumber: keyNumber, label: label, version: identity.version, scheme: scheme) {
         try record(state(previous?.step ?? "claimed"))
-        throw error
       }
     }
     if identity.piccVersion == factoryPICC {
@@ -90,7 +85,7 @@ struct DESFireSUNSteps {
         for (n, version) in read.enumerated() { versions[n] = Int(version) }
       }
       let zero = DESFireSecretKey.zero(.aes)
-      for n in 1...4 where versions[n] == 0 && failed.contains(Self.notFactory(UInt8(n))) {
+      for n in 1...4 where versions[n] == 0 && refused.contains(Self.notFactory(UInt8(n))) {
         throw ProvisioningFailure(.security, "the NDEF application's key \(n) has version 00 but was not the factory key on this card before: "
                                   + "not tried again (the run does not guess a key); check the card, then release its row with `ledger release`")
       }
@@ -105,7 +100,7 @@ struct DESFireSUNSteps {
             try card.changeKey(.application(UInt8(n)), to: application[n].material, version: Self.derived, oldKey: zero.material)
           } catch {
             // Not the factory key (`91 1E`): recorded, and that value never sent again.
-            if error.status == .integrityError { failed.append(Self.notFactory(UInt8(n))); try record(state("written")) }
+            if error.status == .integrityError { refused.insert(Self.notFactory(UInt8(n))); try record(state("written")) }
             throw error
           }
           versions[n] = Int(Self.derived)

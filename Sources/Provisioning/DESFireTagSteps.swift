@@ -34,6 +34,9 @@ struct DESFireIdentity: Sendable {
 ///    removal leaves each key factory or target, which step 1 (and this one) read on the next tap.
 /// 4. The message read back again (natively on a card formatted in this run: SelectApplication
 ///    first, so no READ BINARY meets the ISO file selection the native commands ended).
+/// 5. With `--lock` (``lock``): the NDEF file made read-only for good (``lockNDEFFile(application:refused:onRefusal:)``),
+///    `locked`; whether the card can be finished so is checked before the first write
+///    (``checkLockable()``).
 ///
 /// A key that failed to authenticate on the card is recorded in the ledger with the row
 /// (`failedAuthentications`) and never tried on it again: a real card counts each failure.
@@ -43,6 +46,8 @@ struct DESFireTagSteps {
   let identity: DESFireIdentity
   /// What the ledger recorded of this card before (a resumed row), nil for none.
   let previous: LedgerTagProgress?
+  /// `--lock`: the NDEF file made read-only once the keys are changed (``lockNDEFFile(application:refused:onRefusal:)``).
+  var lock = false
   /// Records a step in the ledger (the row bound to this card).
   let record: (LedgerTagProgress) throws -> Void
 
@@ -56,21 +61,16 @@ struct DESFireTagSteps {
     let keys = try job.targetKeys(uid: identity.uid)
     let factoryPICC = DESFireProvisioning.version(of: job.factoryPICCKey)
     var versions = [Int(previous?.keyVersions.first ?? 0), Int(identity.piccVersion)]
-    var failed = previous?.failedAuthentications ?? []
+    let refused = RefusedKeys(previous?.failedAuthentications ?? [])
     func state(_ step: String) -> LedgerTagProgress {
-      LedgerTagProgress(step: step, keyVersions: versions, diversificationVersion: diversificationVersion, failedAuthentications: failed)
+      LedgerTagProgress(step: step, keyVersions: versions, diversificationVersion: diversificationVersion,
+                        failedAuthentications: refused.labels)
     }
     /// Authenticates unless `label` failed on this card before; a refusal is recorded.
+    /// (`progress.touched` is set before any authentication of these steps.)
     func authenticate(_ card: DESFireCard, _ key: DESFireSecretKey, keyNumber: UInt8, label: String) throws {
-      guard !failed.contains(label) else { throw Self.notAgain(label) }
-      do {
-        try key.authenticate(card, keyNumber: keyNumber, version: identity.version)
-      } catch {
-        // (`progress.touched` is set before any authentication of these steps.)
-        guard error.status == .authenticationError else { throw error }
-        failed.append(label)
+      try refused.authenticate(card, key, keyNumber: keyNumber, label: label, version: identity.version) {
         try record(state(previous?.step ?? "claimed"))
-        throw error
       }
     }
     if identity.piccVersion == factoryPICC {
@@ -78,6 +78,12 @@ struct DESFireTagSteps {
       // A card without the NDEF application (a factory one) gets it, and the message, natively.
       let created = try formatAndWriteIfMissing(message: message)
       if !created {
+        if lock {
+          // The application was there: nothing changed yet, so a card refused gives its row back.
+          progress.touched = false
+          try checkLockable()
+          progress.touched = true
+        }
         if try Self.needsFormat(tag) {
           try tag.useDESFirePICCAuthentication(job.factoryPICCKey.authentication)
           try tag.useDESFireFormatOptions(DESFireNDEFFormatOptions(applicationKeyType: job.applicationKeyAlgorithm))
@@ -116,7 +122,7 @@ struct DESFireTagSteps {
         guard try readBackNatively(count: message.count) == Self.nlen(message.count) + message else {
           throw ProvisioningFailure(.verification, "the message read back from the DESFire's NDEF file differs from the row's")
         }
-        return state("done")
+        return try locked(keys.application, refused: refused, state: state)
       }
     } else {
       // The PICC master key is the target one: the application's key was changed before it.
@@ -126,6 +132,7 @@ struct DESFireTagSteps {
       }
       guard applicationVersion == Self.target else { throw Self.unknownVersion("the NDEF application's key 0", applicationVersion) }
       versions[0] = Int(applicationVersion)
+      if lock { try checkLockable() }
       // Written before the keys changed; the file's write right is free (AN11004), so a message
       // changed since is written again, not left for the read-back to refuse.
       if (try? tag.readNDEFBytes()) != message {
@@ -136,6 +143,15 @@ struct DESFireTagSteps {
     guard try tag.readNDEFBytes() == message else {
       throw ProvisioningFailure(.verification, "the message read back from the DESFire's NDEF file differs from the row's")
     }
+    return try locked(keys.application, refused: refused, state: state)
+  }
+
+  /// The progress of a card done: with `--lock`, the NDEF file made read-only first
+  /// (``lockNDEFFile(application:refused:onRefusal:)``), the ledger's step `locked`.
+  private func locked(_ application: DESFireSecretKey, refused: RefusedKeys, state: (String) -> LedgerTagProgress) throws -> LedgerTagProgress {
+    guard lock else { return state("done") }
+    try lockNDEFFile(application: application, refused: refused) { try record(state(previous?.step ?? "keys 2/2")) }
+    try record(state("locked"))
     return state("done")
   }
 
@@ -301,19 +317,13 @@ struct DESFireTagSteps {
       } else {
         throw unknownVersion("the PICC master key", piccVersion)
       }
-      let label = Self.label(application: false, version: piccVersion)
       let before = boundRow?.progress.flatMap(LedgerTagProgress.init(decoding:))
-      if before?.failedAuthentications.contains(label) == true { throw notAgain(label) }
-      do throws(DESFireCommandError) {
-        try key.authenticate(card, keyNumber: 0, version: version)
-      } catch {
-        guard error.status == .authenticationError else { throw error }
-        if let boundRow {
-          var progress = before ?? LedgerTagProgress(step: "claimed", keyVersions: [0, Int(piccVersion)], diversificationVersion: 0)
-          progress.failedAuthentications.append(label)
-          try record(boundRow, progress)
-        }
-        throw error
+      let refused = RefusedKeys(before?.failedAuthentications ?? [])
+      try refused.authenticate(card, key, keyNumber: 0, label: Self.label(application: false, version: piccVersion), version: version) {
+        guard let boundRow else { return }
+        var progress = before ?? LedgerTagProgress(step: "claimed", keyVersions: [0, Int(piccVersion)], diversificationVersion: 0)
+        progress.failedAuthentications = refused.labels
+        try record(boundRow, progress)
       }
       let uid: [UInt8]
       do throws(DESFireCommandError) { uid = try card.cardUID() } catch {

@@ -52,7 +52,8 @@ extension TagProvisioner {
                                        uid: uid, progress: &progress)
       }
       let steps = DESFireTagSteps(tag: tag, job: job, identity: identity,
-                                  previous: resuming ? row.progress.flatMap(LedgerTagProgress.init(decoding:)) : nil) { state in
+                                  previous: resuming ? row.progress.flatMap(LedgerTagProgress.init(decoding:)) : nil,
+                                  lock: options.lock) { state in
         try ledger.recordProgress(rowID: row.id, uid: uid, progress: state.encoded)
       }
       let done: LedgerTagProgress

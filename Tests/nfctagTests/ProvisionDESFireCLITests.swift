@@ -69,7 +69,6 @@ struct ProvisionDESFireCLITests {
                       ["--desfire-key-type", "3k3des"],
                       ["--desfire-system-id", "abcdefg"],
                       ["--desfire-master-key-file", keyFile.path, "--desfire-system-id", "short"],
-                      ["--desfire-master-key-file", keyFile.path, "--lock", "--yes"],
                       ["--desfire-master-key-file", keyFile.path, "--desfire-key-type", "3k3des"],
                       ["--desfire-keys-file", keyFile.path]] {
       let r = try runTool(base + arguments)

@@ -48,7 +48,9 @@ private final class EV2Authenticating: DESFireEV2Authenticating {
   }
 }
 
-private final class EV2Session: DESFireEV2Session {
+/// The card's side of an EV2 session as the virtual DESFire keeps it (internal: the published
+/// transcript tests put a card in a session with given keys).
+final class EV2Session: DESFireEV2Session {
   var session: EV2CardSession<DESFireEV2Cipher>
   init(_ session: EV2CardSession<DESFireEV2Cipher>) { self.session = session }
 

@@ -3,6 +3,9 @@ import PostgresNIO
 import ProvisioningLedger
 
 extension PostgresLedger {
+  /// How many times a call of this ledger waited for the server's answer so far (tests).
+  var answersWaitedFor: Int { session.answersWaited.value }
+
   public func acceptCounter(uid: String, counter: UInt32) throws(LedgerError) -> LedgerCounterCheck {
     guard let check = try acceptCounters([LedgerCounter(uid: uid, counter: counter)]).first else {
       throw .incompatible("a SUN counter of the ledger cannot be read")
@@ -11,7 +14,9 @@ extension PostgresLedger {
   }
 
   /// One statement whatever the batch's size, its answers and its repeated UIDs (with BEGIN and
-  /// COMMIT, three round trips), in a REPEATABLE READ transaction: the highest counter offered
+  /// COMMIT, three round trips, chained on the connection's event loop so that the calling thread
+  /// waits once: ``PostgresSession/chainedTransaction(repeatableRead:_:check:)``), in a
+  /// REPEATABLE READ transaction: the highest counter offered
   /// for each UID goes to one multi-row upsert (`unnest` of two arrays, the UIDs in byte order so
   /// that every server locks the rows of its batch in the same order and two batches never wait
   /// for each other in a cycle), with the condition of ``acceptCounter(uid:counter:)``, and the
@@ -26,12 +31,12 @@ extension PostgresLedger {
   /// counter and refuses it. An upsert that did not do what the read predicts also runs it again.
   public func acceptCounters(_ counters: [LedgerCounter]) throws(LedgerError) -> [LedgerCounterCheck] {
     guard !counters.isEmpty else { return [] }
-    var highest: [String: UInt32] = [:]
-    for offered in counters { highest[offered.uid] = max(highest[offered.uid] ?? 0, offered.counter) }
+    var highestOffered: [String: UInt32] = [:]
+    for offered in counters { highestOffered[offered.uid] = max(highestOffered[offered.uid] ?? 0, offered.counter) }
+    let highest = highestOffered
     let uids = highest.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     let values = uids.map { Int64(highest[$0] ?? 0) }
-    return try session.transaction(repeatableRead: true) { (connection) throws(TransactionError) in
-      let rows = try connection.query("""
+    let statement: PostgresQuery = """
         WITH offered AS (
             SELECT * FROM unnest(\(uids)::text[], \(values)::int8[]) WITH ORDINALITY AS o(uid, counter, n)),
           written AS (
@@ -40,12 +45,19 @@ extension PostgresLedger {
             RETURNING uid)
         SELECT o.uid, s.counter, EXISTS (SELECT 1 FROM written w WHERE w.uid = o.uid)
         FROM offered o LEFT JOIN nfctag_sun_counters s ON s.uid = o.uid
-        """)
+        """
+    // Checked on the event loop, between the statement's answer and COMMIT (one wait in all).
+    return try session.chainedTransaction(repeatableRead: true, statement) { (rows) throws(TransactionError) in
       var stored: [String: UInt32] = [:]
       var written: Set<String> = []
       var answered = 0
       for row in rows {
-        let (uid, counter, wrote) = try connection.decode(row, (String, Int64?, Bool).self)
+        let (uid, counter, wrote): (String, Int64?, Bool)
+        do {
+          (uid, counter, wrote) = try row.decode((String, Int64?, Bool).self)
+        } catch {
+          throw .ledger(.incompatible("a ledger table does not have the columns this nfctag expects"))
+        }
         if let counter {
           guard let value = UInt32(exactly: counter) else {
             throw .ledger(.incompatible("a SUN counter of the ledger cannot be read"))

@@ -28,6 +28,8 @@ final class PostgresSession: Sendable {
   private let state = Locked(State())
   /// The statements sent on every connection of this session so far (BEGIN and COMMIT included).
   let statementsSent = StatementCount()
+  /// The calling threads' waits for an answer on every connection of this session so far.
+  let answersWaited = StatementCount()
   /// How many times a transaction is run again after a race (unique violation, deadlock,
   /// serialisation failure, every pending row locked by other stations' claims).
   static let maximumAttempts = 50
@@ -87,6 +89,37 @@ final class PostgresSession: Sendable {
   /// server's default (READ COMMITTED).
   func transaction<T>(repeatableRead: Bool = false, _ body: (SyncConnection) throws(TransactionError) -> T)
     throws(LedgerError) -> T {
+    try attempts { (connection, begun) throws(TransactionError) -> T in
+      try connection.execute(Self.begin(repeatableRead: repeatableRead))
+      begun = true
+      let value = try body(connection)
+      let answer = try connection.query("COMMIT", committing: true)
+      try SyncConnection.checkCommitted(answer)
+      return value
+    }
+  }
+
+  /// ``transaction(repeatableRead:_:)`` of one statement, chained on the connection's event loop
+  /// (``SyncConnection/chainedTransaction(begin:statement:begun:check:)``): BEGIN, `statement`,
+  /// `check` of its rows, COMMIT, the calling thread woken once for the four. The same outcomes:
+  /// `check` throwing a ledger error or ``TransactionError/retry`` rolls back before COMMIT.
+  func chainedTransaction<T: Sendable>(repeatableRead: Bool = false, _ statement: PostgresQuery,
+                                       check: @escaping @Sendable (PostgresQueryResult) throws(TransactionError) -> T)
+    throws(LedgerError) -> T {
+    try attempts { (connection, begun) throws(TransactionError) -> T in
+      try connection.chainedTransaction(begin: Self.begin(repeatableRead: repeatableRead), statement: statement,
+                                        begun: &begun, check: check)
+    }
+  }
+
+  private static func begin(repeatableRead: Bool) -> PostgresQuery {
+    repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN"
+  }
+
+  /// Runs `run` (one attempt of a transaction) under the lock until it returns, a race running it
+  /// again, and maps what failed as ``transaction(repeatableRead:_:)`` says. `run` sets its
+  /// second argument once BEGIN was answered.
+  private func attempts<T>(_ run: (SyncConnection, inout Bool) throws(TransactionError) -> T) throws(LedgerError) -> T {
     try state.withLock { (state) throws(LedgerError) -> T in
       var attempt = 0
       while true {
@@ -94,14 +127,7 @@ final class PostgresSession: Sendable {
         let (connection, reused) = try connected(&state)
         var begun = false
         do throws(TransactionError) {
-          try connection.execute(repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN")
-          begun = true
-          let value = try body(connection)
-          let answer = try connection.query("COMMIT", committing: true)
-          guard answer.metadata.command == "COMMIT" else {
-            throw TransactionError.database(.server(state: "25P02", message: "the server rolled the transaction back"))
-          }
-          return value
+          return try run(connection, &begun)
         } catch {
           switch error {
           case .ledger(let failure):
@@ -180,7 +206,7 @@ final class PostgresSession: Sendable {
 
   private func sync(_ connection: PostgresConnection) -> SyncConnection {
     SyncConnection(connection: connection, timeout: .nanoseconds(Int64(settings.statementTimeout * 1e9)),
-                   sent: statementsSent)
+                   sent: statementsSent, waits: answersWaited)
   }
 
   /// Forgets the connection (closing it); with `backoff` the next attempt waits at least 0.1 s.

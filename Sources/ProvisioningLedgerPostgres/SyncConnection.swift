@@ -108,6 +108,9 @@ final class SyncConnection: Sendable {
   let timeout: TimeAmount
   /// Counts the statements sent (each one round trip), shared by the session's connections.
   let sent: StatementCount
+  /// Counts the calling thread's waits for an answer (each a wake-up by the event loop), shared
+  /// by the session's connections.
+  let waits: StatementCount
   /// The promise of the statement in flight (one at a time: the session's lock serialises
   /// calls), and whether the connection has closed.
   private let watch = Locked<(pending: EventLoopPromise<PostgresQueryResult>?, closed: Bool)>((nil, false))
@@ -117,10 +120,12 @@ final class SyncConnection: Sendable {
     return logger
   }()
 
-  init(connection: PostgresConnection, timeout: TimeAmount, sent: StatementCount = StatementCount()) {
+  init(connection: PostgresConnection, timeout: TimeAmount, sent: StatementCount = StatementCount(),
+       waits: StatementCount = StatementCount()) {
     self.connection = connection
     self.timeout = timeout
     self.sent = sent
+    self.waits = waits
     let watch = self.watch
     connection.closeFuture.whenComplete { _ in
       let pending = watch.withLock { state in
@@ -141,6 +146,68 @@ final class SyncConnection: Sendable {
   /// Sends `query` and waits for all its rows. `committing`: a lost connection leaves the outcome
   /// unknown (``PostgresFailure/commitUnknown(_:)``).
   func query(_ query: PostgresQuery, committing: Bool = false) throws(TransactionError) -> PostgresQueryResult {
+    let sent = self.sent
+    return try answer(committing: { committing }) { connection in
+      sent.add()
+      return connection.query(query, logger: Self.logger)
+    }
+  }
+
+  /// One transaction of one statement, chained on the event loop and waited for once: BEGIN
+  /// (`begin`); `statement` once BEGIN is answered; `check` of its rows, on the event loop; COMMIT
+  /// once `check` returned. postgres-nio sends a statement only after the server's ReadyForQuery
+  /// for the one before, so these are still three round trips, but the calling thread is woken
+  /// once instead of three times. `check` throwing (``TransactionError/retry``, a ledger error)
+  /// or a refused statement ends the chain before COMMIT, the transaction left for the caller to
+  /// roll back. `begun` is set once BEGIN was answered; a connection lost after COMMIT was sent is
+  /// ``PostgresFailure/commitUnknown(_:)``.
+  /// - Returns: what `check` returned, once COMMIT was answered as committed.
+  func chainedTransaction<T: Sendable>(begin: PostgresQuery, statement: PostgresQuery, begun: inout Bool,
+                                       check: @escaping @Sendable (PostgresQueryResult) throws(TransactionError) -> T)
+    throws(TransactionError) -> T {
+    let stage = Locked(ChainStage.begin)
+    let checked = Locked<T?>(nil)
+    let sent = self.sent
+    let logger = Self.logger
+    defer { begun = stage.withLock { $0 } != .begin }
+    let committed = try answer(committing: { stage.withLock { $0 } == .commit }) { connection in
+      sent.add()
+      return connection.query(begin, logger: logger).flatMap { _ in
+        stage.withLock { $0 = .statement }
+        sent.add()
+        return connection.query(statement, logger: logger)
+      }.flatMapThrowing { rows in
+        let value = try check(rows)
+        checked.withLock { $0 = value }
+      }.flatMap { _ in
+        stage.withLock { $0 = .commit }
+        sent.add()
+        return connection.query("COMMIT", logger: logger)
+      }
+    }
+    try Self.checkCommitted(committed)
+    guard let value = checked.withLock({ $0 }) else {
+      throw .database(.lost("the transaction's statement was not answered"))
+    }
+    return value
+  }
+
+  /// Where a ``chainedTransaction(begin:statement:begun:check:)`` is.
+  private enum ChainStage { case begin, statement, commit }
+
+  /// Throws unless `answer` (COMMIT's) says the transaction was committed: COMMIT of a failed
+  /// transaction is answered ROLLBACK.
+  static func checkCommitted(_ answer: PostgresQueryResult) throws(TransactionError) {
+    guard answer.metadata.command == "COMMIT" else {
+      throw .database(.server(state: "25P02", message: "the server rolled the transaction back"))
+    }
+  }
+
+  /// Starts what `send` sends on the connection and waits for its answer, at most ``timeout``.
+  /// `committing` (asked once it failed): a lost connection leaves the outcome unknown. A
+  /// ``TransactionError`` the chain failed with is thrown as it is.
+  private func answer(committing: () -> Bool, _ send: (PostgresConnection) -> EventLoopFuture<PostgresQueryResult>)
+    throws(TransactionError) -> PostgresQueryResult {
     let connection = self.connection
     let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
     let alreadyClosed = watch.withLock { state -> Bool in
@@ -150,8 +217,7 @@ final class SyncConnection: Sendable {
     if alreadyClosed {
       promise.fail(Closed.closed)
     } else {
-      sent.add()
-      connection.query(query, logger: Self.logger).cascade(to: promise)
+      send(connection).cascade(to: promise)
     }
     let timer = connection.eventLoop.scheduleTask(in: timeout) {
       promise.fail(Closed.timedOut)
@@ -161,16 +227,18 @@ final class SyncConnection: Sendable {
       timer.cancel()
       watch.withLock { state in state.pending = nil }
     }
+    waits.add()
     do {
       return try promise.futureResult.wait()
     } catch {
+      if let failure = error as? TransactionError { throw failure }
       let failure: PostgresFailure
       switch error as? Closed {
       case .closed?: failure = .lost("the connection was closed")
       case .timedOut?: failure = .lost("no answer within \(timeout.nanoseconds / 1_000_000_000) s")
       case nil: failure = PostgresFailure(error, connection: connection, timedOut: false)
       }
-      if committing, case .lost(let reason) = failure { throw .database(.commitUnknown(reason)) }
+      if committing(), case .lost(let reason) = failure { throw .database(.commitUnknown(reason)) }
       throw .database(failure)
     }
   }

@@ -9,14 +9,23 @@ import ProvisioningLedger
 /// Swift concurrency pool or of an event loop. The requests that arrive while a lane is busy are
 /// recorded together, in one transaction (``Ledger/acceptCounters(_:)``): one commit, one fsync,
 /// for up to ``maxBatch`` verifications, and each answered only once that commit returned.
-/// Requests go to the lanes in turn.
+/// Requests wait in one list, and the first lane that is free takes what waits: a request never
+/// waits for a busy lane while another lane is idle (handed out in turn, a request waited on
+/// average half a busy lane's transaction more).
 public final class SUNCounters: Sendable {
   /// The most counters one transaction records.
   public static let maxBatch = 128
 
+  typealias Answer = CheckedContinuation<Result<LedgerCounterCheck, LedgerError>, Never>
+  private struct Waiting {
+    var counters: [LedgerCounter] = []
+    var answers: [Answer] = []
+    /// The lanes with nothing to do, the one to take next last.
+    var idle: [Int]
+  }
+
   private let lanes: [Lane]
-  /// The lane the next request takes.
-  private let next = Locked(0)
+  private let waiting: Locked<Waiting>
   /// Per UID (lowercase hex), the SDM read counter the provisioning run's own read-back left
   /// (``LedgerTagProgress/counterBaseline``): a tap must be above it.
   public let baselines: [String: UInt32]
@@ -26,6 +35,7 @@ public final class SUNCounters: Sendable {
   public init(ledgers: [any Ledger], baselines: [String: UInt32] = [:]) {
     precondition(!ledgers.isEmpty, "SUNCounters needs a ledger")
     lanes = ledgers.enumerated().map { Lane(ledger: $0.element, number: $0.offset) }
+    waiting = Locked(Waiting(idle: Array(ledgers.indices.reversed())))
     self.baselines = baselines
   }
 
@@ -40,58 +50,25 @@ public final class SUNCounters: Sendable {
     return baselines
   }
 
-  /// ``Ledger/acceptCounter(uid:counter:)``, through the next lane's queue and batch.
+  /// ``Ledger/acceptCounter(uid:counter:)``, in the next batch a free lane records.
   func accept(uid: String, counter: UInt32) async throws(LedgerError) -> LedgerCounterCheck {
-    let index = next.withLock { n in
-      defer { n = (n + 1) % lanes.count }
-      return n
-    }
-    return try await lanes[index].accept(LedgerCounter(uid: uid, counter: counter)).get()
-  }
-
-  /// Closes every connection, once the lanes are idle.
-  public func close() {
-    for lane in lanes { lane.close() }
-  }
-}
-
-/// One ledger connection, its queue, and the requests waiting for it.
-private final class Lane: Sendable {
-  typealias Answer = CheckedContinuation<Result<LedgerCounterCheck, LedgerError>, Never>
-  private struct Waiting {
-    var counters: [LedgerCounter] = []
-    var answers: [Answer] = []
-    /// True while a drain is queued or running: a new request only joins the list.
-    var draining = false
-  }
-
-  private let ledger: any Ledger
-  private let queue: DispatchQueue
-  private let waiting = Locked(Waiting())
-
-  init(ledger: any Ledger, number: Int) {
-    self.ledger = ledger
-    queue = DispatchQueue(label: "nfctag.sun-counters.\(number)")
-  }
-
-  func accept(_ counter: LedgerCounter) async -> Result<LedgerCounterCheck, LedgerError> {
-    await withCheckedContinuation { (answer: Answer) in
-      let start = waiting.withLock { w -> Bool in
-        w.counters.append(counter)
+    try await withCheckedContinuation { (answer: Answer) in
+      let lane = waiting.withLock { w -> Int? in
+        w.counters.append(LedgerCounter(uid: uid, counter: counter))
         w.answers.append(answer)
-        defer { w.draining = true }
-        return !w.draining
+        return w.idle.popLast()
       }
-      if start { queue.async { self.drain() } }
-    }
+      if let lane { lanes[lane].queue.async { self.drain(lane) } }
+    }.get()
   }
 
-  /// Records what waits, a batch at a time, until nothing does.
-  private func drain() {
+  /// Lane `index` records what waits, a batch at a time, until nothing does; then it is idle.
+  private func drain(_ index: Int) {
+    let ledger = lanes[index].ledger
     while true {
       let (counters, answers) = waiting.withLock { w -> ([LedgerCounter], [Answer]) in
         let n = min(w.counters.count, SUNCounters.maxBatch)
-        if n == 0 { w.draining = false }
+        if n == 0 { w.idle.append(index) }
         defer {
           w.counters.removeFirst(n)
           w.answers.removeFirst(n)
@@ -109,6 +86,22 @@ private final class Lane: Sendable {
         for answer in answers { answer.resume(returning: .failure(error)) }
       }
     }
+  }
+
+  /// Closes every connection, once the lanes are idle.
+  public func close() {
+    for lane in lanes { lane.close() }
+  }
+}
+
+/// One ledger connection and the serial queue its calls block.
+private final class Lane: Sendable {
+  let ledger: any Ledger
+  let queue: DispatchQueue
+
+  init(ledger: any Ledger, number: Int) {
+    self.ledger = ledger
+    queue = DispatchQueue(label: "nfctag.sun-counters.\(number)")
   }
 
   func close() { queue.sync { ledger.close() } }

@@ -19,7 +19,7 @@ DOCS         = $(wildcard docs/*.md)
 FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?= all
 FUZZ_RUNS    ?=
-APT_PACKAGES = libpcsclite-dev libssl-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard curl pkg-config gcc
+APT_PACKAGES = libpcsclite-dev libssl-dev pcscd vsmartcard-vpcd pcsc-tools python3-pyscard faketime curl pkg-config gcc
 # What `make deb` and its test need: dpkg-shlibdeps, lintian, man to render the page, the shells
 # whose completion scripts are checked, col (bsdextrautils) to read the rendered page.
 PACKAGE_TOOLS = dpkg-dev lintian man-db groff-base bsdextrautils zsh fish

@@ -4,34 +4,36 @@
 scripts/soak.py --seed S --tags N [--out DIR] runs, under a private PostgreSQL (it re-executes
 itself under scripts/with-postgres.sh with its own env file when none is set up): stations on
 nfctag's driver readers (PostgreSQL jobs `url` (two stations) and `text`, one SQLite station with
-`--sdm-url` on NTAG 424 DNA), tags presented one at a time from image files (a removed or failed
+`--sdm-url` on NTAG 424 DNA, and soak_jobs.py's `--message --lock`, `--protect`, `--mirror` and
+DESFire EV3 jobs), tags presented one at a time from image files (a removed or failed
 tag comes back later with its image), and a fault schedule drawn from random.Random(seed). At the
 end a sweep finishes every bound row, the invariants are checked from the ledgers' exports and the
-images read back by nfctag, and one summary line is printed. Exit 1 on any violation, 2 with no
-verdict (pcscd gone for 3 minutes, interrupted).
+images read back by nfctag and by pyscard (soak_pyscard.py), and the summary lines are printed.
+Exit 1 on any violation, 2 with no verdict (pcscd gone for 3 minutes, interrupted).
 Python 3 standard library only.
 """
 import argparse, json, os, random, shutil, signal, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import soak_check  # noqa: E402
+import soak_check, soak_jobs  # noqa: E402
 from soak_readers import Tag, make_uid, take_readers  # noqa: E402
+import soak_faults  # noqa: E402  pcscd-restart, pg-cut, disk-full, clock-step
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NFCTAG = os.path.join(ROOT, ".build", "debug", "nfctag")  # copied into OUT/bin at start: a build meanwhile cannot swap it
-FAULT_KINDS = ("remove", "garbage", "status", "nak", "slow", "drop", "kill", "stop", "pg-restart")
+FAULT_KINDS = ("remove", "garbage", "status", "nak", "slow", "drop", "kill", "stop", "pg-restart") + soak_faults.KINDS
 READER_FAULTS = ("garbage", "status", "nak", "slow:6", "drop")  # emulate --fault KIND@N: docs/faults.md
 # name, ledger ("pg" or "sqlite"), job, template options, tag kinds in turn, reader face, share of tags
 STATIONS = [
     ("a", "pg", "url", ["--url", "https://example.com/t/{n:06}"],
-     ["ntag213", "ntag215", "ntag216", "ultralight-ev1", "mifare-classic-1k"], "acr122u", 0.30),
+     ["ntag213", "ntag215", "ntag216", "ultralight-ev1", "mifare-classic-1k"], "acr122u", 0.18),
     ("b", "pg", "url", ["--url", "https://example.com/t/{n:06}"],
-     ["icode-slix2", "ntag215", "ntag213"], "acr1552u", 0.25),
+     ["icode-slix2", "ntag215", "ntag213"], "acr1552u", 0.15),
     ("c", "pg", "text", ["--text", "Asset {n:05}"],
-     ["ntag216", "ultralight-ev1", "mifare-classic-1k"], "acr1252u", 0.20),
+     ["ntag216", "ultralight-ev1", "mifare-classic-1k"], "acr1252u", 0.12),
     ("d", "sqlite", "sdm", ["--sdm-url", "https://example.com/s/{n}?p={picc}&c={cmac}"],
-     ["ntag424dna"], "acr122u", 0.25),
-]
+     ["ntag424dna"], "omnikey5422", 0.15),  # Type 4 on a Part 3 reader: the ACR122Us serve a and g (--mirror)
+] + soak_jobs.STATIONS  # --message with --lock, --protect, --mirror, DESFire EV3: scripts/soak_jobs.py
 
 
 def log(out, line):
@@ -49,7 +51,7 @@ class Station:
 
     def command(self):
         cmd = [NFCTAG, "provision", "--count", str(self.soak.rows[(self.backend, self.job)]), "--job", self.job,
-               "--ledger", self.ledger, "--reader", self.reader, "--station", self.name, "--json"] + self.template
+               "--ledger", self.ledger, "--reader", self.reader, "--station", self.name, "--json"] + soak_jobs.options(self.soak, self.template)
         if self.job == "sdm":
             cmd += ["--master-key-file", self.soak.key_file]
         return cmd
@@ -60,9 +62,10 @@ class Station:
                 return
             if self.proc:
                 self.soak.note_exit("station " + self.name, self.proc.returncode)
-            err = open(os.path.join(self.soak.out, "station-%s.err" % self.name), "a")
-            self.proc = subprocess.Popen(self.command(), stdout=subprocess.PIPE, stderr=err, text=True,
-                                         start_new_session=True)
+            options = soak_faults.popen_options(self.soak, self)  # its clock (libfaketime), a full disk
+            err = options.pop("stderr", None) or open(os.path.join(self.soak.out, "station-%s.err" % self.name), "a")
+            self.proc = subprocess.Popen(options.pop("prefix") + self.command(), stdout=subprocess.PIPE, stderr=err,
+                                         text=True, start_new_session=True, **options)
             self.soak.pids.append(self.proc)
             threading.Thread(target=self.read_events, args=(self.proc,), daemon=True).start()
 
@@ -167,6 +170,7 @@ class Soak:
         self.key_file = os.path.join(self.out, "master.hex")
         with os.fdopen(os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
             f.write("%032x\n" % self.rng.getrandbits(128))
+        soak_jobs.setup(self)  # the jobs' message, secret and DESFire master key files
         self.pids, self.exits, self.violations = [], set(), []
         self.faults = {k: 0 for k in FAULT_KINDS}
         self.retried, self.mutex, self.presentations = 0, threading.Lock(), 0
@@ -210,13 +214,18 @@ class Soak:
                 tag = Tag(number, kind, uid, image, st)
                 # a removal on this tag's first presentation, after a random command
                 # a fault on this tag's first presentation, at a random command
-                r, at = self.rng.random(), self.rng.randint(1, 30 if kind == "ntag424dna" else 14)
+                r, at = self.rng.random(), self.rng.randint(1, 30 if kind == "ntag424dna" or kind.startswith("desfire") else 14)
                 tag.fault = ("remove", at) if r < 0.10 else (self.rng.choice(READER_FAULTS), at) if r < 0.20 else None
                 self.tags[st.name].append(tag)
         k = max(2, n // 40)
         self.schedule = sorted((self.rng.uniform(0.05, 0.9) * n, self.rng.uniform(0, 2.0), kind, self.rng.choice(self.stations).name)
                                for kind in ("kill", "stop", "pg-restart") for _ in range(k))
         log(self.out, "seed %d tags %d readers %s schedule %s" % (self.seed, n, readers, self.schedule))
+        # one lane (a thread) per kind, so that a long fault does not hold the others back
+        self.lanes = [[e for e in self.schedule if e[2] == kind] for kind in ("kill", "stop", "pg-restart")]
+        self.lanes += soak_faults.plan(self, self.rng, n)
+        self.pending = {}  # lane: its next fault not yet started (soak_faults.gate)
+        log(self.out, "schedule %s" % [e for lane in self.lanes[3:] for e in lane])
 
     def worker(self, st):
         queue, again, rng = list(self.tags[st.name]), [], random.Random(self.seed * 1000 + ord(st.name))
@@ -230,6 +239,7 @@ class Soak:
             if fault:
                 with self.mutex:
                     self.faults[fault[0].split(":")[0]] += 1
+            soak_faults.gate(self, st, self.halt)  # no fault left behind: each fires while stations work
             with self.mutex:
                 self.presentations += 1
             result = st.present(tag, fault, timeout=60 if tag.kind == "ntag424dna" else 40)
@@ -245,38 +255,8 @@ class Soak:
                 if tag.presented < 6:
                     again.insert(rng.randint(0, len(again)), tag)
 
-    def nemesis(self, stop):
-        by_name = {s.name: s for s in self.stations}
-        for at, delay, kind, name in self.schedule:
-            while self.presentations < at and not stop.is_set():
-                time.sleep(0.1)
-            if stop.is_set():
-                return
-            time.sleep(delay)
-            st = by_name[name]
-            if st.proc is None or st.proc.poll() is not None:  # it finished its rows: another one
-                running = [s for s in self.stations if s.proc and s.proc.poll() is None]
-                if not running:
-                    continue
-                st = self.rng.choice(running)
-            if kind == "kill" and st.signal(signal.SIGKILL):
-                st.proc.wait()
-                st.start()
-            elif kind == "stop" and st.signal(signal.SIGSTOP):
-                time.sleep(self.rng.uniform(5.5, 9))  # past --exchange-timeout's 5 s default (docs/usage.md)
-                st.signal(signal.SIGCONT)
-            elif kind == "pg-restart":
-                pg_ctl = sorted(d for d in os.listdir("/usr/lib/postgresql"))[-1]
-                data = os.path.join(os.environ["NFCTAG_POSTGRES_DIR"], "data")
-                cmd = ["/usr/lib/postgresql/%s/bin/pg_ctl" % pg_ctl, "-D", data, "-w", "-t", "60", "restart", "-m", "fast"]
-                prefix = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else ["sudo", "-u", "postgres", "--"]
-                if subprocess.run(prefix + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode != 0:
-                    self.violation("pg_ctl restart failed")
-            else:
-                continue
-            with self.mutex:
-                self.faults[kind] += 1
-            log(self.out, "fault %s on %s at presentation %d" % (kind, name, self.presentations))
+    def nemesis(self, stop, lane, index):
+        soak_faults.nemesis(self, stop, lane, index)  # one lane of the fault schedule
 
     def sweep(self):
         """Presents, fault-free, the tag of every row still bound and every tag not done while its job
@@ -323,20 +303,23 @@ def main():
         shutil.copy2(os.path.join(os.path.dirname(NFCTAG), program), os.path.join(soak.out, "bin", program))
     NFCTAG = soak.nfctag = os.path.join(soak.out, "bin", "nfctag")
     soak.plan()
+    soak_faults.setup(soak)  # the PostgreSQL relay, the stations' clocks
     stop = threading.Event()
     try:
         for st in soak.stations:
             st.start()
         time.sleep(2)
-        nemesis = threading.Thread(target=soak.nemesis, args=(stop,), daemon=True)
-        nemesis.start()
+        lanes = [threading.Thread(target=soak.nemesis, args=(stop, lane, i), daemon=True) for i, lane in enumerate(soak.lanes)]
+        for lane in lanes:
+            lane.start()
         workers = [threading.Thread(target=soak.worker, args=(st,), daemon=True) for st in soak.stations]
         for w in workers:
             w.start()
         for w in workers:
             w.join()
         stop.set()
-        nemesis.join()
+        for lane in lanes:
+            lane.join()
         for st in soak.stations:
             st.signal(signal.SIGCONT)
         if not soak.aborted:
@@ -354,6 +337,7 @@ def main():
         for st in soak.stations:
             st.signal(signal.SIGCONT)
             st.stop()
+        soak_faults.cleanup(soak)  # the shared memory libfaketime leaves
         for proc in soak.pids:  # an emulator or station an exception left running
             if proc.poll() is None:
                 soak.violation("process %d (%s) was still running at the end" % (proc.pid, proc.args[1]))

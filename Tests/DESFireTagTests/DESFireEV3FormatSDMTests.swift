@@ -8,15 +8,7 @@ import Testing
 /// created with SDM pre-enabled (FileOption bit 6), what `sdm setup` needs; DES keys, or another
 /// generation, keep AN11004's one key and a plain file.
 @Suite struct DESFireEV3FormatSDMTests {
-  final class Link: Transceiver {
-    let tag: DESFireVirtualTag
-    init(_ tag: DESFireVirtualTag) { self.tag = tag }
-    var capabilities: LinkCapabilities { .init(maxResponseLength: 256, maxCommandLength: 250, rawCommands: true) }
-    func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
-      guard case .data(let answer) = tag.respond(to: command) else { throw .timeout }
-      return answer
-    }
-  }
+  typealias Link = VirtualDESFireLink
 
   func formatted(_ chip: DESFireChip, _ keyType: DESFireKeyAlgorithm) throws -> DESFireVirtualTag {
     let tag = try DESFireVirtualTag(chip: chip)

@@ -19,18 +19,6 @@ private func hex(_ text: String) -> [UInt8] {
 
 private func step(_ command: String, _ answer: String) -> EmbeddedTransceiver.Step { (hex(command), .success(hex(answer))) }
 
-/// A link to a virtual DESFire, in process.
-private final class VirtualDESFireLink: Transceiver {
-  let tag: DESFireVirtualTag
-  init(_ tag: DESFireVirtualTag) { self.tag = tag }
-  var capabilities: LinkCapabilities { .init(maxResponseLength: 256, maxCommandLength: 250, rawCommands: true) }
-  var pathDescription: String { "virtual DESFire" }
-  func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
-    guard case .data(let answer) = tag.respond(to: command) else { return [] }
-    return answer
-  }
-}
-
 /// The host's authentications and EV1 secure messaging (DESFireTag) against the exchanges the
 /// DESFire module's vector tests reproduce (https://github.com/RfidResearchGroup/proxmark3/issues/2961,
 /// revk's "DESFire EV1 protocol", https://github.com/pokusew/nfc-pcsc/issues/17, NXP TagInfo

@@ -15,15 +15,7 @@ import Testing
   static let zero = [UInt8](repeating: 0, count: 16)
   static let url = Array("https://sun.example/?p=00000000000000000000000000000000&c=0000000000000000".utf8)
 
-  final class Link: Transceiver {
-    let tag: DESFireVirtualTag
-    init(_ tag: DESFireVirtualTag) { self.tag = tag }
-    var capabilities: LinkCapabilities { .init(maxResponseLength: 256, maxCommandLength: 250, rawCommands: true) }
-    func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
-      guard case .data(let answer) = tag.respond(to: command) else { throw .timeout }
-      return answer
-    }
-  }
+  typealias Link = VirtualDESFireLink
 
   func formatted(_ chip: DESFireChip) throws -> DESFireVirtualTag {
     let tag = try DESFireVirtualTag(chip: chip)

@@ -44,3 +44,14 @@ final class CountingDESFireLink: Transceiver {
     }
   }
 }
+
+/// A virtual DESFire as a link: each command answered by the tag, no answer a timeout.
+final class VirtualDESFireLink: Transceiver {
+  let tag: DESFireVirtualTag
+  init(_ tag: DESFireVirtualTag) { self.tag = tag }
+  var capabilities: LinkCapabilities { .init(maxResponseLength: 256, maxCommandLength: 250, rawCommands: true) }
+  func transceive(_ command: [UInt8]) throws(TransceiveError) -> [UInt8] {
+    guard case .data(let answer) = tag.respond(to: command) else { throw .timeout }
+    return answer
+  }
+}

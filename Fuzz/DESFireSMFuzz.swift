@@ -8,6 +8,10 @@
 // Input: byte 0: bits 0-1 the key type (DES/2K3DES, 3K3DES, AES), bits 2-3 the check, bits 4-5
 // the ChangeKey shape (version byte, another key); then the key (16, 24 or 16 bytes), a byte (the
 // length a command names, or the key number), then the ciphertext or the MAC and the message.
+// With bit 7 set, the Transaction MAC instead (`DESFireTransactionMACRecord`, the card's
+// `TMC ‖ TMV`): the parameter's low 4 bits are the record's length, then the record, a 7-byte UID
+// and a WriteData's data: a record parses exactly when it is 12 bytes, gives its bytes back, and
+// verifies exactly when its TMV is the one computed for that write under the (AES) key.
 //
 // Invariants: never a crash; what deciphers is what the same key enciphers again: the plaintext
 // the check accepted, enciphered from the same IV by a second channel, is the start of the
@@ -33,6 +37,10 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return again.count <= rest.count && Array(rest.prefix(again.count)) == again
   }
 
+  if selector & 0x80 != 0 {
+    transactionMAC(key: Array(keyBytes.prefix(16)), length: Int(parameter & 0x0F), rest)
+    return 0
+  }
   do throws(DESFireCryptoError) {
     switch selector >> 2 & 3 {
     case 0, 1:  // a full-mode command: WriteData's header, the data's length found or named
@@ -74,4 +82,20 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = error.description
   }
   return 0
+}
+
+/// The Transaction MAC's record and check over hostile bytes (the header's bit 7).
+func transactionMAC(key: [UInt8], length: Int, _ rest: [UInt8]) {
+  let bytes = Array(rest.prefix(length)), uid = Array(rest.dropFirst(length).prefix(7))
+  let data = Array(rest.dropFirst(length + 7))
+  guard let record = try? DESFireTransactionMACRecord(bytes: bytes) else {
+    if bytes.count == 12 { fatalError("a 12-byte record was refused") }
+    return
+  }
+  guard bytes.count == 12, record.bytes == bytes else { fatalError("a record of \(bytes.count) bytes parsed, or changed") }
+  var input = DESFireTransactionMACInput()
+  guard uid.count == 7, !data.isEmpty, (try? input.writeData(file: 1, offset: 0, data: data)) != nil,
+        let expected = try? DESFireTransactionMAC.value(key: key, committedCounter: record.counter, uid: uid, input: input),
+        let verified = try? DESFireTransactionMAC.verify(record, key: key, uid: uid, input: input) else { return }
+  if verified != (expected == record.value) { fatalError("a TMV check disagrees with the TMV computed") }
 }

@@ -170,7 +170,8 @@ seed() {
     desfire-sm)  # key type, check and shape; the key; a length or key number; the ciphertext or MAC
       { printf '\x00'; head -c 16 /dev/zero; printf '\x04'; head -c 16 /dev/zero; } > "$dir/des-command"
       { printf '\x06'; head -c 16 /dev/zero; printf '\x00'; head -c 32 /dev/zero; } > "$dir/aes-changekey"
-      { printf '\x0e'; head -c 16 /dev/zero; printf '\x00'; head -c 24 /dev/zero; } > "$dir/aes-mac" ;;
+      { printf '\x0e'; head -c 16 /dev/zero; printf '\x00'; head -c 24 /dev/zero; } > "$dir/aes-mac"
+      { printf '\x82'; head -c 16 /dev/zero; printf '\x0c'; head -c 12 /dev/zero; printf '\x04\x11\x22\x33\x44\x55\x66hello'; } > "$dir/tm-record" ;;
     desfire-card)  # image and security flags, chip, then frames (length, bytes); see the target
       # Factory EV1 4K: GetVersion in three frames, an application, a file, a write, a read, ISO reads.
       { printf '\x06'

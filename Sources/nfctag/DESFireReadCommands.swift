@@ -147,6 +147,9 @@ extension DESFireCommand {
     @Option(help: "Output: hex, raw bytes or json.") var format: DESFireReadFormat = .hex
     @Flag(help: "Write raw bytes even to a terminal.") var force = false
     @OptionGroup var key: DESFireKeyOptions
+    @Option(help: ArgumentHelp("After the read, CommitTransaction with option 01h and check the card's Transaction MAC (TMV) of "
+                               + "the read with this file's AES AppTransactionMACKey (hex on the first line).", valueName: "file"))
+    var transactionMACKeyFile: String?
 
     func validate() throws {
       guard (0...0xFF_FFFF).contains(offset) else { throw ValidationError("--offset is 0 to 16777215, not \(offset).") }
@@ -158,12 +161,21 @@ extension DESFireCommand {
         throw ValidationError("refusing to write raw bytes to a terminal: redirect the output or add --force.")
       }
       let (aid, number, offset, length, key) = (aid.value, file.number, offset, length ?? 0, try key.key(in: context))
-      let bytes = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) in
+      let tmKey = try readDESFireSecretKey(file: transactionMACKeyFile, env: nil,
+                                           options: ("--transaction-mac-key-file", "--transaction-mac-key-env", "--key-type"),
+                                           kind: .aes, what: "the Transaction MAC key", in: context)
+      let (bytes, counter) = try withDESFireCard(readerOptions, in: context) { card, version throws(DESFireCommandError) -> ([UInt8], UInt32?) in
         try card.selectApplication(aid)
         if let key { try key.authenticate(card, version: version) }
         let (_, mode) = try dataFile(card, number, writing: false)
-        return try card.readData(file: number, offset: offset, length: length, communication: mode)
+        guard let tmKey else { return (try card.readData(file: number, offset: offset, length: length, communication: mode), nil) }
+        // The TMV is over the real UID: GetCardUID in a session (a card showing a random ID), else GetVersion's.
+        let uid = key != nil ? try card.cardUID() : version.uid
+        let (data, tmc) = try card.readDataWithTransactionMAC(file: number, offset: offset, length: length, communication: mode,
+                                                              key: tmKey.material, uid: uid)
+        return (data, tmc)
       }
+      if let counter { context.say("transaction MAC: TMC \(counter), TMV verified") }  // beside the data, never in it
       let output = StandardOutput(context.output)
       switch format {
       case .raw: output.write(bytes)

@@ -49,7 +49,7 @@ extension DESFireVirtualTag {
     let tag = try DESFireVirtualTag.light()
     #expect(tag.send("90 6F 00 00 00") == hex("91 9D"))   // the MF holds no files
     #expect(tag.send(selectDF) == hex("90 00"))
-    #expect(tag.send("90 6F 00 00 00") == hex("00 01 03 04 1F 91 00"))
+    #expect(tag.send("90 6F 00 00 00") == hex("00 01 03 04 0F 1F 91 00"))   // 0Fh: the Transaction MAC file
     #expect(tag.send("90 61 00 00 00") == hex("00 EF 01 EF 04 EF 1F EF 91 00"))
     #expect(tag.send("90 F5 00 00 01 00 00") == hex("00 03 30 1F 00 01 00 91 00"))           // standard, full, 256 bytes
     #expect(tag.send("90 F5 00 00 01 01 00") == hex("04 03 30 12 10 00 00 05 00 00 00 00 00 91 00"))  // cyclic, 16 × 5
@@ -59,7 +59,7 @@ extension DESFireVirtualTag {
     // By the DF's ISO file ID too, and back to the MF.
     #expect(tag.send("00 A4 00 0C 02 3F 00") == hex("90 00"))
     #expect(tag.send("00 A4 00 0C 02 DF 01") == hex("90 00"))
-    #expect(tag.send("90 6F 00 00 00") == hex("00 01 03 04 1F 91 00"))
+    #expect(tag.send("90 6F 00 00 00") == hex("00 01 03 04 0F 1F 91 00"))   // 0Fh: the Transaction MAC file
   }
 
   @Test func noAuthenticationAtTheMF() throws {

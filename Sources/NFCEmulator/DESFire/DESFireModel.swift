@@ -245,6 +245,9 @@ public struct DESFireFile: Hashable, Sendable {
   public var kind: DESFireFileKind = .standard
   /// SDM on an EV3's standard data file (created with FileOption bit 6), nil without (DESFireVirtualTag+SDM.swift).
   package var sdm: DESFireFileSDM? = nil
+  /// An EV2/EV3 Transaction MAC file's AppTransactionMACKey, from CreateTransactionMACFile; nil for
+  /// every other file (DESFireVirtualTag+TransactionMACFile.swift).
+  package var transactionMACKey: DESFireTransactionMACKey? = nil
 }
 
 /// An application: its AID, key settings, keys and files (or the PICC level, AID 000000).

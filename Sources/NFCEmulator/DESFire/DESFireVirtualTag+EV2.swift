@@ -155,6 +155,7 @@ extension DESFireVirtualTag {
     case 0x1C: return (ev2FileMode(data.first) { [$0.write, $0.readWrite] }, 1)
     case 0x51, 0x54: return (.full, 0)
     case 0xC4, 0x5C: return (.full, 1)
+    case 0xCE: return (.full, 5)  // CreateTransactionMACFile: FileNo FileOption AR(2) TMKeyOption plain
     case 0x5F:
       if let number = data.first, currentApplication?.files[number]?.access.change == DESFireAccessRights.free {
         return (.plain, 1)

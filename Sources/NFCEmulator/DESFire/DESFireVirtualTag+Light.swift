@@ -21,7 +21,8 @@ import NFCTransport
 ///   04h standard 256 bytes (EF04h), 1Fh standard 32 bytes (EF1Fh), whose bytes are the FCI an ISO
 ///   SELECT of the application answers when it starts with tag 6Fh (Proxmark3 doc/desfire.md;
 ///   m5stack/M5Unit-NFC `src/nfc/layer/ndef_layer.cpp` writes `6F 09 84 07 D2760000850101` there).
-///   File 0Fh, the Transaction MAC file, and its commands (CEh, DFh, C8h) are not modelled.
+///   File 0Fh, the Transaction MAC file (`TMC ‖ TMV`, DESFireVirtualTag+TransactionMAC.swift); its
+///   commands (CEh, DFh, C8h) are not modelled.
 /// - ISO/IEC 7816-4 and wrapped commands only (https://github.com/flipperdevices/flipperzero-firmware/issues/4026; NXP
 ///   AN12343's examples): a native frame answers `6E 00` (class not supported: what a real Light
 ///   answers is not known). Wrapped commands outside the Light's set, among them
@@ -73,6 +74,8 @@ extension DESFireVirtualTag {
                                                                     limitedCreditValue: 0))),
       0x04: file(0x04, .full, 0x1230, size: 256),
       0x1F: file(0x1F, .plain, 0xEF30, size: 32),
+      // The Transaction MAC file: TMC ‖ TMV, read free, never written (DESFireVirtualTag+TransactionMAC.swift).
+      0x0F: file(0x0F, .plain, 0xEFFF, size: 12),
     ]
     let application = DESFireApplication(aid: lightAID, keySettings: 0x0B, keys: Array(repeating: .zero(.aes), count: 5),
                                          isoFileID: lightDFFileID, usesISOFileIDs: true, dfName: lightDFName, files: files)

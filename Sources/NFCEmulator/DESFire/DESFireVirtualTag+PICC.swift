@@ -1,8 +1,17 @@
 /// The native commands of the PICC level and of applications' keys (NXP MF3ICDx21_41_81 data
 /// sheet §9.3 "Security related commands" and §9.4 "PICC level commands").
 extension DESFireVirtualTag {
-  /// Runs one native command (no chain open).
+  /// Runs one native command (no chain open); a Light's Transaction MAC sees it first and last
+  /// (DESFireVirtualTag+TransactionMAC.swift).
   func perform(_ command: UInt8, _ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
+    if let answer = transactionMACCommand(command, data) { return answer }
+    let answer = performCommand(command, data)
+    recordTransactionMAC(command, data, answer)
+    return answer
+  }
+
+  /// The command's own work.
+  private func performCommand(_ command: UInt8, _ data: ArraySlice<UInt8>) -> (DESFireStatus, [UInt8]) {
     switch command {
     case 0x60: return getVersion(data)
     case 0x6A: return getApplicationIDs(data)

@@ -12,6 +12,9 @@ struct DESFireTransaction {
   var debited: [UInt8: Int64] = [:]
   /// The value files a LimitedCredit of this transaction changed.
   var limitedCredits: Set<UInt8> = []
+  /// The commands of this transaction that make its Transaction MAC Input (a Light's,
+  /// DESFireVirtualTag+TransactionMAC.swift).
+  var transactionMACInput: [DESFireTMICommand] = []
 
   /// Whether there is nothing to commit or abort.
   var isEmpty: Bool { files.isEmpty }

@@ -8,13 +8,13 @@ import Testing
 /// (64, one line naming why).
 struct ProvisionDESFireLockCLITests {
   static let masterHex = "5a1c0f5e2a7b49c3be60d1f4a5972e3c"
-  let directory: URL
+  let scratch: ScratchFolder
+  var directory: URL { scratch.url }
 
   init() throws {
     DESFireEmulator.register()   // the in-process runner calls no `main`
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("nfctag-prov-desfire-lock-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try Data((Self.masterHex + "\n").utf8).write(to: keyFile)
+    scratch = try ScratchFolder("nfctag-prov-desfire-lock")
+    _ = try scratch.keyFile("master.hex", Self.masterHex)
   }
 
   var keyFile: URL { directory.appendingPathComponent("master.hex") }
